@@ -1,0 +1,1 @@
+"""kinetree: Simbody's multibody dynamics design in Python, with a compiled core."""

@@ -1,0 +1,731 @@
+"""The State: everything variable about a System, plus the realization cache.
+
+Follows seed 002 ("State realization") and seed 000 §1.2-1.3, §3.4-3.5. The State holds
+time t; the continuous variables y = [q | u | z] in one contiguous float64 array, each
+subsystem owning a slice of q, of u and of z; discrete variables (any Python value), each
+with the stage it invalidates; cache entries with an earliest and a latest stage (lazy
+ones have latest = INFINITY); the derivative caches [q̇ | u̇ | ż] and q̈; constraint-error
+slots qerr, uerr, u̇err with the multipliers; event-trigger slots per stage; and the stage
+each subsystem and the whole State have been realized to.
+
+Changing a state variable backs the State up to the stage before the one the variable
+belongs to (t -> INSTANCE, q -> TIME, u -> POSITION, z -> VELOCITY, a discrete variable ->
+one below its stage), so no cached value can outlive what it was computed from.
+
+A State is filled by ``System.realize_topology()`` and ``System.realize()``; subsystems
+allocate through their own ``allocate_*`` methods, which call the private methods here.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+import pickle
+from pathlib import Path
+
+import numpy as np
+
+from kinetree.errors import (
+    CacheEntryOutOfDateError,
+    InvalidArgumentError,
+    StageOutOfRangeError,
+    StageTooLowError,
+    StateMismatchError,
+)
+from kinetree.system.stage import Stage
+
+_N_STAGES = len(Stage)
+_TRIGGER_STAGES = (Stage.TIME, Stage.POSITION, Stage.VELOCITY, Stage.DYNAMICS,
+                   Stage.ACCELERATION)
+_FILE_FORMAT = "kinetree-state/1"
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
+class _Block:
+    """A contiguous run of continuous variables (or error slots) one subsystem allocated
+    while realizing ``alloc_stage``; ``values`` holds their initial values."""
+
+    __slots__ = ("alloc_stage", "values")
+
+    def __init__(self, alloc_stage: Stage, values: np.ndarray):
+        self.alloc_stage = alloc_stage
+        self.values = values
+
+
+class _DiscreteVariable:
+    __slots__ = ("stage", "alloc_stage", "value")
+
+    def __init__(self, stage: Stage, alloc_stage: Stage, value):
+        self.stage = stage
+        self.alloc_stage = alloc_stage
+        self.value = value
+
+
+class _CacheEntry:
+    """``version`` is the State's version of stage ``earliest`` when the value was last
+    marked realized (-1: never); the value is current while that version is unchanged."""
+
+    __slots__ = ("earliest", "latest", "alloc_stage", "value", "version")
+
+    def __init__(self, earliest: Stage, latest: Stage, alloc_stage: Stage, value):
+        self.earliest = earliest
+        self.latest = latest
+        self.alloc_stage = alloc_stage
+        self.value = value
+        self.version = -1
+
+
+class _SubsystemPart:
+    """One subsystem's share of a State: its stage, allocations and slices."""
+
+    __slots__ = (
+        "index", "name", "stage",
+        "q_blocks", "u_blocks", "z_blocks", "qerr_blocks", "uerr_blocks", "udoterr_blocks",
+        "trigger_blocks", "discrete", "cache",
+        "q_slice", "u_slice", "z_slice", "qerr_slice", "uerr_slice", "udoterr_slice",
+        "trigger_slices",
+    )
+
+    def __init__(self, index: int, name: str):
+        self.index = index
+        self.name = name
+        self.stage = Stage.EMPTY
+        self.q_blocks: list[_Block] = []
+        self.u_blocks: list[_Block] = []
+        self.z_blocks: list[_Block] = []
+        self.qerr_blocks: list[_Block] = []
+        self.uerr_blocks: list[_Block] = []
+        self.udoterr_blocks: list[_Block] = []
+        self.trigger_blocks: dict[Stage, list[_Block]] = {g: [] for g in _TRIGGER_STAGES}
+        self.discrete: list[_DiscreteVariable] = []
+        self.cache: list[_CacheEntry] = []
+        self.q_slice = self.u_slice = self.z_slice = slice(0, 0)
+        self.qerr_slice = self.uerr_slice = self.udoterr_slice = slice(0, 0)
+        self.trigger_slices: dict[Stage, slice] = {}
+
+    def drop_allocations_after(self, stage: Stage) -> None:
+        """Forget what was allocated while realizing a stage later than ``stage``."""
+        keep = [b for b in self.discrete if b.alloc_stage <= stage]
+        if len(keep) != len(self.discrete):
+            self.discrete = keep
+        keep_c = [c for c in self.cache if c.alloc_stage <= stage]
+        if len(keep_c) != len(self.cache):
+            self.cache = keep_c
+        for name in ("q_blocks", "u_blocks", "z_blocks", "qerr_blocks", "uerr_blocks",
+                     "udoterr_blocks"):
+            blocks = getattr(self, name)
+            setattr(self, name, [b for b in blocks if b.alloc_stage <= stage])
+        for g, blocks in self.trigger_blocks.items():
+            self.trigger_blocks[g] = [b for b in blocks if b.alloc_stage <= stage]
+
+
+class State:
+    """All variables of a System and its realization cache.
+
+    Get one from ``system.realize_topology()`` (or ``get_default_state()``); it is then
+    realized through MODEL, so q, u and z exist. ``get_*`` return read-only views,
+    ``upd_*`` invalidate first and return writable views, ``set_*`` copy in and invalidate.
+    A writable view from ``upd_*`` is not watched: write through it at once, before the
+    State is realized again.
+    """
+
+    def __init__(self):
+        self._stage = Stage.EMPTY
+        self._t = 0.0
+        self._parts: list[_SubsystemPart] = []
+        self._versions = [0] * _N_STAGES
+        self._realizing: Stage | None = None
+        self._system_uid: str | None = None
+        self._topology_version = -1
+        self._signature = ""
+        self._clear_continuous()
+        self._clear_instance()
+
+    # ------------------------------------------------------------------ layout
+    def _clear_continuous(self) -> None:
+        self._nq = self._nu = self._nz = 0
+        self._y = self._q = self._u = self._z = None
+        self._y_ro = self._q_ro = self._u_ro = self._z_ro = None
+        self._ydot = self._qdot = self._udot = self._zdot = self._qdotdot = None
+        self._ydot_ro = self._qdot_ro = self._udot_ro = self._zdot_ro = self._qdotdot_ro = None
+
+    def _clear_instance(self) -> None:
+        self._qerr = self._uerr = self._udoterr = self._multipliers = None
+        self._triggers = None
+        self._trigger_stage_slices: dict[Stage, slice] = {}
+
+    def _pack_continuous(self) -> None:
+        """Lay out y = [q | u | z] from every subsystem's blocks; called once MODEL is
+        realized, when the set of continuous variables is known."""
+        parts = self._parts
+        counts = [[sum(b.values.size for b in getattr(p, k)) for p in parts]
+                  for k in ("q_blocks", "u_blocks", "z_blocks")]
+        nq, nu, nz = (sum(c) for c in counts)
+        y = np.empty(nq + nu + nz)
+        start = 0
+        for kind, per_part in zip(("q", "u", "z"), counts):
+            for p, n in zip(parts, per_part):
+                setattr(p, kind + "_slice", slice(start, start + n))
+                at = start
+                for b in getattr(p, kind + "_blocks"):
+                    y[at:at + b.values.size] = b.values
+                    at += b.values.size
+                start += n
+        self._nq, self._nu, self._nz = nq, nu, nz
+        self._y = y
+        self._q, self._u, self._z = y[:nq], y[nq:nq + nu], y[nq + nu:]
+        self._ydot = np.zeros_like(y)
+        self._qdot, self._udot, self._zdot = (self._ydot[:nq], self._ydot[nq:nq + nu],
+                                              self._ydot[nq + nu:])
+        self._qdotdot = np.zeros(nq)
+        self._y_ro, self._q_ro, self._u_ro, self._z_ro = map(
+            _read_only, (self._y, self._q, self._u, self._z))
+        self._ydot_ro, self._qdot_ro, self._udot_ro, self._zdot_ro, self._qdotdot_ro = map(
+            _read_only, (self._ydot, self._qdot, self._udot, self._zdot, self._qdotdot))
+        # Subsystem slices were laid out over y; shift u and z slices to be relative to
+        # their own arrays.
+        for p in parts:
+            p.u_slice = slice(p.u_slice.start - nq, p.u_slice.stop - nq)
+            p.z_slice = slice(p.z_slice.start - nq - nu, p.z_slice.stop - nq - nu)
+
+    def _pack_instance(self) -> None:
+        """Lay out the constraint-error slots and event triggers; called once INSTANCE is
+        realized, when the enabled constraints and events are known."""
+        parts = self._parts
+        sizes = {}
+        for kind in ("qerr", "uerr", "udoterr"):
+            start = 0
+            for p in parts:
+                n = sum(b.values.size for b in getattr(p, kind + "_blocks"))
+                setattr(p, kind + "_slice", slice(start, start + n))
+                start += n
+            sizes[kind] = start
+        self._qerr = np.zeros(sizes["qerr"])
+        self._uerr = np.zeros(sizes["uerr"])
+        self._udoterr = np.zeros(sizes["udoterr"])
+        self._multipliers = np.zeros(sizes["udoterr"])
+        start = 0
+        self._trigger_stage_slices = {}
+        for g in _TRIGGER_STAGES:
+            stage_start = start
+            for p in parts:
+                n = sum(b.values.size for b in p.trigger_blocks[g])
+                p.trigger_slices[g] = slice(start, start + n)
+                start += n
+            self._trigger_stage_slices[g] = slice(stage_start, start)
+        self._triggers = np.zeros(start)
+
+    # ------------------------------------------------------------ invalidation
+    def _invalidate(self, stage: Stage) -> None:
+        """Make ``stage`` and every later stage invalid: the State backs up to
+        ``stage - 1`` and cache values of those stages go out of date."""
+        versions = self._versions
+        for k in range(stage, _N_STAGES):
+            versions[k] += 1
+        if self._stage >= stage or any(p.stage >= stage for p in self._parts):
+            self._back_up_to(Stage(stage - 1))
+
+    def _back_up_to(self, stage: Stage) -> None:
+        if stage < Stage.INSTANCE:
+            if stage < Stage.MODEL and self._y is not None:
+                self._keep_surviving_values(stage)
+                self._clear_continuous()
+            self._clear_instance()
+            for p in self._parts:
+                p.drop_allocations_after(stage)
+        if self._stage > stage:
+            self._stage = stage
+        for p in self._parts:
+            if p.stage > stage:
+                p.stage = stage
+
+    def _keep_surviving_values(self, stage: Stage) -> None:
+        """Before y is discarded, copy the current values of the blocks that survive the
+        back-up into their blocks, so a Model-stage change keeps what the user set."""
+        for p in self._parts:
+            for kind, arr in (("q", self._q), ("u", self._u), ("z", self._z)):
+                at = getattr(p, kind + "_slice").start
+                for b in getattr(p, kind + "_blocks"):
+                    if b.alloc_stage <= stage:
+                        b.values = arr[at:at + b.values.size].copy()
+                    at += b.values.size
+
+    def _require(self, needed: Stage, where: str) -> None:
+        if self._stage < needed:
+            raise StageTooLowError(needed, self._stage, where)
+
+    # ---------------------------------------------------------------- stages
+    def get_system_stage(self) -> Stage:
+        """The stage the whole State has been realized to."""
+        return self._stage
+
+    def get_subsystem_stage(self, subsystem_index: int) -> Stage:
+        """The stage one subsystem's part of the State has been realized to."""
+        return self._part(subsystem_index, "State.get_subsystem_stage").stage
+
+    def get_num_subsystems(self) -> int:
+        return len(self._parts)
+
+    def invalidate_all(self, stage) -> None:
+        """Back the whole State up so that ``stage`` and later must be realized again."""
+        stage = Stage.coerce(stage, "State.invalidate_all")
+        if stage <= Stage.TOPOLOGY:
+            raise InvalidArgumentError(
+                "State.invalidate_all: TOPOLOGY belongs to the System, not the State; to "
+                "change it, change the System and call system.realize_topology().")
+        self._invalidate(stage)
+
+    # ------------------------------------------------------------------ time
+    def get_time(self) -> float:
+        return self._t
+
+    def set_time(self, t: float) -> None:
+        """Set t; the State backs up to INSTANCE."""
+        t = float(t)
+        if not np.isfinite(t):
+            raise InvalidArgumentError(f"State.set_time: t = {t} is not finite.")
+        self._t = t
+        self._invalidate(Stage.TIME)
+
+    # ---------------------------------------------------- continuous variables
+    def _variables(self, where: str) -> None:
+        if self._y is None:
+            raise StageTooLowError(Stage.MODEL, self._stage, where)
+
+    def get_num_q(self) -> int:
+        self._variables("State.get_num_q")
+        return self._nq
+
+    def get_num_u(self) -> int:
+        self._variables("State.get_num_u")
+        return self._nu
+
+    def get_num_z(self) -> int:
+        self._variables("State.get_num_z")
+        return self._nz
+
+    def get_num_y(self) -> int:
+        self._variables("State.get_num_y")
+        return self._y.size
+
+    def get_q(self) -> np.ndarray:
+        """Generalized coordinates q of all subsystems (read-only view)."""
+        self._variables("State.get_q")
+        return self._q_ro
+
+    def get_u(self) -> np.ndarray:
+        """Generalized speeds u of all subsystems (read-only view)."""
+        self._variables("State.get_u")
+        return self._u_ro
+
+    def get_z(self) -> np.ndarray:
+        """Auxiliary continuous variables z of all subsystems (read-only view)."""
+        self._variables("State.get_z")
+        return self._z_ro
+
+    def get_y(self) -> np.ndarray:
+        """y = [q | u | z] (read-only view)."""
+        self._variables("State.get_y")
+        return self._y_ro
+
+    def upd_q(self) -> np.ndarray:
+        """Writable q; the State backs up to TIME first."""
+        self._variables("State.upd_q")
+        self._invalidate(Stage.POSITION)
+        return self._q
+
+    def upd_u(self) -> np.ndarray:
+        """Writable u; the State backs up to POSITION first."""
+        self._variables("State.upd_u")
+        self._invalidate(Stage.VELOCITY)
+        return self._u
+
+    def upd_z(self) -> np.ndarray:
+        """Writable z; the State backs up to VELOCITY first."""
+        self._variables("State.upd_z")
+        self._invalidate(Stage.DYNAMICS)
+        return self._z
+
+    def upd_y(self) -> np.ndarray:
+        """Writable y = [q | u | z]; the State backs up to TIME first."""
+        self._variables("State.upd_y")
+        self._invalidate(Stage.POSITION)
+        return self._y
+
+    def _copy_in(self, dest: np.ndarray, values, where: str) -> None:
+        v = np.asarray(values, dtype=float)
+        if v.shape != dest.shape and not (v.ndim == 0 and dest.size == 1):
+            raise InvalidArgumentError(
+                f"{where}: expected {dest.size} values, got an array of shape {v.shape}.")
+        dest[...] = v
+
+    def set_q(self, q) -> None:
+        self._copy_in(self.upd_q(), q, "State.set_q")
+
+    def set_u(self, u) -> None:
+        self._copy_in(self.upd_u(), u, "State.set_u")
+
+    def set_z(self, z) -> None:
+        self._copy_in(self.upd_z(), z, "State.set_z")
+
+    def set_y(self, y) -> None:
+        self._copy_in(self.upd_y(), y, "State.set_y")
+
+    # ------------------------------------------------ derivatives (cache)
+    def get_q_dot(self) -> np.ndarray:
+        """q̇, valid once realized to VELOCITY."""
+        self._require(Stage.VELOCITY, "State.get_q_dot")
+        return self._qdot_ro
+
+    def get_u_dot(self) -> np.ndarray:
+        """u̇, valid once realized to ACCELERATION."""
+        self._require(Stage.ACCELERATION, "State.get_u_dot")
+        return self._udot_ro
+
+    def get_z_dot(self) -> np.ndarray:
+        """ż, valid once realized to ACCELERATION."""
+        self._require(Stage.ACCELERATION, "State.get_z_dot")
+        return self._zdot_ro
+
+    def get_q_dot_dot(self) -> np.ndarray:
+        """q̈, valid once realized to ACCELERATION."""
+        self._require(Stage.ACCELERATION, "State.get_q_dot_dot")
+        return self._qdotdot_ro
+
+    def get_y_dot(self) -> np.ndarray:
+        """ẏ = [q̇ | u̇ | ż], valid once realized to ACCELERATION."""
+        self._require(Stage.ACCELERATION, "State.get_y_dot")
+        return self._ydot_ro
+
+    def upd_q_dot(self) -> np.ndarray:
+        """Writable q̇ cache, for the subsystems computing it (no invalidation)."""
+        self._variables("State.upd_q_dot")
+        return self._qdot
+
+    def upd_u_dot(self) -> np.ndarray:
+        self._variables("State.upd_u_dot")
+        return self._udot
+
+    def upd_z_dot(self) -> np.ndarray:
+        self._variables("State.upd_z_dot")
+        return self._zdot
+
+    def upd_q_dot_dot(self) -> np.ndarray:
+        self._variables("State.upd_q_dot_dot")
+        return self._qdotdot
+
+    # ------------------------------------------- constraint errors (cache)
+    def _errors(self, where: str) -> None:
+        if self._qerr is None:
+            raise StageTooLowError(Stage.INSTANCE, self._stage, where)
+
+    def get_num_q_err(self) -> int:
+        self._errors("State.get_num_q_err")
+        return self._qerr.size
+
+    def get_num_u_err(self) -> int:
+        self._errors("State.get_num_u_err")
+        return self._uerr.size
+
+    def get_num_u_dot_err(self) -> int:
+        self._errors("State.get_num_u_dot_err")
+        return self._udoterr.size
+
+    def get_q_err(self) -> np.ndarray:
+        """Position constraint errors, valid once realized to POSITION."""
+        self._require(Stage.POSITION, "State.get_q_err")
+        return _read_only(self._qerr)
+
+    def get_u_err(self) -> np.ndarray:
+        """Velocity constraint errors, valid once realized to VELOCITY."""
+        self._require(Stage.VELOCITY, "State.get_u_err")
+        return _read_only(self._uerr)
+
+    def get_u_dot_err(self) -> np.ndarray:
+        """Acceleration constraint errors, valid once realized to ACCELERATION."""
+        self._require(Stage.ACCELERATION, "State.get_u_dot_err")
+        return _read_only(self._udoterr)
+
+    def get_multipliers(self) -> np.ndarray:
+        """Constraint multipliers λ, one per acceleration error, valid at ACCELERATION."""
+        self._require(Stage.ACCELERATION, "State.get_multipliers")
+        return _read_only(self._multipliers)
+
+    def upd_q_err(self) -> np.ndarray:
+        self._errors("State.upd_q_err")
+        return self._qerr
+
+    def upd_u_err(self) -> np.ndarray:
+        self._errors("State.upd_u_err")
+        return self._uerr
+
+    def upd_u_dot_err(self) -> np.ndarray:
+        self._errors("State.upd_u_dot_err")
+        return self._udoterr
+
+    def upd_multipliers(self) -> np.ndarray:
+        self._errors("State.upd_multipliers")
+        return self._multipliers
+
+    # ---------------------------------------------------- event triggers (cache)
+    def get_num_event_triggers(self) -> int:
+        self._errors("State.get_num_event_triggers")
+        return self._triggers.size
+
+    def get_event_triggers(self) -> np.ndarray:
+        """Every trigger-function value, grouped by stage (TIME first), valid once realized
+        to ACCELERATION."""
+        self._require(Stage.ACCELERATION, "State.get_event_triggers")
+        return _read_only(self._triggers)
+
+    def get_event_triggers_by_stage(self, stage) -> np.ndarray:
+        """The trigger-function values computed at ``stage``, valid once realized to it."""
+        stage = self._trigger_stage(stage, "State.get_event_triggers_by_stage")
+        self._require(stage, f"State.get_event_triggers_by_stage({stage.name})")
+        return _read_only(self._triggers[self._trigger_stage_slices[stage]])
+
+    def upd_event_triggers_by_stage(self, stage) -> np.ndarray:
+        stage = self._trigger_stage(stage, "State.upd_event_triggers_by_stage")
+        self._errors("State.upd_event_triggers_by_stage")
+        return self._triggers[self._trigger_stage_slices[stage]]
+
+    @staticmethod
+    def _trigger_stage(stage, where: str) -> Stage:
+        stage = Stage.coerce(stage, where)
+        if stage not in _TRIGGER_STAGES:
+            raise InvalidArgumentError(
+                f"{where}: event triggers belong to TIME through ACCELERATION, not "
+                f"{stage.name}.")
+        return stage
+
+    # ------------------------------------------------- subsystem-level access
+    def _part(self, index: int, where: str) -> _SubsystemPart:
+        try:
+            return self._parts[index]
+        except (IndexError, TypeError):
+            raise InvalidArgumentError(
+                f"{where}: this State has no subsystem {index!r}; it has "
+                f"{len(self._parts)}.") from None
+
+    def _allocating(self, part: _SubsystemPart, what: str, upper: Stage) -> Stage:
+        """The stage being realized, if allocating ``what`` is allowed during it."""
+        g = self._realizing
+        if g is None or g > upper:
+            held = self._stage if g is None else g
+            raise StageOutOfRangeError(
+                Stage.TOPOLOGY, held, upper, f"Subsystem '{part.name}'.allocate_{what}",
+                hint=f"allocate it in realize_topology() or realize_model()"
+                     f"{' or realize_instance()' if upper >= Stage.INSTANCE else ''}.")
+        return g
+
+    def _allocate_block(self, index: int, kind: str, values, upper: Stage) -> int:
+        part = self._part(index, f"State.allocate_{kind}")
+        g = self._allocating(part, kind, upper)
+        v = np.array(values, dtype=float).ravel()
+        if not np.all(np.isfinite(v)):
+            raise InvalidArgumentError(
+                f"Subsystem '{part.name}'.allocate_{kind}: initial values must be finite.")
+        blocks = getattr(part, kind + "_blocks")
+        first = sum(b.values.size for b in blocks)
+        blocks.append(_Block(g, v))
+        return first
+
+    def _allocate_triggers(self, index: int, stage, n: int) -> int:
+        part = self._part(index, "State.allocate_event_triggers_by_stage")
+        stage = self._trigger_stage(stage, f"Subsystem '{part.name}'.allocate_event_triggers")
+        g = self._allocating(part, "event_triggers_by_stage", Stage.INSTANCE)
+        blocks = part.trigger_blocks[stage]
+        first = sum(b.values.size for b in blocks)
+        blocks.append(_Block(g, np.zeros(int(n))))
+        return first
+
+    def _allocate_discrete(self, index: int, stage, value) -> int:
+        part = self._part(index, "State.allocate_discrete_variable")
+        stage = Stage.coerce(stage, f"Subsystem '{part.name}'.allocate_discrete_variable")
+        g = self._allocating(part, "discrete_variable", Stage.MODEL)
+        if not (g < stage <= Stage.REPORT):
+            raise InvalidArgumentError(
+                f"Subsystem '{part.name}'.allocate_discrete_variable: its invalidation stage "
+                f"{stage.name} must be later than the stage allocating it ({g.name}) and at "
+                f"most REPORT; Model-stage variables are allocated in realize_topology().")
+        part.discrete.append(_DiscreteVariable(stage, g, value))
+        return len(part.discrete) - 1
+
+    def _allocate_cache(self, index: int, earliest, latest, value) -> int:
+        part = self._part(index, "State.allocate_cache_entry")
+        where = f"Subsystem '{part.name}'.allocate_cache_entry"
+        earliest = Stage.coerce(earliest, where)
+        latest = Stage.coerce(latest, where)
+        g = self._allocating(part, "cache_entry", Stage.MODEL)
+        if not (Stage.TOPOLOGY <= earliest <= latest):
+            raise InvalidArgumentError(
+                f"{where}: need TOPOLOGY <= earliest <= latest, got earliest={earliest.name},"
+                f" latest={latest.name}.")
+        part.cache.append(_CacheEntry(earliest, latest, g, value))
+        return len(part.cache) - 1
+
+    def _discrete(self, index: int, i: int, where: str) -> _DiscreteVariable:
+        part = self._part(index, where)
+        try:
+            return part.discrete[i]
+        except (IndexError, TypeError):
+            raise InvalidArgumentError(
+                f"Subsystem '{part.name}'.{where}: no discrete variable {i!r} (it has "
+                f"{len(part.discrete)}); realize the State to MODEL if it was allocated "
+                f"there.") from None
+
+    def _cache(self, index: int, i: int, where: str) -> tuple[_SubsystemPart, _CacheEntry]:
+        part = self._part(index, where)
+        try:
+            return part, part.cache[i]
+        except (IndexError, TypeError):
+            raise InvalidArgumentError(
+                f"Subsystem '{part.name}'.{where}: no cache entry {i!r} (it has "
+                f"{len(part.cache)}); realize the State to MODEL if it was allocated "
+                f"there.") from None
+
+    def _cache_is_current(self, part: _SubsystemPart, ce: _CacheEntry) -> bool:
+        if part.stage < ce.earliest:
+            return False
+        return part.stage >= ce.latest or ce.version == self._versions[ce.earliest]
+
+    def _get_cache_value(self, index: int, i: int):
+        part, ce = self._cache(index, i, "get_cache_entry")
+        if part.stage < ce.earliest:
+            raise StageTooLowError(ce.earliest, part.stage,
+                                   f"Subsystem '{part.name}'.get_cache_entry({i})")
+        if not (part.stage >= ce.latest or ce.version == self._versions[ce.earliest]):
+            raise CacheEntryOutOfDateError(
+                f"Subsystem '{part.name}'.get_cache_entry({i}): the value (earliest "
+                f"{ce.earliest.name}, latest {ce.latest.name}) has not been computed since "
+                f"the state variables it depends on last changed; compute it and call "
+                f"mark_cache_value_realized(), or realize the State to {ce.latest.name}.")
+        return ce.value
+
+    def _upd_cache_value(self, index: int, i: int):
+        part, ce = self._cache(index, i, "upd_cache_entry")
+        if part.stage < ce.earliest - 1:
+            raise StageTooLowError(Stage(ce.earliest - 1), part.stage,
+                                   f"Subsystem '{part.name}'.upd_cache_entry({i})")
+        return ce
+
+    def _mark_cache_value_realized(self, index: int, i: int) -> None:
+        part, ce = self._cache(index, i, "mark_cache_value_realized")
+        if part.stage < ce.earliest - 1:
+            raise StageTooLowError(Stage(ce.earliest - 1), part.stage,
+                                   f"Subsystem '{part.name}'.mark_cache_value_realized({i})")
+        ce.version = self._versions[ce.earliest]
+
+    # ------------------------------------------------------------------ copies
+    def copy(self) -> "State":
+        """An independent State with the same variables, cache and stage."""
+        new = State.__new__(State)
+        memo: dict = {}
+        for key, value in self.__dict__.items():
+            if isinstance(value, np.ndarray) or key.endswith("_ro"):
+                continue
+            new.__dict__[key] = _copy.deepcopy(value, memo)
+        if self._y is not None:
+            new._y = self._y.copy()
+            new._ydot = self._ydot.copy()
+            new._qdotdot = self._qdotdot.copy()
+            nq, nu = self._nq, self._nu
+            new._q, new._u, new._z = new._y[:nq], new._y[nq:nq + nu], new._y[nq + nu:]
+            new._qdot, new._udot, new._zdot = (new._ydot[:nq], new._ydot[nq:nq + nu],
+                                               new._ydot[nq + nu:])
+            new._y_ro, new._q_ro, new._u_ro, new._z_ro = map(
+                _read_only, (new._y, new._q, new._u, new._z))
+            new._ydot_ro, new._qdot_ro, new._udot_ro, new._zdot_ro, new._qdotdot_ro = map(
+                _read_only, (new._ydot, new._qdot, new._udot, new._zdot, new._qdotdot))
+        else:
+            new._clear_continuous()
+        for name in ("_qerr", "_uerr", "_udoterr", "_multipliers", "_triggers"):
+            a = getattr(self, name)
+            setattr(new, name, None if a is None else a.copy())
+        return new
+
+    def __copy__(self) -> "State":
+        return self.copy()
+
+    def __deepcopy__(self, memo) -> "State":
+        return self.copy()
+
+    # ----------------------------------------------------------- save and load
+    def save(self, path) -> None:
+        """Write t, the continuous variables and every discrete variable to ``path``
+        (a pickle), stamped with the System's topology signature.
+
+        The cache is not saved: a loaded State is realized again from its variables.
+        Load only files you trust: discrete variables may hold any Python object.
+        """
+        self._variables("State.save")
+        record = {
+            "format": _FILE_FORMAT,
+            "signature": self._signature,
+            "t": self._t,
+            "parts": [
+                {
+                    "name": p.name,
+                    "q": self._q[p.q_slice].copy(),
+                    "u": self._u[p.u_slice].copy(),
+                    "z": self._z[p.z_slice].copy(),
+                    "discrete": [(d.stage.name, d.value) for d in p.discrete],
+                }
+                for p in self._parts
+            ],
+        }
+        with open(Path(path), "wb") as f:
+            pickle.dump(record, f, protocol=pickle.HIGHEST_PROTOCOL)
+
+    @classmethod
+    def load(cls, path, system) -> "State":
+        """Read a State saved by :meth:`save` for ``system``; the result is realized
+        through MODEL. A file written for a System of another topology is refused."""
+        with open(Path(path), "rb") as f:
+            record = pickle.load(f)
+        if not isinstance(record, dict) or record.get("format") != _FILE_FORMAT:
+            raise StateMismatchError(f"State.load: {path} is not a kinetree State file.")
+        state = system.get_default_state()
+        if record["signature"] != state._signature:
+            raise StateMismatchError(
+                f"State.load: {path} was saved from a System with a different topology "
+                f"(signature {record['signature'][:12]}…, this System has "
+                f"{state._signature[:12]}…); load it with the System that saved it.")
+        saved = record["parts"]
+        # Model-stage discrete variables decide which variables exist: set them first.
+        for p, rec in zip(state._parts, saved):
+            for d, (stage_name, value) in zip(p.discrete, rec["discrete"]):
+                if Stage[stage_name] <= Stage.MODEL:
+                    state._set_discrete_value(d, value)
+        system.realize_model(state)
+        for p, rec in zip(state._parts, saved):
+            sizes = (len(rec["q"]), len(rec["u"]), len(rec["z"]), len(rec["discrete"]))
+            have = (p.q_slice.stop - p.q_slice.start, p.u_slice.stop - p.u_slice.start,
+                    p.z_slice.stop - p.z_slice.start, len(p.discrete))
+            if sizes != have:
+                raise StateMismatchError(
+                    f"State.load: subsystem '{p.name}' in {path} has (nq, nu, nz, "
+                    f"discrete) = {sizes}, but this System gives {have}.")
+            state._q[p.q_slice] = rec["q"]
+            state._u[p.u_slice] = rec["u"]
+            state._z[p.z_slice] = rec["z"]
+            for d, (stage_name, value) in zip(p.discrete, rec["discrete"]):
+                if Stage[stage_name] > Stage.MODEL:
+                    d.value = value
+        state._t = float(record["t"])
+        state._invalidate(Stage.INSTANCE)
+        return state
+
+    def _set_discrete_value(self, d: _DiscreteVariable, value) -> None:
+        d.value = value
+        self._invalidate(d.stage)
+
+    def __repr__(self) -> str:
+        if self._y is None:
+            return f"<State stage={self._stage.name} t={self._t}>"
+        return (f"<State stage={self._stage.name} t={self._t} nq={self._nq} nu={self._nu} "
+                f"nz={self._nz}>")

@@ -1,0 +1,296 @@
+"""Subsystem: one flat piece of a System's computation (seed 000 §3, seed 002).
+
+A subclass calls ``super().__init__(system)``, which adopts it into the system, then
+overrides the stage hooks it needs. Hooks receive the State; only ``realize_topology`` and
+``realize_model`` may allocate state variables and cache entries (and ``realize_instance``
+constraint-error and event-trigger slots). Indices returned while realizing TOPOLOGY depend
+only on the System and may be stored on the subsystem; anything allocated in MODEL may
+differ between States and must be kept in the State (seed 000 §3.4).
+
+Everything the subsystem knows that a State cannot change is a topological property: a
+setter for one must call :meth:`invalidate_subsystem_topology_cache`, so States made
+before the change are refused instead of being silently stale (seed 000 §3.3).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kinetree.errors import StageTooLowError
+from kinetree.system.stage import Stage
+
+
+class Subsystem:
+    """Base class of every subsystem: state allocation, cache access and stage hooks."""
+
+    def __init__(self, system, name: str | None = None):
+        self._system = None
+        self._index = -1
+        self._name = name or type(self).__name__
+        system.adopt_subsystem(self)
+
+    # ------------------------------------------------------------- identity
+    def get_system(self):
+        return self._system
+
+    def get_my_subsystem_index(self) -> int:
+        return self._index
+
+    def get_name(self) -> str:
+        return self._name
+
+    def _where(self, method: str) -> str:
+        return f"Subsystem '{self._name}'.{method}"
+
+    def invalidate_subsystem_topology_cache(self) -> None:
+        """Declare that a topological property changed: every State made so far becomes
+        unusable and the System must be realized from TOPOLOGY again."""
+        if self._system is not None:
+            self._system._topology_changed(f"subsystem '{self._name}'")
+
+    def get_topology_description(self) -> str:
+        """Text that identifies this subsystem's topology, folded into the System's
+        topology signature (used when loading saved States). Subclasses whose structure
+        lives outside the State (bodies, joints) extend it."""
+        return f"{type(self).__module__}.{type(self).__qualname__}"
+
+    # ---------------------------------------------------------- stage hooks
+    def realize_topology(self, state) -> None:
+        """Allocate what every State of this System needs. May store indices on self."""
+
+    def realize_model(self, state) -> None:
+        """Allocate what depends on Model-stage variables; keep the indices in the State."""
+
+    def realize_instance(self, state) -> None:
+        """Finalize physical parameters; may allocate constraint-error and trigger slots."""
+
+    def realize_time(self, state) -> None:
+        """Compute what depends on t."""
+
+    def realize_position(self, state) -> None:
+        """Compute what depends on q."""
+
+    def realize_velocity(self, state) -> None:
+        """Compute what depends on u (and write q̇)."""
+
+    def realize_dynamics(self, state) -> None:
+        """Compute forces and energies."""
+
+    def realize_acceleration(self, state) -> None:
+        """Compute the time derivatives of this subsystem's continuous variables."""
+
+    def realize_report(self, state) -> None:
+        """Compute values needed only for output."""
+
+    # -------------------------------------------------------------- stages
+    def get_stage(self, state) -> Stage:
+        """The stage this subsystem's part of ``state`` has been realized to."""
+        return state._part(self._index, self._where("get_stage")).stage
+
+    def _check(self, state) -> None:
+        if self._system is not None:
+            self._system._check_state(state, self._where("access"))
+
+    # --------------------------------------------------------- allocation
+    def allocate_q(self, state, initial) -> int:
+        """Allocate a block of generalized coordinates with the given initial values;
+        returns the index of the first within this subsystem's q."""
+        return state._allocate_block(self._index, "q", initial, Stage.MODEL)
+
+    def allocate_u(self, state, initial) -> int:
+        """Allocate a block of generalized speeds; returns the first index in this
+        subsystem's u."""
+        return state._allocate_block(self._index, "u", initial, Stage.MODEL)
+
+    def allocate_z(self, state, initial) -> int:
+        """Allocate a block of auxiliary continuous variables; returns the first index in
+        this subsystem's z."""
+        return state._allocate_block(self._index, "z", initial, Stage.MODEL)
+
+    def allocate_q_err(self, state, n: int) -> int:
+        """Allocate ``n`` position-constraint error slots (seed 000 §3.5.5)."""
+        return state._allocate_block(self._index, "qerr", np.zeros(int(n)), Stage.INSTANCE)
+
+    def allocate_u_err(self, state, n: int) -> int:
+        """Allocate ``n`` velocity-constraint error slots."""
+        return state._allocate_block(self._index, "uerr", np.zeros(int(n)), Stage.INSTANCE)
+
+    def allocate_u_dot_err(self, state, n: int) -> int:
+        """Allocate ``n`` acceleration-constraint error slots (and as many multipliers)."""
+        return state._allocate_block(self._index, "udoterr", np.zeros(int(n)),
+                                     Stage.INSTANCE)
+
+    def allocate_event_triggers_by_stage(self, state, stage, n: int) -> int:
+        """Allocate ``n`` event-trigger slots computed at ``stage`` (TIME..ACCELERATION);
+        returns the first index within this subsystem's triggers of that stage."""
+        return state._allocate_triggers(self._index, stage, n)
+
+    def allocate_discrete_variable(self, state, stage, value) -> int:
+        """Allocate a discrete variable holding any Python value; changing it backs the
+        State up to the stage before ``stage``."""
+        return state._allocate_discrete(self._index, stage, value)
+
+    def allocate_cache_entry(self, state, earliest, latest, value) -> int:
+        """Allocate a cache entry computable once ``earliest`` is realized and promised
+        valid once ``latest`` is; ``value`` is its initial (placeholder) value."""
+        return state._allocate_cache(self._index, earliest, latest, value)
+
+    def allocate_lazy_cache_entry(self, state, earliest, value) -> int:
+        """A cache entry computed only on request (latest = INFINITY), seed 000 §3.5.3."""
+        return state._allocate_cache(self._index, earliest, Stage.INFINITY, value)
+
+    # ------------------------------------------------- discrete variables
+    def get_discrete_variable(self, state, index: int):
+        """The value (read-only if it is an array)."""
+        self._check(state)
+        value = state._discrete(self._index, index, "get_discrete_variable").value
+        if isinstance(value, np.ndarray):
+            value = value.view()
+            value.flags.writeable = False
+        return value
+
+    def upd_discrete_variable(self, state, index: int):
+        """The value, to change in place; the State backs up below the variable's stage."""
+        self._check(state)
+        d = state._discrete(self._index, index, "upd_discrete_variable")
+        state._invalidate(d.stage)
+        return d.value
+
+    def set_discrete_variable(self, state, index: int, value) -> None:
+        """Replace the value; the State backs up below the variable's stage."""
+        self._check(state)
+        d = state._discrete(self._index, index, "set_discrete_variable")
+        state._set_discrete_value(d, value)
+
+    # -------------------------------------------------------- cache entries
+    def get_cache_entry(self, state, index: int):
+        """The cached value; raises if it is not current (StageTooLowError below its
+        earliest stage, CacheEntryOutOfDateError if not yet recomputed)."""
+        self._check(state)
+        value = state._get_cache_value(self._index, index)
+        if isinstance(value, np.ndarray):
+            value = value.view()
+            value.flags.writeable = False
+        return value
+
+    def upd_cache_entry(self, state, index: int):
+        """The cached value to fill in place (allowed from the stage before its earliest)."""
+        self._check(state)
+        return state._upd_cache_value(self._index, index).value
+
+    def set_cache_entry(self, state, index: int, value) -> None:
+        """Replace the cached value (for immutable values such as floats)."""
+        self._check(state)
+        state._upd_cache_value(self._index, index).value = value
+
+    def is_cache_value_realized(self, state, index: int) -> bool:
+        """Whether the value is current: computed since its inputs last changed."""
+        part, ce = state._cache(self._index, index, "is_cache_value_realized")
+        return state._cache_is_current(part, ce)
+
+    def mark_cache_value_realized(self, state, index: int) -> None:
+        """Declare the value computed and current until its inputs change."""
+        state._mark_cache_value_realized(self._index, index)
+
+    # ------------------------------------------- this subsystem's variables
+    def _part(self, state, where: str):
+        part = state._part(self._index, self._where(where))
+        if state._y is None:
+            raise StageTooLowError(Stage.MODEL, state._stage, self._where(where))
+        return part
+
+    def get_q(self, state) -> np.ndarray:
+        """This subsystem's q (read-only view)."""
+        return state._q_ro[self._part(state, "get_q").q_slice]
+
+    def get_u(self, state) -> np.ndarray:
+        return state._u_ro[self._part(state, "get_u").u_slice]
+
+    def get_z(self, state) -> np.ndarray:
+        return state._z_ro[self._part(state, "get_z").z_slice]
+
+    def upd_q(self, state) -> np.ndarray:
+        """This subsystem's q, writable; the State backs up to TIME."""
+        return state.upd_q()[self._part(state, "upd_q").q_slice]
+
+    def upd_u(self, state) -> np.ndarray:
+        return state.upd_u()[self._part(state, "upd_u").u_slice]
+
+    def upd_z(self, state) -> np.ndarray:
+        return state.upd_z()[self._part(state, "upd_z").z_slice]
+
+    def get_q_dot(self, state) -> np.ndarray:
+        return state.get_q_dot()[self._part(state, "get_q_dot").q_slice]
+
+    def get_u_dot(self, state) -> np.ndarray:
+        return state.get_u_dot()[self._part(state, "get_u_dot").u_slice]
+
+    def get_z_dot(self, state) -> np.ndarray:
+        return state.get_z_dot()[self._part(state, "get_z_dot").z_slice]
+
+    def get_q_dot_dot(self, state) -> np.ndarray:
+        return state.get_q_dot_dot()[self._part(state, "get_q_dot_dot").q_slice]
+
+    def upd_q_dot(self, state) -> np.ndarray:
+        """Writable q̇ cache of this subsystem, to fill in realize_velocity."""
+        return state._qdot[self._part(state, "upd_q_dot").q_slice]
+
+    def upd_u_dot(self, state) -> np.ndarray:
+        """Writable u̇ cache of this subsystem, to fill in realize_acceleration."""
+        return state._udot[self._part(state, "upd_u_dot").u_slice]
+
+    def upd_z_dot(self, state) -> np.ndarray:
+        """Writable ż cache of this subsystem, to fill in realize_acceleration."""
+        return state._zdot[self._part(state, "upd_z_dot").z_slice]
+
+    def upd_q_dot_dot(self, state) -> np.ndarray:
+        """Writable q̈ cache of this subsystem, to fill in realize_acceleration."""
+        return state._qdotdot[self._part(state, "upd_q_dot_dot").q_slice]
+
+    def _err_part(self, state, where: str):
+        part = state._part(self._index, self._where(where))
+        state._errors(self._where(where))
+        return part
+
+    def get_q_err(self, state) -> np.ndarray:
+        return state.get_q_err()[self._err_part(state, "get_q_err").qerr_slice]
+
+    def get_u_err(self, state) -> np.ndarray:
+        return state.get_u_err()[self._err_part(state, "get_u_err").uerr_slice]
+
+    def get_u_dot_err(self, state) -> np.ndarray:
+        return state.get_u_dot_err()[self._err_part(state, "get_u_dot_err").udoterr_slice]
+
+    def get_multipliers(self, state) -> np.ndarray:
+        return state.get_multipliers()[self._err_part(state, "get_multipliers").udoterr_slice]
+
+    def upd_q_err(self, state) -> np.ndarray:
+        return state._qerr[self._err_part(state, "upd_q_err").qerr_slice]
+
+    def upd_u_err(self, state) -> np.ndarray:
+        return state._uerr[self._err_part(state, "upd_u_err").uerr_slice]
+
+    def upd_u_dot_err(self, state) -> np.ndarray:
+        return state._udoterr[self._err_part(state, "upd_u_dot_err").udoterr_slice]
+
+    def upd_multipliers(self, state) -> np.ndarray:
+        return state._multipliers[self._err_part(state, "upd_multipliers").udoterr_slice]
+
+    def get_event_triggers_by_stage(self, state, stage) -> np.ndarray:
+        """This subsystem's trigger values of ``stage``, valid once realized to it."""
+        stage = state._trigger_stage(stage, self._where("get_event_triggers_by_stage"))
+        part = self._err_part(state, "get_event_triggers_by_stage")
+        state._require(stage, self._where(f"get_event_triggers_by_stage({stage.name})"))
+        view = state._triggers[part.trigger_slices[stage]]
+        view.flags.writeable = False
+        return view
+
+    def upd_event_triggers_by_stage(self, state, stage) -> np.ndarray:
+        """Writable trigger slots of ``stage``, to fill while realizing that stage."""
+        stage = state._trigger_stage(stage, self._where("upd_event_triggers_by_stage"))
+        part = self._err_part(state, "upd_event_triggers_by_stage")
+        return state._triggers[part.trigger_slices[stage]]
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} '{self._name}' index={self._index}>"
+

@@ -1,0 +1,192 @@
+"""System: a stateless collection of Subsystems that realizes States (seed 002).
+
+The System holds no values that change during a study; those live in the State. Its job
+is to lay out a State for its subsystems (``realize_topology``) and to realize a State
+stage by stage, running every subsystem's hook for a stage before any hook of the next.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+
+from kinetree.errors import (
+    InvalidArgumentError,
+    RealizeTopologyMustBeCalledFirstError,
+    StageTooLowError,
+    StateMismatchError,
+    TopologyChangedError,
+)
+from kinetree.system.stage import Stage
+from kinetree.system.state import State, _SubsystemPart
+
+_HOOKS = {
+    Stage.TOPOLOGY: "realize_topology",
+    Stage.MODEL: "realize_model",
+    Stage.INSTANCE: "realize_instance",
+    Stage.TIME: "realize_time",
+    Stage.POSITION: "realize_position",
+    Stage.VELOCITY: "realize_velocity",
+    Stage.DYNAMICS: "realize_dynamics",
+    Stage.ACCELERATION: "realize_acceleration",
+    Stage.REPORT: "realize_report",
+}
+
+_uids = itertools.count(1)
+
+
+class System:
+    """A System of Subsystems. Build it, then ``state = system.realize_topology()``.
+
+    Adding a subsystem, or a subsystem calling ``invalidate_subsystem_topology_cache()``,
+    changes the topology: States made before are then refused.
+    """
+
+    def __init__(self, name: str = "System"):
+        self._name = name
+        self._uid = f"{type(self).__name__}#{next(_uids)}"
+        self._subsystems: list = []
+        self._topology_version = 0
+        self._topology_realized = False
+        self._last_change = "the System was built"
+        self._default_state: State | None = None
+
+    def get_name(self) -> str:
+        return self._name
+
+    # ----------------------------------------------------------- subsystems
+    def adopt_subsystem(self, subsystem) -> int:
+        """Add ``subsystem`` to this System; returns its index. Subsystem constructors
+        call this for you."""
+        if subsystem._system is not None:
+            raise InvalidArgumentError(
+                f"System.adopt_subsystem: subsystem '{subsystem.get_name()}' already belongs "
+                f"to a System; create a new subsystem for this one.")
+        subsystem._system = self
+        subsystem._index = len(self._subsystems)
+        self._subsystems.append(subsystem)
+        self._topology_changed(f"subsystem '{subsystem.get_name()}' was added")
+        return subsystem._index
+
+    def get_num_subsystems(self) -> int:
+        return len(self._subsystems)
+
+    def get_subsystem(self, index: int):
+        try:
+            return self._subsystems[index]
+        except (IndexError, TypeError):
+            raise InvalidArgumentError(
+                f"System.get_subsystem: no subsystem {index!r}; this System has "
+                f"{len(self._subsystems)}.") from None
+
+    # ------------------------------------------------------------ topology
+    def _topology_changed(self, what: str) -> None:
+        self._topology_version += 1
+        self._topology_realized = False
+        self._last_change = what
+        self._default_state = None
+
+    def get_system_topology_cache_version(self) -> int:
+        """Bumped by every topological change; States remember the one they were made
+        with."""
+        return self._topology_version
+
+    def system_topology_has_been_realized(self) -> bool:
+        return self._topology_realized
+
+    def realize_topology(self) -> State:
+        """Lay out a fresh State for this System, realize it through MODEL, keep it as the
+        default State, and return a copy of it."""
+        state = State()
+        state._system_uid = self._uid
+        state._topology_version = self._topology_version
+        state._parts = [_SubsystemPart(i, ss.get_name())
+                        for i, ss in enumerate(self._subsystems)]
+        self._realize_stage(state, Stage.TOPOLOGY)
+        state._signature = self._signature(state)
+        self._topology_realized = True
+        self._realize_stage(state, Stage.MODEL)
+        self._default_state = state
+        return state.copy()
+
+    def get_default_state(self) -> State:
+        """A copy of the default State (realized through MODEL), realizing TOPOLOGY first
+        if the System changed since."""
+        if self._default_state is None:
+            return self.realize_topology()
+        return self._default_state.copy()
+
+    def _signature(self, state: State) -> str:
+        """A digest of the structure: subsystem types and descriptions and what each
+        allocated while realizing TOPOLOGY."""
+        parts = []
+        for ss, p in zip(self._subsystems, state._parts):
+            parts.append("|".join([
+                ss.get_topology_description(),
+                *(f"{k}{[b.values.size for b in getattr(p, k + '_blocks')]}"
+                  for k in ("q", "u", "z")),
+                "d" + ",".join(f"{d.stage.name}:{type(d.value).__name__}"
+                               for d in p.discrete),
+                "c" + ",".join(f"{c.earliest.name}-{c.latest.name}" for c in p.cache),
+            ]))
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+    # ---------------------------------------------------------- realization
+    def _check_state(self, state: State, where: str) -> None:
+        if not isinstance(state, State):
+            raise InvalidArgumentError(f"{where}: expected a State, got {type(state).__name__}.")
+        if state._system_uid != self._uid:
+            if state._system_uid is None:
+                raise RealizeTopologyMustBeCalledFirstError(
+                    f"{where}: this State is empty; get one from system.realize_topology().")
+            raise StateMismatchError(
+                f"{where}: this State belongs to another System ({state._system_uid}, not "
+                f"{self._uid}); get one from this System's realize_topology().")
+        if state._topology_version != self._topology_version:
+            raise TopologyChangedError(
+                f"{where}: this State was made before the System's topology changed "
+                f"({self._last_change}); call system.realize_topology() for a new State.")
+
+    def realize_model(self, state: State) -> None:
+        """Realize through MODEL: allocate the state variables the Model-stage choices ask
+        for."""
+        self.realize(state, Stage.MODEL)
+
+    def realize(self, state: State, stage=Stage.REPORT) -> None:
+        """Realize ``state`` through ``stage``, running each subsystem's hook for every
+        stage not yet realized, all subsystems for one stage before the next stage."""
+        self._check_state(state, "System.realize")
+        stage = Stage.coerce(stage, "System.realize")
+        if stage > Stage.REPORT:
+            raise InvalidArgumentError("System.realize: the highest stage is REPORT.")
+        for g in range(state._stage + 1, stage + 1):
+            self._realize_stage(state, Stage(g))
+
+    def _realize_stage(self, state: State, g: Stage) -> None:
+        """Run the hooks of stage ``g`` for every subsystem still below it, in adoption
+        order, then lay out what becomes known at MODEL and INSTANCE."""
+        hook = _HOOKS[g]
+        state._realizing = g
+        try:
+            for ss, part in zip(self._subsystems, state._parts):
+                if part.stage < g:
+                    getattr(ss, hook)(state)
+                    part.stage = g
+        finally:
+            state._realizing = None
+        if g == Stage.MODEL:
+            state._pack_continuous()
+        elif g == Stage.INSTANCE:
+            state._pack_instance()
+        state._stage = g
+
+    def require_stage(self, state: State, stage: Stage, where: str) -> None:
+        """Raise StageTooLowError unless ``state`` is realized to ``stage``; for element
+        accessors."""
+        if state._stage < stage:
+            self._check_state(state, where)
+            raise StageTooLowError(stage, state._stage, where)
+
+    def __repr__(self) -> str:
+        names = ", ".join(ss.get_name() for ss in self._subsystems)
+        return f"<{type(self).__name__} '{self._name}' [{names}]>"
