@@ -1,1 +1,36 @@
-"""kinetree: Simbody's multibody dynamics design in Python, with a compiled core."""
+"""kinetree: Simbody's multibody dynamics design in Python, with a compiled core.
+
+Every public name is importable from here (``import kinetree as kt``); see API.md for the
+contract. Names are Simbody's, methods in snake_case.
+"""
+
+from kinetree import errors
+from kinetree.errors import StageTooLowError
+from kinetree.math import (
+    BodyOrSpaceType,
+    Function,
+    Inertia,
+    MassProperties,
+    Rotation,
+    Transform,
+    UnitInertia,
+)
+from kinetree.system import Stage, State, Subsystem, System
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BodyOrSpaceType",
+    "Function",
+    "Inertia",
+    "MassProperties",
+    "Rotation",
+    "Stage",
+    "StageTooLowError",
+    "State",
+    "Subsystem",
+    "System",
+    "Transform",
+    "UnitInertia",
+    "errors",
+]

@@ -34,11 +34,11 @@ class Stage(IntEnum):
     REPORT = 9
     INFINITY = 10
 
-    def next(self) -> "Stage":
+    def next(self) -> Stage:
         """The stage after this one (INFINITY stays INFINITY)."""
         return Stage(min(self + 1, Stage.INFINITY))
 
-    def prev(self) -> "Stage":
+    def prev(self) -> Stage:
         """The stage before this one (EMPTY stays EMPTY)."""
         return Stage(max(self - 1, Stage.EMPTY))
 
@@ -47,7 +47,7 @@ class Stage(IntEnum):
         return self.name.capitalize()
 
     @staticmethod
-    def coerce(stage, where: str) -> "Stage":
+    def coerce(stage, where: str) -> Stage:
         """``stage`` as a Stage, accepting an int or a name; a clear error otherwise."""
         if isinstance(stage, Stage):
             return stage

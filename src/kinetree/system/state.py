@@ -621,7 +621,7 @@ class State:
         ce.version = self._versions[ce.earliest]
 
     # ------------------------------------------------------------------ copies
-    def copy(self) -> "State":
+    def copy(self) -> State:
         """An independent State with the same variables, cache and stage."""
         new = State.__new__(State)
         memo: dict = {}
@@ -648,10 +648,10 @@ class State:
             setattr(new, name, None if a is None else a.copy())
         return new
 
-    def __copy__(self) -> "State":
+    def __copy__(self) -> State:
         return self.copy()
 
-    def __deepcopy__(self, memo) -> "State":
+    def __deepcopy__(self, memo) -> State:
         return self.copy()
 
     # ----------------------------------------------------------- save and load
@@ -682,7 +682,7 @@ class State:
             pickle.dump(record, f, protocol=pickle.HIGHEST_PROTOCOL)
 
     @classmethod
-    def load(cls, path, system) -> "State":
+    def load(cls, path, system) -> State:
         """Read a State saved by :meth:`save` for ``system``; the result is realized
         through MODEL. A file written for a System of another topology is refused."""
         with open(Path(path), "rb") as f:

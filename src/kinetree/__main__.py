@@ -1,0 +1,5 @@
+import sys
+
+from kinetree.cli import main
+
+sys.exit(main())
