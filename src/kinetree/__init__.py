@@ -6,6 +6,7 @@ contract. Names are Simbody's, methods in snake_case.
 
 from kinetree import errors
 from kinetree.errors import StageTooLowError
+from kinetree.forces import Force, ForceSubsystem, GeneralForceSubsystem
 from kinetree.math import (
     BodyOrSpaceType,
     Function,
@@ -15,12 +16,20 @@ from kinetree.math import (
     Transform,
     UnitInertia,
 )
+from kinetree.multibody import Body, MobilizedBody, MultibodySystem, SimbodyMatterSubsystem
 from kinetree.system import Stage, State, Subsystem, System
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Body",
     "BodyOrSpaceType",
+    "Force",
+    "ForceSubsystem",
+    "GeneralForceSubsystem",
+    "MobilizedBody",
+    "MultibodySystem",
+    "SimbodyMatterSubsystem",
     "Function",
     "Inertia",
     "MassProperties",

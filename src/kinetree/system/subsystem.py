@@ -85,7 +85,7 @@ class Subsystem:
     # -------------------------------------------------------------- stages
     def get_stage(self, state) -> Stage:
         """The stage this subsystem's part of ``state`` has been realized to."""
-        return state._part(self._index, self._where("get_stage")).stage
+        return state._part(self._index, "Subsystem.get_stage").stage
 
     def _check(self, state) -> None:
         if self._system is not None:
@@ -193,11 +193,11 @@ class Subsystem:
         state._mark_cache_value_realized(self._index, index)
 
     # ------------------------------------------- this subsystem's variables
-    def _part(self, state, where: str):
-        part = state._part(self._index, self._where(where))
+    def _part(self, state, method: str):
+        """This subsystem's part of a State whose variables exist (MODEL realized)."""
         if state._y is None:
-            raise StageTooLowError(Stage.MODEL, state._stage, self._where(where))
-        return part
+            raise StageTooLowError(Stage.MODEL, state._stage, self._where(method))
+        return state._part(self._index, method)
 
     def get_q(self, state) -> np.ndarray:
         """This subsystem's q (read-only view)."""

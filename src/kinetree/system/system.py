@@ -50,6 +50,7 @@ class System:
         self._topology_realized = False
         self._last_change = "the System was built"
         self._default_state: State | None = None
+        self._order: list[int] = []
 
     def get_name(self) -> str:
         return self._name
@@ -102,6 +103,7 @@ class System:
         state._topology_version = self._topology_version
         state._parts = [_SubsystemPart(i, ss.get_name())
                         for i, ss in enumerate(self._subsystems)]
+        self._order = list(self._realization_order())
         self._realize_stage(state, Stage.TOPOLOGY)
         state._signature = self._signature(state)
         self._topology_realized = True
@@ -168,9 +170,10 @@ class System:
         hook = _HOOKS[g]
         state._realizing = g
         try:
-            for ss, part in zip(self._subsystems, state._parts):
+            for i in self._order:
+                part = state._parts[i]
                 if part.stage < g:
-                    getattr(ss, hook)(state)
+                    getattr(self._subsystems[i], hook)(state)
                     part.stage = g
         finally:
             state._realizing = None
@@ -179,6 +182,12 @@ class System:
         elif g == Stage.INSTANCE:
             state._pack_instance()
         state._stage = g
+
+    def _realization_order(self) -> range | list[int]:
+        """Subsystem indices in the order their hooks run within a stage: adoption order
+        here; a System subclass may put one subsystem first (the matter of a
+        MultibodySystem, whose results the force subsystems read)."""
+        return range(len(self._subsystems))
 
     def require_stage(self, state: State, stage: Stage, where: str) -> None:
         """Raise StageTooLowError unless ``state`` is realized to ``stage``; for element

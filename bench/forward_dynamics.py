@@ -1,0 +1,146 @@
+"""Forward dynamics speed against Pinocchio's ``aba``, run side by side in one process.
+
+1. The tree of the Simbody paper's Fig. 3: a base on a slider carrying 11 chains of 20
+   bodies on randomly oriented pins (221 bodies). Timed: ``realize(ACCELERATION)`` from a
+   freshly set q and u (kinetree) and ``pinocchio.aba`` (which takes q and v directly).
+2. Chains of 10, 100, 1000 and 10000 pin-jointed bodies: time per body. Pinocchio runs
+   beside kinetree up to 100 bodies only: its ``Data`` for a 1000-joint chain did not fit
+   in this machine's 24 GB.
+
+Both libraries are given the same model and their accelerations are compared before
+timing. Run: ``.venv/bin/python bench/forward_dynamics.py`` (needs the ``bench`` extra).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pinocchio as pin
+from scipy.spatial.transform import Rotation as SciRot
+
+import kinetree as kt
+
+G = np.array([0.0, -9.81, 0.0])
+
+
+def random_bodies(rng, n):
+    """n (mass, com, central inertia) triples of plausible links."""
+    out = []
+    for _ in range(n):
+        m = rng.uniform(0.5, 2.0)
+        com = rng.uniform(-0.1, 0.1, 3) + [0, -0.25, 0]
+        moments = rng.uniform(0.02, 0.04, 3)    # any two sum to more than the third
+        out.append((m, com, np.diag(moments)))
+    return out
+
+
+def build(parents, kinds, frames, bodies, with_pinocchio=True):
+    """The same tree in kinetree and in Pinocchio. Body frames coincide with the joint's
+    outboard frame (X_BM = identity), so Pinocchio's joint frame is kinetree's body frame."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    kt.Force.UniformGravity(forces, matter, G)
+    model = pin.Model() if with_pinocchio else None
+    if model is not None:
+        model.gravity.linear = G
+    mobods = [matter.Ground()]
+    joint_ids = [0]
+    for parent, kind, (R, p), (m, com, I_c) in zip(parents, kinds, frames, bodies):
+        inertia_origin = kt.Inertia(I_c).shift_from_mass_center(com, m)
+        body = kt.Body.Rigid(kt.MassProperties(m, com, inertia_origin))
+        cls = kt.MobilizedBody.Pin if kind == "pin" else kt.MobilizedBody.Slider
+        mobods.append(cls(mobods[parent], kt.Transform(kt.Rotation(R), p), body,
+                          kt.Transform()))
+        if model is not None:
+            joint = pin.JointModelRZ() if kind == "pin" else pin.JointModelPX()
+            placement = pin.SE3(R, np.asarray(p, dtype=float))
+            jid = model.addJoint(joint_ids[parent], joint, placement, f"j{len(mobods)}")
+            model.appendBodyToJoint(jid, pin.Inertia(m, np.asarray(com), I_c),
+                                    pin.SE3.Identity())
+            joint_ids.append(jid)
+    return system, model
+
+
+def fig3_tree(rng):
+    parents, kinds = [0], ["slider"]
+    for _ in range(11):
+        prev = 1
+        for _ in range(20):
+            parents.append(prev)
+            kinds.append("pin")
+            prev = len(parents)
+    return parents, kinds
+
+
+def chain_tree(n):
+    return list(range(n)), ["pin"] * n
+
+
+def best_time(fn, repeat=5, batch_seconds=0.05):
+    """Seconds per call: the best of ``repeat`` batches of calls, each batch lasting at
+    least ``batch_seconds``."""
+    n = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        if time.perf_counter() - t0 >= batch_seconds:
+            break
+        n *= 2
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        times.append((time.perf_counter() - t0) / n)
+    return min(times)
+
+
+def compare(parents, kinds, seed=0, with_pinocchio=True):
+    """(bodies, kinetree s/call, Pinocchio s/call or nan, max relative |Δu̇|)."""
+    rng = np.random.default_rng(seed)
+    n = len(parents)
+    frames = [(SciRot.random(random_state=rng.integers(1 << 31)).as_matrix(),
+               rng.uniform(-0.1, 0.1, 3) + [0, -0.5, 0]) for _ in range(n)]
+    system, model = build(parents, kinds, frames, random_bodies(rng, n), with_pinocchio)
+    state = system.realize_topology()
+    q = rng.uniform(-1, 1, n)
+    u = rng.uniform(-1, 1, n)
+    tau = np.zeros(n)
+    state.set_q(q)
+    state.set_u(u)
+    system.realize(state, kt.Stage.ACCELERATION)
+
+    def kinetree_step():
+        state.set_q(q)
+        state.set_u(u)
+        system.realize(state, kt.Stage.ACCELERATION)
+
+    t_kt = best_time(kinetree_step)
+    if model is None:
+        return n, t_kt, float("nan"), float("nan")
+    data = model.createData()
+    a_pin = pin.aba(model, data, q, u, tau)
+    err = np.abs(state.get_u_dot() - a_pin).max() / max(1.0, np.abs(a_pin).max())
+    t_pin = best_time(lambda: pin.aba(model, data, q, u, tau))
+    return n, t_kt, t_pin, err
+
+
+def main():
+    print("Fig. 3 tree (slider base, 11 chains x 20 pins)")
+    print(f"{'bodies':>7} {'kinetree µs':>12} {'pinocchio µs':>13} {'ratio':>7} {'max |Δu̇|':>10}")
+    n, t_kt, t_pin, err = compare(*fig3_tree(None))
+    print(f"{n:>7} {t_kt * 1e6:>12.1f} {t_pin * 1e6:>13.1f} {t_kt / t_pin:>7.2f} {err:>10.1e}")
+    print("\nPin chains: time per body")
+    print(f"{'bodies':>7} {'kinetree µs/body':>17} {'pinocchio µs/body':>18} {'ratio':>7} "
+          f"{'max |Δu̇|':>10}")
+    for n_bodies in (10, 100, 1000, 10000):
+        n, t_kt, t_pin, err = compare(*chain_tree(n_bodies), with_pinocchio=n_bodies <= 100)
+        print(f"{n:>7} {t_kt / n * 1e6:>17.3f} {t_pin / n * 1e6:>18.3f} {t_kt / t_pin:>7.2f} "
+              f"{err:>10.1e}")
+
+
+if __name__ == "__main__":
+    main()

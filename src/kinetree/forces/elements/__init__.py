@@ -1,0 +1,1 @@
+"""Built-in force elements, one module each (Simbody's ``Force_<Type>``)."""

@@ -1,0 +1,47 @@
+"""Force: the base of force elements in a GeneralForceSubsystem (Simbody's ``Force``)."""
+
+from __future__ import annotations
+
+from kinetree.errors import InvalidArgumentError
+from kinetree.forces.general import GeneralForceSubsystem
+
+
+class Force:
+    """A force element. Subclasses implement ``calc_force(state, body_forces,
+    particle_forces, mobility_forces)``, adding into body_forces (nb x 6 spatial forces
+    about each body origin, in Ground) and mobility_forces (one per u), and
+    ``calc_potential_energy(state)``."""
+
+    _disabled_by_default = False
+
+    def __init__(self, forces):
+        if not isinstance(forces, GeneralForceSubsystem):
+            raise InvalidArgumentError(
+                f"{type(self).__qualname__}: the first argument must be the "
+                f"GeneralForceSubsystem, got {type(forces).__name__}.")
+        self._forces = forces
+        self._index = forces._adopt_force(self)
+
+    def get_force_index(self) -> int:
+        return self._index
+
+    def enable(self, state) -> None:
+        """Apply this force in ``state`` (an Instance-stage change)."""
+        self._forces.set_force_is_disabled(state, self, False)
+
+    def disable(self, state) -> None:
+        """Stop applying this force in ``state`` (an Instance-stage change)."""
+        self._forces.set_force_is_disabled(state, self, True)
+
+    def is_disabled(self, state) -> bool:
+        return self._forces.is_force_disabled(state, self)
+
+    def set_disabled_by_default(self, disabled: bool) -> None:
+        self._disabled_by_default = bool(disabled)
+        self._forces.invalidate_subsystem_topology_cache()
+
+    def calc_force(self, state, body_forces, particle_forces, mobility_forces) -> None:
+        raise NotImplementedError(f"{type(self).__qualname__} must implement calc_force.")
+
+    def calc_potential_energy(self, state) -> float:
+        return 0.0

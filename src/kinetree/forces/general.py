@@ -1,0 +1,61 @@
+"""GeneralForceSubsystem: a collection of Force elements, each enabled or disabled per
+State (an Instance-stage choice)."""
+
+from __future__ import annotations
+
+from kinetree.errors import InvalidArgumentError
+from kinetree.forces.force_subsystem import ForceSubsystem
+from kinetree.system.stage import Stage
+
+
+class GeneralForceSubsystem(ForceSubsystem):
+    """Holds Force elements; in DYNAMICS each enabled one adds its forces."""
+
+    def __init__(self, system):
+        self._forces = []
+        super().__init__(system, "GeneralForceSubsystem")
+
+    def _adopt_force(self, force) -> int:
+        self._forces.append(force)
+        self.invalidate_subsystem_topology_cache()
+        return len(self._forces) - 1
+
+    def get_num_forces(self) -> int:
+        return len(self._forces)
+
+    def get_force(self, index: int):
+        try:
+            return self._forces[index]
+        except (IndexError, TypeError):
+            raise InvalidArgumentError(
+                f"GeneralForceSubsystem.get_force: no force {index!r}; it has "
+                f"{len(self._forces)}.") from None
+
+    def realize_topology(self, state):
+        self._enabled_index = self.allocate_discrete_variable(
+            state, Stage.INSTANCE, [not f._disabled_by_default for f in self._forces])
+
+    def _matter(self):
+        return self.get_system().get_matter_subsystem()
+
+    def is_force_disabled(self, state, force) -> bool:
+        return not self.get_discrete_variable(state, self._enabled_index)[force._index]
+
+    def set_force_is_disabled(self, state, force, disabled: bool) -> None:
+        enabled = list(self.get_discrete_variable(state, self._enabled_index))
+        enabled[force._index] = not disabled
+        self.set_discrete_variable(state, self._enabled_index, enabled)
+
+    def _enabled_forces(self, state):
+        enabled = self.get_discrete_variable(state, self._enabled_index)
+        return [f for f, on in zip(self._forces, enabled) if on]
+
+    def realize_dynamics(self, state):
+        matter = self._matter()
+        body_forces = matter.upd_body_forces(state)
+        mobility_forces = matter.upd_mobility_forces(state)
+        for force in self._enabled_forces(state):
+            force.calc_force(state, body_forces, None, mobility_forces)
+
+    def calc_potential_energy(self, state) -> float:
+        return float(sum(f.calc_potential_energy(state) for f in self._enabled_forces(state)))

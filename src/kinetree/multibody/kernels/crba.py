@@ -1,0 +1,60 @@
+"""Composite-rigid-body mass matrix M (n x n), O(n·depth).
+
+Composite inertias Ic accumulate tip to base; then for each body i, the force columns
+Fc = Ic_i H_i climb to every ancestor j, giving the blocks M_ji = H_jᵀ Fc (and M_ij = M_jiᵀ).
+"""
+
+import numba
+
+from kinetree.multibody.kernels.small import (
+    shift_force_to_parent_add,
+    shift_inertia_to_parent_add,
+    spatial_inertia,
+)
+from kinetree.multibody.tree_model import unpack_cache, unpack_tree
+
+
+@numba.njit(cache=True)
+def calc_mass_matrix(tree_i, tree_f, buf, status, M):
+    """Fill the n x n mass matrix M (POSITION must be filled)."""
+    tree = unpack_tree(tree_i, tree_f)
+    cache = unpack_cache(buf, status)
+    nb = tree.parent.shape[0]
+    Ic = cache.Ic
+    for b in range(1, nb):
+        spatial_inertia(tree.mass[b], cache.com_G[b], cache.I_G[b], Ic[b])
+    for b in range(nb - 1, 0, -1):
+        p = tree.parent[b]
+        if p != 0:
+            shift_inertia_to_parent_add(Ic[b], cache.p_PB[b], cache.T[b], Ic[p])
+    M[:, :] = 0.0
+    for i in range(1, nb):
+        nu_i, us_i = tree.nu[i], tree.u_start[i]
+        H, Fc = cache.H[i], cache.Fc[i]
+        for r in range(6):
+            for j in range(nu_i):
+                s = 0.0
+                for k in range(6):
+                    s += Ic[i, r, k] * H[k, j]
+                Fc[r, j] = s
+        b = i
+        while b != 0:
+            nu_b, us_b = tree.nu[b], tree.u_start[b]
+            Hb = cache.H[b]
+            for a in range(nu_b):
+                for j in range(nu_i):
+                    s = 0.0
+                    for k in range(6):
+                        s += Hb[k, a] * Fc[k, j]
+                    M[us_b + a, us_i + j] = s
+                    M[us_i + j, us_b + a] = s
+            p = tree.parent[b]
+            if p != 0:
+                col = cache.F_work[i]
+                for j in range(nu_i):
+                    for k in range(6):
+                        col[k] = 0.0
+                    shift_force_to_parent_add(Fc[:, j], cache.p_PB[b], col)
+                    for k in range(6):
+                        Fc[k, j] = col[k]
+            b = p

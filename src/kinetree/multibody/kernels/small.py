@@ -1,0 +1,137 @@
+"""Fixed-size 3-vector and 3x3 helpers for the tree kernels.
+
+They write into caller-owned slots (rows of per-body cache arrays), so the sweeps allocate
+nothing; numba inlines them into the loops that call them.
+"""
+
+import numba
+
+
+@numba.njit(cache=True, inline="always")
+def mat_mul(A, B, out):
+    """out = A B for 3x3 A, B (out must not alias either)."""
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
+
+
+@numba.njit(cache=True, inline="always")
+def mat_mul_bt(A, B, out):
+    """out = A Bᵀ for 3x3 A, B."""
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = A[i, 0] * B[j, 0] + A[i, 1] * B[j, 1] + A[i, 2] * B[j, 2]
+
+
+@numba.njit(cache=True, inline="always")
+def mat_vec(A, v, out):
+    """out = A v for 3x3 A."""
+    for i in range(3):
+        out[i] = A[i, 0] * v[0] + A[i, 1] * v[1] + A[i, 2] * v[2]
+
+
+@numba.njit(cache=True, inline="always")
+def mat_t_vec(A, v, out):
+    """out = Aᵀ v for 3x3 A."""
+    for i in range(3):
+        out[i] = A[0, i] * v[0] + A[1, i] * v[1] + A[2, i] * v[2]
+
+
+@numba.njit(cache=True, inline="always")
+def cross_add(a, b, out):
+    """out += a × b."""
+    out[0] += a[1] * b[2] - a[2] * b[1]
+    out[1] += a[2] * b[0] - a[0] * b[2]
+    out[2] += a[0] * b[1] - a[1] * b[0]
+
+
+@numba.njit(cache=True, inline="always")
+def spatial_inertia(m, c, inertia, out):
+    """out = [[I, m[c]x], [-m[c]x, m·1]]: the 6x6 spatial inertia about a body's origin of
+    mass m with mass center c (from the origin) and ``inertia`` about the origin."""
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = inertia[i, j]
+            out[3 + i, 3 + j] = m if i == j else 0.0
+    mc0, mc1, mc2 = m * c[0], m * c[1], m * c[2]
+    out[0, 3], out[0, 4], out[0, 5] = 0.0, -mc2, mc1
+    out[1, 3], out[1, 4], out[1, 5] = mc2, 0.0, -mc0
+    out[2, 3], out[2, 4], out[2, 5] = -mc1, mc0, 0.0
+    for i in range(3):
+        for j in range(3):
+            out[3 + i, j] = out[j, 3 + i]
+
+
+@numba.njit(cache=True, inline="always")
+def shift_force_to_parent_add(F, p, out):
+    """out += phi(p) F: a spatial force about the body origin moved to the parent's origin,
+    p being the vector from the parent's origin to the body's (moment gains p × f)."""
+    out[0] += F[0] + p[1] * F[5] - p[2] * F[4]
+    out[1] += F[1] + p[2] * F[3] - p[0] * F[5]
+    out[2] += F[2] + p[0] * F[4] - p[1] * F[3]
+    out[3] += F[3]
+    out[4] += F[4]
+    out[5] += F[5]
+
+
+@numba.njit(cache=True, inline="always")
+def shift_acceleration_from_parent(A, p, out):
+    """out = phi(p)ᵀ A: the parent's spatial acceleration (or velocity) carried rigidly to
+    the point p away: [α; a + α × p]."""
+    out[0], out[1], out[2] = A[0], A[1], A[2]
+    out[3] = A[3] + A[1] * p[2] - A[2] * p[1]
+    out[4] = A[4] + A[2] * p[0] - A[0] * p[2]
+    out[5] = A[5] + A[0] * p[1] - A[1] * p[0]
+
+
+@numba.njit(cache=True, inline="always")
+def shift_inertia_to_parent_add(Pa, p, T, out):
+    """out += phi(p) Pa phi(p)ᵀ, using T (6x6) as work space."""
+    px = ((0.0, -p[2], p[1]), (p[2], 0.0, -p[0]), (-p[1], p[0], 0.0))
+    for j in range(6):
+        for i in range(3):
+            T[i, j] = Pa[i, j] + px[i][0] * Pa[3, j] + px[i][1] * Pa[4, j] + px[i][2] * Pa[5, j]
+            T[3 + i, j] = Pa[3 + i, j]
+    for r in range(6):
+        for k in range(3):
+            out[r, k] += T[r, k] + px[k][0] * T[r, 3] + px[k][1] * T[r, 4] + px[k][2] * T[r, 5]
+            out[r, 3 + k] += T[r, 3 + k]
+
+
+@numba.njit(cache=True, inline="always")
+def spatial_inertia_times(m, c, inertia, A, out):
+    """out = M A for the spatial inertia of (m, c, I) without forming M:
+    [I α + m c × a; m (a + α × c)], I being ``inertia``."""
+    for i in range(3):
+        out[i] = inertia[i, 0] * A[0] + inertia[i, 1] * A[1] + inertia[i, 2] * A[2]
+    a0, a1, a2 = A[3], A[4], A[5]
+    out[0] += m * (c[1] * a2 - c[2] * a1)
+    out[1] += m * (c[2] * a0 - c[0] * a2)
+    out[2] += m * (c[0] * a1 - c[1] * a0)
+    out[3] = m * (a0 + A[1] * c[2] - A[2] * c[1])
+    out[4] = m * (a1 + A[2] * c[0] - A[0] * c[2])
+    out[5] = m * (a2 + A[0] * c[1] - A[1] * c[0])
+
+
+@numba.njit(cache=True)
+def invert_spd_in_place(A, n):
+    """Invert the leading n x n block of a symmetric positive definite A in place
+    (Gauss-Jordan; SPD needs no pivoting). Returns False if a pivot is not positive."""
+    scale = 0.0
+    for k in range(n):
+        scale = max(scale, abs(A[k, k]))
+    tol = 1e-14 * scale if scale > 0.0 else 1e-300
+    for k in range(n):
+        piv = A[k, k]
+        if not piv > tol:
+            return False
+        A[k, k] = 1.0
+        for j in range(n):
+            A[k, j] /= piv
+        for i in range(n):
+            if i != k:
+                f = A[i, k]
+                A[i, k] = 0.0
+                for j in range(n):
+                    A[i, j] -= f * A[k, j]
+    return True

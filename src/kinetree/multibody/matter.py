@@ -1,0 +1,319 @@
+"""SimbodyMatterSubsystem: the tree of mobilized bodies and its compiled dynamics.
+
+At MODEL the tree is flattened into a ``TreeModel`` (constant arrays) and the q and u of
+every mobilizer are allocated, quaternion or Euler-angle layout according to the Model-stage
+flag ``use_euler_angles``. Each later stage runs one compiled sweep over those arrays,
+writing the per-State ``TreeCache``:
+
+    POSITION      X_FM, X_GB, hinge matrices                 kernels/position.py
+    VELOCITY      V_GB, bias terms; q̇ = N u                  kernels/velocity.py, n_matrix.py
+    DYNAMICS      articulated-body inertias; forces zeroed    kernels/aba.py
+    ACCELERATION  u̇ from the applied forces; q̈              kernels/aba.py, n_matrix.py
+
+Force subsystems add into ``body_forces`` (spatial forces about each body origin, in G)
+and ``mobility_forces`` during DYNAMICS, after the matter subsystem has zeroed them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from kinetree.errors import InvalidArgumentError, KinetreeError, StageTooLowError
+from kinetree.multibody.kernels.aba import (
+    calc_articulated_body_inertias,
+    calc_tree_accelerations,
+)
+from kinetree.multibody.kernels.crba import calc_mass_matrix
+from kinetree.multibody.kernels.n_matrix import (
+    calc_qdotdot,
+    multiply_by_n,
+    multiply_by_n_inv,
+)
+from kinetree.multibody.kernels.position import calc_position_kinematics
+from kinetree.multibody.kernels.rnea import calc_residual_forces
+from kinetree.multibody.kernels.velocity import calc_velocity_kinematics
+from kinetree.multibody.mobilized_body import Ground, MobilizedBody
+from kinetree.multibody.tree_model import (
+    PARAM_SIZE,
+    TreeCache,
+    TreeModel,
+    allocate_cache,
+    pack_tree,
+    unpack_cache,
+)
+from kinetree.system.stage import Stage
+from kinetree.system.subsystem import Subsystem
+
+
+@dataclass
+class _TreeData:
+    """What the matter subsystem keeps in one State: the model buffers for that State's
+    Model-stage choices, the cache buffers, named views of both, and the force
+    accumulators."""
+
+    tree_i: np.ndarray           # model buffers (tree_model.pack_tree)
+    tree_f: np.ndarray
+    buf: np.ndarray              # cache buffers (tree_model.allocate_cache)
+    status: np.ndarray
+    tree: TreeModel              # views of tree_i, tree_f
+    cache: TreeCache             # views of buf
+    body_forces: np.ndarray      # (nb, 6)
+    mobility_forces: np.ndarray  # (nu,)
+    qdotdot_work: np.ndarray     # (nq,)
+
+    def __deepcopy__(self, memo) -> _TreeData:
+        """State.copy(): new cache buffers with views of them; the model buffers are
+        constant and shared."""
+        buf, status = self.buf.copy(), self.status.copy()
+        return _TreeData(self.tree_i, self.tree_f, buf, status, self.tree,
+                         unpack_cache(buf, status), self.body_forces.copy(),
+                         self.mobility_forces.copy(), self.qdotdot_work.copy())
+
+
+class SimbodyMatterSubsystem(Subsystem):
+    """The bodies and mobilizers of a MultibodySystem (Simbody's matter subsystem)."""
+
+    def __init__(self, system):
+        self._bodies: list[MobilizedBody] = []
+        super().__init__(system, "SimbodyMatterSubsystem")
+        Ground(self)
+        system._set_matter_subsystem(self)
+
+    # ---------------------------------------------------------------- tree
+    def _adopt_mobilized_body(self, mobod: MobilizedBody) -> int:
+        self._bodies.append(mobod)
+        self.invalidate_subsystem_topology_cache()
+        return len(self._bodies) - 1
+
+    def Ground(self) -> MobilizedBody:  # noqa: N802 - Simbody's name
+        return self._bodies[0]
+
+    def upd_ground(self) -> MobilizedBody:
+        return self._bodies[0]
+
+    def get_num_bodies(self) -> int:
+        """Number of mobilized bodies, Ground included."""
+        return len(self._bodies)
+
+    def get_mobilized_body(self, index: int) -> MobilizedBody:
+        try:
+            return self._bodies[index]
+        except (IndexError, TypeError):
+            raise InvalidArgumentError(
+                f"SimbodyMatterSubsystem.get_mobilized_body: no body {index!r}; there are "
+                f"{len(self._bodies)} (Ground is 0).") from None
+
+    def get_topology_description(self) -> str:
+        return super().get_topology_description() + "|" + ",".join(
+            f"{type(b).__name__}<{b._parent._index if b._parent else -1}"
+            for b in self._bodies)
+
+    # -------------------------------------------------------- model stage
+    def set_use_euler_angles(self, state, use: bool) -> None:
+        """Model-stage choice: body-fixed XYZ angles instead of quaternions for Ball, Free
+        and the other orientation mobilizers. Changes nq; realize MODEL again after."""
+        self.set_discrete_variable(state, self._euler_index, bool(use))
+
+    def get_use_euler_angles(self, state) -> bool:
+        return bool(self.get_discrete_variable(state, self._euler_index))
+
+    def realize_topology(self, state):
+        self._euler_index = self.allocate_discrete_variable(state, Stage.MODEL, False)
+        self._data_index = self.allocate_cache_entry(state, Stage.MODEL, Stage.MODEL, None)
+
+    def realize_model(self, state):
+        euler = self.get_use_euler_angles(state)
+        tree = self._build_tree(euler)
+        q0 = [b.get_default_q(euler) for b in self._bodies[1:]]
+        u0 = [b.get_default_u() for b in self._bodies[1:]]
+        self.allocate_q(state, np.concatenate(q0) if q0 else np.zeros(0))
+        self.allocate_u(state, np.concatenate(u0) if u0 else np.zeros(0))
+        nb = len(self._bodies)
+        tree_i, tree_f = pack_tree(tree)
+        buf, status = allocate_cache(nb)
+        data = _TreeData(tree_i, tree_f, buf, status, tree, unpack_cache(buf, status),
+                         np.zeros((nb, 6)), np.zeros(int(tree.nu.sum())),
+                         np.zeros(int(tree.nq.sum())))
+        self.set_cache_entry(state, self._data_index, data)
+
+    def _build_tree(self, euler: bool) -> TreeModel:
+        nb = len(self._bodies)
+        parent = np.full(nb, -1, dtype=np.int64)
+        code = np.zeros(nb, dtype=np.int64)
+        nq = np.zeros(nb, dtype=np.int64)
+        nu = np.zeros(nb, dtype=np.int64)
+        prm = np.zeros((nb, PARAM_SIZE))
+        R_PF = np.tile(np.eye(3), (nb, 1, 1))
+        R_BM = R_PF.copy()
+        p_PF = np.zeros((nb, 3))
+        p_BM = np.zeros((nb, 3))
+        mass = np.zeros(nb)
+        com = np.zeros((nb, 3))
+        inertia = np.zeros((nb, 3, 3))
+        for i, b in enumerate(self._bodies[1:], start=1):
+            mod = b._module
+            parent[i] = b._parent._index
+            code[i] = mod.CODE
+            nq[i] = b.get_default_q(euler).size
+            nu[i] = mod.NU
+            prm[i] = b._params
+            R_PF[i], p_PF[i] = b._X_PF.R.as_matrix(), b._X_PF.p
+            R_BM[i], p_BM[i] = b._X_BM.R.as_matrix(), b._X_BM.p
+            mp = b._mass_properties
+            mass[i] = mp.get_mass()
+            com[i] = mp.get_mass_center()
+            inertia[i] = mp.get_inertia().as_mat33()
+        q_start = np.concatenate([[0], np.cumsum(nq)[:-1]]).astype(np.int64)
+        u_start = np.concatenate([[0], np.cumsum(nu)[:-1]]).astype(np.int64)
+        return TreeModel(parent, code, q_start, nq, u_start, nu, prm, R_PF, p_PF, R_BM, p_BM,
+                         mass, com, inertia)
+
+    def _tree_data(self, state, stage: Stage, where: str) -> _TreeData:
+        part = state._part(self._index, where)
+        if part.stage < stage:
+            self._check(state)
+            raise StageTooLowError(stage, part.stage, where)
+        return part.cache[self._data_index].value
+
+    # ------------------------------------------------------ runtime stages
+    def realize_position(self, state):
+        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_position")
+        calc_position_kinematics(d.tree_i, d.tree_f, self.get_q(state), d.buf, d.status)
+
+    def realize_velocity(self, state):
+        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_velocity")
+        q, u = self.get_q(state), self.get_u(state)
+        calc_velocity_kinematics(d.tree_i, d.tree_f, q, u, d.buf, d.status)
+        multiply_by_n(d.tree_i, d.tree_f, q, u, self.upd_q_dot(state))
+
+    def realize_dynamics(self, state):
+        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_dynamics")
+        calc_articulated_body_inertias(d.tree_i, d.tree_f, d.buf, d.status)
+        self._raise_if_singular(d)
+        d.body_forces[:] = 0.0
+        d.mobility_forces[:] = 0.0
+
+    def realize_acceleration(self, state):
+        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_acceleration")
+        udot = self.upd_u_dot(state)
+        calc_tree_accelerations(d.tree_i, d.tree_f, d.buf, d.status, True, d.mobility_forces,
+                                d.body_forces, udot)
+        calc_qdotdot(d.tree_i, d.tree_f, self.get_q(state), self.get_u(state), udot,
+                     d.qdotdot_work, self.upd_q_dot_dot(state))
+
+    def _raise_if_singular(self, d: _TreeData) -> None:
+        bad = int(d.status[0])
+        if bad:
+            raise KinetreeError(
+                f"SimbodyMatterSubsystem: the articulated inertia of MobilizedBody {bad - 1} "
+                f"({type(self._bodies[bad - 1]).__name__}) is singular along its mobilities; "
+                f"a terminal body needs mass (and inertia about each rotation axis).")
+
+    # --------------------------------------------------- forces (DYNAMICS)
+    def upd_body_forces(self, state) -> np.ndarray:
+        """(nb, 6) spatial forces about each body origin in G, to add into in DYNAMICS."""
+        return self._tree_data(state, Stage.VELOCITY, "upd_body_forces").body_forces
+
+    def upd_mobility_forces(self, state) -> np.ndarray:
+        """(nu,) generalized forces, to add into in DYNAMICS."""
+        return self._tree_data(state, Stage.VELOCITY, "upd_mobility_forces").mobility_forces
+
+    # ------------------------------------------------------------ operators
+    def calc_m(self, state) -> np.ndarray:
+        """The mass matrix M (nu x nu), by the composite-body method."""
+        d = self._tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.calc_m")
+        n = d.mobility_forces.size
+        M = np.zeros((n, n))
+        calc_mass_matrix(d.tree_i, d.tree_f, d.buf, d.status, M)
+        return M
+
+    def calc_m_inv(self, state) -> np.ndarray:
+        """M⁻¹, one O(n) articulated-body solve per column."""
+        n = self._tree_data(state, Stage.POSITION, "calc_m_inv").mobility_forces.size
+        return np.column_stack([self.multiply_by_m_inv(state, e) for e in np.eye(n)]) \
+            if n else np.zeros((0, 0))
+
+    def multiply_by_m(self, state, a) -> np.ndarray:
+        """M a in O(n) (inverse dynamics with no velocity terms or forces)."""
+        d = self._tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.multiply_by_m")
+        a = self._vector(a, d.mobility_forces.size, "multiply_by_m")
+        out = np.zeros_like(a)
+        calc_residual_forces(d.tree_i, d.tree_f, d.buf, d.status, False, a, np.zeros_like(a),
+                             d.cache.zero, out)
+        return out
+
+    def multiply_by_m_inv(self, state, f) -> np.ndarray:
+        """M⁻¹ f in O(n) (an articulated-body solve with no velocity terms)."""
+        d = self._tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.multiply_by_m_inv")
+        f = self._vector(f, d.mobility_forces.size, "multiply_by_m_inv")
+        if self.get_stage(state) < Stage.DYNAMICS:
+            calc_articulated_body_inertias(d.tree_i, d.tree_f, d.buf, d.status)
+            self._raise_if_singular(d)
+        out = np.zeros_like(f)
+        calc_tree_accelerations(d.tree_i, d.tree_f, d.buf, d.status, False, f, d.cache.zero,
+                                out)
+        return out
+
+    def calc_residual_force(self, state, applied_mobility_forces, applied_body_forces,
+                            known_udot) -> np.ndarray:
+        """Inverse dynamics: f_res = M u̇ + c(q, u) - f_applied - Jᵀ F_applied, the extra
+        mobility forces that would produce ``known_udot`` (VELOCITY needed)."""
+        d = self._tree_data(state, Stage.VELOCITY, "SimbodyMatterSubsystem.calc_residual_force")
+        n = d.mobility_forces.size
+        udot = self._vector(known_udot, n, "calc_residual_force")
+        f = self._vector(applied_mobility_forces, n, "calc_residual_force")
+        F = np.asarray(applied_body_forces, dtype=float)
+        if F.shape != d.body_forces.shape:
+            raise InvalidArgumentError(
+                f"SimbodyMatterSubsystem.calc_residual_force: body forces must have shape "
+                f"{d.body_forces.shape}, got {F.shape}.")
+        out = np.zeros(n)
+        calc_residual_forces(d.tree_i, d.tree_f, d.buf, d.status, True, udot, f, F, out)
+        return out
+
+    def multiply_by_n(self, state, u) -> np.ndarray:
+        """N(q) u: the q̇ that the speeds u produce."""
+        d = self._tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.multiply_by_n")
+        out = np.zeros(d.qdotdot_work.size)
+        multiply_by_n(d.tree_i, d.tree_f, self.get_q(state),
+                      self._vector(u, d.mobility_forces.size, "multiply_by_n"), out)
+        return out
+
+    def multiply_by_n_inv(self, state, qdot) -> np.ndarray:
+        """N(q)⁻¹ q̇: the speeds u that produce q̇."""
+        d = self._tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.multiply_by_n_inv")
+        out = np.zeros(d.mobility_forces.size)
+        multiply_by_n_inv(d.tree_i, d.tree_f, self.get_q(state),
+                          self._vector(qdot, d.qdotdot_work.size, "multiply_by_n_inv"), out)
+        return out
+
+    def calc_kinetic_energy(self, state) -> float:
+        """½ Σ V_GBᵀ M_B V_GB over the bodies (J)."""
+        d = self._tree_data(state, Stage.VELOCITY, "SimbodyMatterSubsystem.calc_kinetic_energy")
+        c, t = d.cache, d.tree
+        w, v = c.V_GB[1:, :3], c.V_GB[1:, 3:]
+        Iw = np.einsum("bij,bj->bi", c.I_G[1:], w)
+        m = t.mass[1:]
+        return float(0.5 * np.sum(w * Iw) + 0.5 * np.sum(m * np.sum(v * v, axis=1))
+                     + np.sum(m * np.sum(v * np.cross(w, c.com_G[1:]), axis=1)))
+
+    def calc_system_mass_center_location_in_ground(self, state) -> np.ndarray:
+        """p_G,com (m) of all bodies but Ground."""
+        d = self._tree_data(state, Stage.POSITION, "calc_system_mass_center_location_in_ground")
+        m = d.tree.mass[1:]
+        total = m.sum()
+        if total == 0:
+            raise InvalidArgumentError("calc_system_mass_center_location_in_ground: the "
+                                       "system has no mass.")
+        p = d.cache.p_GB[1:] + d.cache.com_G[1:]
+        return (m[:, None] * p).sum(axis=0) / total
+
+    @staticmethod
+    def _vector(v, n: int, where: str) -> np.ndarray:
+        v = np.asarray(v, dtype=float)
+        if v.shape != (n,):
+            raise InvalidArgumentError(
+                f"SimbodyMatterSubsystem.{where}: expected a vector of {n}, got shape {v.shape}.")
+        return v

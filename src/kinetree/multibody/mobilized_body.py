@@ -1,0 +1,327 @@
+"""MobilizedBody: a body together with the mobilizer (joint) that connects it to its parent.
+
+A MobilizedBody has an inboard frame F fixed on the parent P (X_PF) and an outboard frame
+M fixed on its own body B (X_BM); its mobilizer moves M relative to F as a function of its
+generalized coordinates q. Each built-in type (``MobilizedBody.Pin`` ...) takes its
+kinematics from one module in ``mobilizers/``; this file holds what all types share: the
+constructor, defaults, and the accessors that read the State.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kinetree.errors import InvalidArgumentError
+from kinetree.math.inertia import MassProperties
+from kinetree.math.rotation import Rotation
+from kinetree.math.transform import Transform
+from kinetree.multibody.body import Body
+from kinetree.multibody.mobilizers import (
+    ball,
+    bushing,
+    cylinder,
+    free,
+    gimbal,
+    pin,
+    planar,
+    screw,
+    slider,
+    translation,
+    universal,
+    weld,
+)
+from kinetree.multibody.tree_model import PARAM_SIZE
+from kinetree.system.stage import Stage
+
+
+def _transform(value, where: str) -> Transform:
+    if isinstance(value, Transform):
+        return value
+    raise InvalidArgumentError(f"{where}: expected a Transform, got {type(value).__name__}.")
+
+
+class MobilizedBody:
+    """Base of every mobilized body; construct one of the nested types, e.g.
+    ``MobilizedBody.Pin(parent, X_PF, body, X_BM)`` or ``MobilizedBody.Pin(parent, body)``
+    (both frames identity)."""
+
+    _module = weld
+
+    def __init__(self, parent: MobilizedBody, *args):
+        where = f"MobilizedBody.{type(self).__name__}"
+        if not isinstance(parent, MobilizedBody):
+            raise InvalidArgumentError(
+                f"{where}: the parent must be a MobilizedBody (matter.Ground() for the "
+                f"first body), got {type(parent).__name__}.")
+        if len(args) == 1:
+            X_PF, body, X_BM = Transform(), args[0], Transform()
+        elif len(args) == 3:
+            X_PF, body, X_BM = args
+        else:
+            raise InvalidArgumentError(
+                f"{where}: call it as ({type(self).__name__})(parent, X_PF, body, X_BM) or "
+                f"(parent, body).")
+        if not isinstance(body, Body.Rigid):
+            raise InvalidArgumentError(f"{where}: expected a Body.Rigid, got {body!r}.")
+        self._parent = parent
+        self._matter = parent._matter
+        self._X_PF = _transform(X_PF, where)
+        self._X_BM = _transform(X_BM, where)
+        self._mass_properties = body.get_default_rigid_body_mass_properties()
+        mod = self._module
+        self._default_q = np.array(mod.DEFAULT_Q, dtype=float)
+        self._default_q_euler = np.array(getattr(mod, "DEFAULT_Q_EULER", mod.DEFAULT_Q),
+                                         dtype=float)
+        self._default_u = np.zeros(mod.NU)
+        self._params = np.zeros(PARAM_SIZE)
+        self._index = self._matter._adopt_mobilized_body(self)
+
+    # ------------------------------------------------------------ topology
+    def get_mobilized_body_index(self) -> int:
+        return self._index
+
+    def get_parent_mobilized_body(self) -> MobilizedBody:
+        return self._parent
+
+    def get_matter_subsystem(self):
+        return self._matter
+
+    def is_ground(self) -> bool:
+        return False
+
+    def get_default_inboard_frame(self) -> Transform:
+        return self._X_PF
+
+    def get_default_outboard_frame(self) -> Transform:
+        return self._X_BM
+
+    def get_body_mass_properties(self, state=None) -> MassProperties:
+        """The body's mass properties (inertia about its origin, in its frame)."""
+        if self._mass_properties is None:
+            raise InvalidArgumentError("Ground has infinite mass; it has no MassProperties.")
+        return self._mass_properties
+
+    def set_default_q(self, q):
+        """Default q for new States (in the quaternion layout when the mobilizer has one)."""
+        q = np.asarray(q, dtype=float).ravel()
+        if q.shape != self._default_q.shape:
+            raise InvalidArgumentError(
+                f"{self._name()}.set_default_q: expected {self._default_q.size} values, got "
+                f"{q.size}.")
+        self._default_q = q
+        self._matter.invalidate_subsystem_topology_cache()
+        return self
+
+    def set_default_u(self, u):
+        u = np.asarray(u, dtype=float).ravel()
+        if u.shape != self._default_u.shape:
+            raise InvalidArgumentError(
+                f"{self._name()}.set_default_u: expected {self._default_u.size} values, got "
+                f"{u.size}.")
+        self._default_u = u
+        self._matter.invalidate_subsystem_topology_cache()
+        return self
+
+    def get_default_q(self, use_euler_angles: bool = False) -> np.ndarray:
+        return (self._default_q_euler if use_euler_angles else self._default_q).copy()
+
+    def get_default_u(self) -> np.ndarray:
+        return self._default_u.copy()
+
+    def _name(self) -> str:
+        return f"MobilizedBody {self._index} ({type(self).__name__})"
+
+    # ------------------------------------------------------------- state
+    def _tree(self, state, stage: Stage, method: str):
+        return self._matter._tree_data(state, stage, f"{self._name()}.{method}")
+
+    def _q_slice(self, data) -> slice:
+        s = data.tree.q_start[self._index]
+        return slice(s, s + data.tree.nq[self._index])
+
+    def _u_slice(self, data) -> slice:
+        s = data.tree.u_start[self._index]
+        return slice(s, s + data.tree.nu[self._index])
+
+    def get_num_q(self, state) -> int:
+        return int(self._tree(state, Stage.MODEL, "get_num_q").tree.nq[self._index])
+
+    def get_num_u(self, state) -> int:
+        return int(self._tree(state, Stage.MODEL, "get_num_u").tree.nu[self._index])
+
+    def get_q(self, state) -> np.ndarray:
+        data = self._tree(state, Stage.MODEL, "get_q")
+        return self._matter.get_q(state)[self._q_slice(data)]
+
+    def get_u(self, state) -> np.ndarray:
+        data = self._tree(state, Stage.MODEL, "get_u")
+        return self._matter.get_u(state)[self._u_slice(data)]
+
+    def set_q(self, state, q) -> None:
+        data = self._tree(state, Stage.MODEL, "set_q")
+        sl = self._q_slice(data)
+        state._copy_in(self._matter.upd_q(state)[sl], q, f"{self._name()}.set_q")
+
+    def set_u(self, state, u) -> None:
+        data = self._tree(state, Stage.MODEL, "set_u")
+        sl = self._u_slice(data)
+        state._copy_in(self._matter.upd_u(state)[sl], u, f"{self._name()}.set_u")
+
+    def get_one_q(self, state, which: int) -> float:
+        return float(self.get_q(state)[self._check_which(state, which, "q")])
+
+    def get_one_u(self, state, which: int) -> float:
+        return float(self.get_u(state)[self._check_which(state, which, "u")])
+
+    def set_one_q(self, state, which: int, value: float) -> None:
+        which = self._check_which(state, which, "q")
+        data = self._tree(state, Stage.MODEL, "set_one_q")
+        self._matter.upd_q(state)[self._q_slice(data).start + which] = value
+
+    def set_one_u(self, state, which: int, value: float) -> None:
+        which = self._check_which(state, which, "u")
+        data = self._tree(state, Stage.MODEL, "set_one_u")
+        self._matter.upd_u(state)[self._u_slice(data).start + which] = value
+
+    def _check_which(self, state, which: int, kind: str) -> int:
+        n = self.get_num_q(state) if kind == "q" else self.get_num_u(state)
+        if not 0 <= which < n:
+            raise InvalidArgumentError(
+                f"{self._name()}: {kind} index {which} is out of range; it has {n}.")
+        return which
+
+    def get_q_dot(self, state) -> np.ndarray:
+        data = self._tree(state, Stage.VELOCITY, "get_q_dot")
+        return self._matter.get_q_dot(state)[self._q_slice(data)]
+
+    def get_u_dot(self, state) -> np.ndarray:
+        data = self._tree(state, Stage.ACCELERATION, "get_u_dot")
+        return self._matter.get_u_dot(state)[self._u_slice(data)]
+
+    def get_one_u_dot(self, state, which: int) -> float:
+        return float(self.get_u_dot(state)[self._check_which(state, which, "u")])
+
+    def get_body_transform(self, state) -> Transform:
+        """X_GB: the body frame in Ground."""
+        c = self._tree(state, Stage.POSITION, "get_body_transform").cache
+        return Transform(Rotation._trusted(c.R_GB[self._index].copy()),
+                         c.p_GB[self._index].copy())
+
+    def get_body_rotation(self, state) -> Rotation:
+        c = self._tree(state, Stage.POSITION, "get_body_rotation").cache
+        return Rotation._trusted(c.R_GB[self._index].copy())
+
+    def get_body_origin_location(self, state) -> np.ndarray:
+        """p_GB (m): the body origin in Ground."""
+        return self._tree(state, Stage.POSITION,
+                          "get_body_origin_location").cache.p_GB[self._index].copy()
+
+    def get_mobilizer_transform(self, state) -> Transform:
+        """X_FM: the mobilizer's outboard frame M in its inboard frame F."""
+        c = self._tree(state, Stage.POSITION, "get_mobilizer_transform").cache
+        return Transform(Rotation._trusted(c.R_FM[self._index].copy()),
+                         c.p_FM[self._index].copy())
+
+    def get_body_velocity(self, state) -> np.ndarray:
+        """V_GB = [w_GB; v_GB] (rad/s; m/s of the body origin), in Ground."""
+        return self._tree(state, Stage.VELOCITY,
+                          "get_body_velocity").cache.V_GB[self._index].copy()
+
+    def get_body_angular_velocity(self, state) -> np.ndarray:
+        return self.get_body_velocity(state)[:3]
+
+    def get_body_origin_velocity(self, state) -> np.ndarray:
+        return self.get_body_velocity(state)[3:]
+
+    def get_mobilizer_velocity(self, state) -> np.ndarray:
+        """V_FM = [w_FM; v_FM], expressed in F."""
+        return self._tree(state, Stage.VELOCITY,
+                          "get_mobilizer_velocity").cache.V_FM[self._index].copy()
+
+    def get_body_acceleration(self, state) -> np.ndarray:
+        """A_GB = [ẇ_GB; a_GB] (rad/s², m/s² of the body origin), in Ground."""
+        return self._tree(state, Stage.ACCELERATION,
+                          "get_body_acceleration").cache.A_GB[self._index].copy()
+
+    def find_station_location_in_ground(self, state, station_B) -> np.ndarray:
+        """p_GS for a station S fixed on the body, given as p_BS (m)."""
+        return self.get_body_transform(state) @ np.asarray(station_B, dtype=float)
+
+    def find_station_velocity_in_ground(self, state, station_B) -> np.ndarray:
+        """v_GS (m/s) of a station fixed on the body."""
+        V = self.get_body_velocity(state)
+        r = self.get_body_rotation(state) @ np.asarray(station_B, dtype=float)
+        return V[3:] + np.cross(V[:3], r)
+
+    def find_station_acceleration_in_ground(self, state, station_B) -> np.ndarray:
+        """a_GS (m/s²) of a station fixed on the body."""
+        A = self.get_body_acceleration(state)
+        w = self.get_body_angular_velocity(state)
+        r = self.get_body_rotation(state) @ np.asarray(station_B, dtype=float)
+        return A[3:] + np.cross(A[:3], r) + np.cross(w, np.cross(w, r))
+
+    def __repr__(self) -> str:
+        return f"<{self._name()}>"
+
+
+class Ground(MobilizedBody):
+    """The immobile body 0: the Ground frame G, with infinite mass."""
+
+    def __init__(self, matter):
+        self._parent = None
+        self._matter = matter
+        self._X_PF = self._X_BM = Transform()
+        self._mass_properties = None
+        self._default_q = self._default_q_euler = np.zeros(0)
+        self._default_u = np.zeros(0)
+        self._params = np.zeros(PARAM_SIZE)
+        self._index = matter._adopt_mobilized_body(self)
+
+    def is_ground(self) -> bool:
+        return True
+
+    def _name(self) -> str:
+        return "Ground"
+
+
+def _mobilizer_type(name: str, module, doc: str):
+    cls = type(name, (MobilizedBody,), {"_module": module, "__doc__": doc})
+    cls.__qualname__ = f"MobilizedBody.{name}"
+    return cls
+
+
+class _Screw(MobilizedBody):
+    """Rotation about the common z axis with translation along it of ``pitch`` (m/rad)
+    per radian: ``MobilizedBody.Screw(parent, X_PF, body, X_BM, pitch)``."""
+
+    _module = screw
+
+    def __init__(self, parent, *args):
+        if len(args) not in (2, 4):
+            raise InvalidArgumentError(
+                "MobilizedBody.Screw: call it as Screw(parent, X_PF, body, X_BM, pitch) or "
+                "Screw(parent, body, pitch).")
+        super().__init__(parent, *args[:-1])
+        self._params[0] = float(args[-1])
+
+    def get_default_pitch(self) -> float:
+        return float(self._params[0])
+
+
+_Screw.__name__ = "Screw"
+_Screw.__qualname__ = "MobilizedBody.Screw"
+
+MobilizedBody.Weld = _mobilizer_type("Weld", weld, "No relative motion: X_FM = identity.")
+MobilizedBody.Pin = _mobilizer_type("Pin", pin, pin.__doc__)
+MobilizedBody.Slider = _mobilizer_type("Slider", slider, slider.__doc__)
+MobilizedBody.Universal = _mobilizer_type("Universal", universal, universal.__doc__)
+MobilizedBody.Cylinder = _mobilizer_type("Cylinder", cylinder, cylinder.__doc__)
+MobilizedBody.Screw = _Screw
+MobilizedBody.Planar = _mobilizer_type("Planar", planar, planar.__doc__)
+MobilizedBody.Gimbal = _mobilizer_type("Gimbal", gimbal, gimbal.__doc__)
+MobilizedBody.Ball = _mobilizer_type("Ball", ball, ball.__doc__)
+MobilizedBody.Free = _mobilizer_type("Free", free, free.__doc__)
+MobilizedBody.Translation = _mobilizer_type("Translation", translation, translation.__doc__)
+MobilizedBody.Bushing = _mobilizer_type("Bushing", bushing, bushing.__doc__)
+MobilizedBody.Ground = Ground
+

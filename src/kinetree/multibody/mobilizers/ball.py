@@ -1,0 +1,128 @@
+"""Ball (spherical): orientation only. q is a quaternion [w, x, y, z] (need not be unit:
+the kinematics normalize it) or, in Euler-angle mode, body-fixed x-y-z angles; the mode is
+read from the length of q. u is always w_FM, M's angular velocity in F expressed in F
+(Simbody's convention), so H = [1; 0] and q̇ = N(q) u with, for the quaternion,
+q̇ = ½ (0, w) ⊗ q. The quaternion helpers here serve Free too.
+"""
+
+import numba
+
+from kinetree.multibody.mobilizers import gimbal
+
+CODE = 8
+NQ = 4
+NQ_EULER = 3
+NU = 3
+DEFAULT_Q = (1.0, 0.0, 0.0, 0.0)
+DEFAULT_Q_EULER = (0.0, 0.0, 0.0)
+
+
+@numba.njit(cache=True)
+def quaternion_rotation(q, R):
+    """R from the quaternion q = [w, x, y, z], normalized first."""
+    n = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]
+    s = 2.0 / n
+    w, x, y, z = q[0], q[1], q[2], q[3]
+    R[0, 0] = 1.0 - s * (y * y + z * z)
+    R[0, 1] = s * (x * y - w * z)
+    R[0, 2] = s * (x * z + w * y)
+    R[1, 0] = s * (x * y + w * z)
+    R[1, 1] = 1.0 - s * (x * x + z * z)
+    R[1, 2] = s * (y * z - w * x)
+    R[2, 0] = s * (x * z - w * y)
+    R[2, 1] = s * (y * z + w * x)
+    R[2, 2] = 1.0 - s * (x * x + y * y)
+
+
+@numba.njit(cache=True)
+def quaternion_rate(q, w, out):
+    """out = ½ (0, w) ⊗ q: q̇ for angular velocity w expressed in F."""
+    out[0] = -0.5 * (w[0] * q[1] + w[1] * q[2] + w[2] * q[3])
+    out[1] = 0.5 * (q[0] * w[0] + w[1] * q[3] - w[2] * q[2])
+    out[2] = 0.5 * (q[0] * w[1] + w[2] * q[1] - w[0] * q[3])
+    out[3] = 0.5 * (q[0] * w[2] + w[0] * q[2] - w[1] * q[1])
+
+
+@numba.njit(cache=True)
+def angular_velocity_from_quaternion_rate(q, qd, out):
+    """out = 2 vec(q̇ ⊗ q*) / |q|²: the w (in F) that produces q̇ (tangent to |q|)."""
+    n = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]
+    s = 2.0 / n
+    out[0] = s * (q[0] * qd[1] - qd[0] * q[1] - (qd[2] * q[3] - qd[3] * q[2]))
+    out[1] = s * (q[0] * qd[2] - qd[0] * q[2] - (qd[3] * q[1] - qd[1] * q[3]))
+    out[2] = s * (q[0] * qd[3] - qd[0] * q[3] - (qd[1] * q[2] - qd[2] * q[1]))
+
+
+@numba.njit(cache=True)
+def rotation(q, R):
+    """R_FM of an orientation block: quaternion (4) or x-y-z angles (3)."""
+    if q.shape[0] == 4:
+        quaternion_rotation(q, R)
+    else:
+        gimbal.xyz_rotation(q[0], q[1], q[2], R)
+
+
+@numba.njit(cache=True)
+def rate(q, w, out):
+    """q̇ of an orientation block for w_FM in F."""
+    if q.shape[0] == 4:
+        quaternion_rate(q, w, out)
+    else:
+        gimbal.xyz_rates_from_w(q[0], q[1], w, out)
+
+
+@numba.njit(cache=True)
+def rate_inverse(q, qd, out):
+    if q.shape[0] == 4:
+        angular_velocity_from_quaternion_rate(q, qd, out)
+    else:
+        gimbal.xyz_w_from_rates(q[0], q[1], qd, out)
+
+
+@numba.njit(cache=True)
+def rate_dot(q, w, out):
+    """(dN/dt) w of an orientation block: for the quaternion N is linear in q, so it is
+    N(q̇) w with q̇ = N(q) w."""
+    if q.shape[0] == 4:
+        qd0 = -0.5 * (w[0] * q[1] + w[1] * q[2] + w[2] * q[3])
+        qd1 = 0.5 * (q[0] * w[0] + w[1] * q[3] - w[2] * q[2])
+        qd2 = 0.5 * (q[0] * w[1] + w[2] * q[1] - w[0] * q[3])
+        qd3 = 0.5 * (q[0] * w[2] + w[0] * q[2] - w[1] * q[1])
+        out[0] = -0.5 * (w[0] * qd1 + w[1] * qd2 + w[2] * qd3)
+        out[1] = 0.5 * (qd0 * w[0] + w[1] * qd3 - w[2] * qd2)
+        out[2] = 0.5 * (qd0 * w[1] + w[2] * qd1 - w[0] * qd3)
+        out[3] = 0.5 * (qd0 * w[2] + w[0] * qd2 - w[1] * qd1)
+    else:
+        gimbal.xyz_rates_dot(q[0], q[1], w, out)
+
+
+@numba.njit(cache=True)
+def x_fm(q, prm, R_FM, p_FM):
+    rotation(q, R_FM)
+    p_FM[:] = 0.0
+
+
+@numba.njit(cache=True)
+def h_fm(q, prm, H):
+    H[:, :3] = 0.0
+    H[0, 0] = H[1, 1] = H[2, 2] = 1.0
+
+
+@numba.njit(cache=True)
+def hdot_u(q, u, prm, out):
+    out[:] = 0.0
+
+
+@numba.njit(cache=True)
+def n_mult(q, v, prm, out):
+    rate(q, v, out)
+
+
+@numba.njit(cache=True)
+def n_inv_mult(q, v, prm, out):
+    rate_inverse(q, v, out)
+
+
+@numba.njit(cache=True)
+def ndot_u(q, u, prm, out):
+    rate_dot(q, u, out)

@@ -1,0 +1,44 @@
+"""Bushing: six mobilities with q̇ = u: body-fixed x-y-z angles q0..q2 (rad), R_FM =
+Rx Ry Rz, then M's origin at p_FM = (q3, q4, q5) (m) in F. Unlike Free, the rotational u
+are the angle rates, not w_FM."""
+
+import numba
+
+from kinetree.multibody.mobilizers import gimbal
+
+CODE = 17
+NQ = NU = 6
+DEFAULT_Q = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+
+
+@numba.njit(cache=True)
+def x_fm(q, prm, R_FM, p_FM):
+    gimbal.xyz_rotation(q[0], q[1], q[2], R_FM)
+    p_FM[0], p_FM[1], p_FM[2] = q[3], q[4], q[5]
+
+
+@numba.njit(cache=True)
+def h_fm(q, prm, H):
+    H[:, :] = 0.0
+    gimbal.xyz_rate_matrix(q[0], q[1], H)
+    H[3, 3] = H[4, 4] = H[5, 5] = 1.0
+
+
+@numba.njit(cache=True)
+def hdot_u(q, u, prm, out):
+    out[:] = 0.0
+    gimbal.xyz_rate_matrix_dot_times(q[0], q[1], u[0], u[1], u, out)
+
+
+@numba.njit(cache=True)
+def n_mult(q, v, prm, out):
+    for i in range(6):
+        out[i] = v[i]
+
+
+n_inv_mult = n_mult
+
+
+@numba.njit(cache=True)
+def ndot_u(q, u, prm, out):
+    out[:] = 0.0

@@ -1,0 +1,116 @@
+"""Gimbal: body-fixed x-y-z angles, R_FM = Rx(q0) Ry(q1) Rz(q2) (rad); u = q̇.
+
+The angular velocity w_FM in F is Hᵣ q̇ with columns x, Rx(q0) y and Rx(q0) Ry(q1) z:
+Hᵣ = [[1, 0, s1], [0, c0, -s0 c1], [0, s0, c0 c1]], singular at q1 = ±90°. The helpers
+here are shared by Ball and Free in Euler-angle mode and by Bushing.
+"""
+
+import math
+
+import numba
+
+CODE = 7
+NQ = NU = 3
+DEFAULT_Q = (0.0, 0.0, 0.0)
+
+
+@numba.njit(cache=True)
+def xyz_rotation(a, b, c, R):
+    """R = Rx(a) Ry(b) Rz(c)."""
+    ca, sa, cb, sb, cc, sc = (math.cos(a), math.sin(a), math.cos(b), math.sin(b),
+                              math.cos(c), math.sin(c))
+    R[0, 0], R[0, 1], R[0, 2] = cb * cc, -cb * sc, sb
+    R[1, 0] = sa * sb * cc + ca * sc
+    R[1, 1] = -sa * sb * sc + ca * cc
+    R[1, 2] = -sa * cb
+    R[2, 0] = -ca * sb * cc + sa * sc
+    R[2, 1] = ca * sb * sc + sa * cc
+    R[2, 2] = ca * cb
+
+
+@numba.njit(cache=True)
+def xyz_rate_matrix(a, b, H):
+    """The 3x3 Hᵣ with w_FM(in F) = Hᵣ q̇, written into H[:3, :3]."""
+    ca, sa, cb, sb = math.cos(a), math.sin(a), math.cos(b), math.sin(b)
+    H[0, 0], H[0, 1], H[0, 2] = 1.0, 0.0, sb
+    H[1, 0], H[1, 1], H[1, 2] = 0.0, ca, -sa * cb
+    H[2, 0], H[2, 1], H[2, 2] = 0.0, sa, ca * cb
+
+
+@numba.njit(cache=True)
+def xyz_rate_matrix_dot_times(a, b, ad, bd, v, out):
+    """out = (dHᵣ/dt) v for angle rates (ad, bd); writes out[0:3]."""
+    ca, sa, cb, sb = math.cos(a), math.sin(a), math.cos(b), math.sin(b)
+    out[0] = cb * bd * v[2]
+    out[1] = -sa * ad * v[1] + (-ca * ad * cb + sa * sb * bd) * v[2]
+    out[2] = ca * ad * v[1] + (-sa * ad * cb - ca * sb * bd) * v[2]
+
+
+@numba.njit(cache=True)
+def xyz_rates_from_w(a, b, w, out):
+    """out = Hᵣ⁻¹ w: the angle rates that give angular velocity w (in F)."""
+    ca, sa, cb = math.cos(a), math.sin(a), math.cos(b)
+    sb = math.sin(b)
+    r1 = ca * w[1] + sa * w[2]
+    r2 = (-sa * w[1] + ca * w[2]) / cb
+    out[0] = w[0] - sb * r2
+    out[1] = r1
+    out[2] = r2
+
+
+@numba.njit(cache=True)
+def xyz_w_from_rates(a, b, r, out):
+    """out = Hᵣ r."""
+    ca, sa, cb, sb = math.cos(a), math.sin(a), math.cos(b), math.sin(b)
+    out[0] = r[0] + sb * r[2]
+    out[1] = ca * r[1] - sa * cb * r[2]
+    out[2] = sa * r[1] + ca * cb * r[2]
+
+
+@numba.njit(cache=True)
+def xyz_rates_dot(a, b, w, out):
+    """out = d(Hᵣ⁻¹)/dt w = -Hᵣ⁻¹ (dHᵣ/dt) Hᵣ⁻¹ w, the Ṅ u of Euler-angle mobilizers whose u
+    is w_FM in F."""
+    ca, sa, cb, sb = math.cos(a), math.sin(a), math.cos(b), math.sin(b)
+    r1 = ca * w[1] + sa * w[2]
+    r2 = (-sa * w[1] + ca * w[2]) / cb
+    r0 = w[0] - sb * r2
+    d0 = cb * r1 * r2
+    d1 = -sa * r0 * r1 + (-ca * r0 * cb + sa * sb * r1) * r2
+    d2 = ca * r0 * r1 + (-sa * r0 * cb - ca * sb * r1) * r2
+    e1 = ca * d1 + sa * d2
+    e2 = (-sa * d1 + ca * d2) / cb
+    out[0] = -(d0 - sb * e2)
+    out[1] = -e1
+    out[2] = -e2
+
+
+@numba.njit(cache=True)
+def x_fm(q, prm, R_FM, p_FM):
+    xyz_rotation(q[0], q[1], q[2], R_FM)
+    p_FM[:] = 0.0
+
+
+@numba.njit(cache=True)
+def h_fm(q, prm, H):
+    H[:, :3] = 0.0
+    xyz_rate_matrix(q[0], q[1], H)
+
+
+@numba.njit(cache=True)
+def hdot_u(q, u, prm, out):
+    out[:] = 0.0
+    xyz_rate_matrix_dot_times(q[0], q[1], u[0], u[1], u, out)
+
+
+@numba.njit(cache=True)
+def n_mult(q, v, prm, out):
+    out[0], out[1], out[2] = v[0], v[1], v[2]
+
+
+n_inv_mult = n_mult
+
+
+@numba.njit(cache=True)
+def ndot_u(q, u, prm, out):
+    out[0] = out[1] = out[2] = 0.0

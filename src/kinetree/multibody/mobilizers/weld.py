@@ -1,0 +1,39 @@
+"""Weld: no relative motion; X_FM is the identity and there are no q or u."""
+
+import numba
+
+CODE = 0
+NQ = NU = 0
+DEFAULT_Q = ()
+
+
+@numba.njit(cache=True)
+def x_fm(q, prm, R_FM, p_FM):
+    R_FM[:, :] = 0.0
+    R_FM[0, 0] = R_FM[1, 1] = R_FM[2, 2] = 1.0
+    p_FM[:] = 0.0
+
+
+@numba.njit(cache=True)
+def h_fm(q, prm, H):
+    pass
+
+
+@numba.njit(cache=True)
+def hdot_u(q, u, prm, out):
+    out[:] = 0.0
+
+
+@numba.njit(cache=True)
+def n_mult(q, v, prm, out):
+    pass
+
+
+@numba.njit(cache=True)
+def n_inv_mult(q, v, prm, out):
+    pass
+
+
+@numba.njit(cache=True)
+def ndot_u(q, u, prm, out):
+    pass

@@ -1,0 +1,60 @@
+"""MultibodySystem: a System with one SimbodyMatterSubsystem and any force subsystems.
+
+Within each stage the matter subsystem is realized first: forces read body positions and
+velocities it computes, and it zeroes the force accumulators the force subsystems then add
+into during DYNAMICS.
+"""
+
+from __future__ import annotations
+
+from kinetree.errors import InvalidArgumentError
+from kinetree.system.stage import Stage
+from kinetree.system.system import System
+
+
+class MultibodySystem(System):
+    """The System of multibody models: matter, forces, and their energies."""
+
+    def __init__(self, name: str = "MultibodySystem"):
+        super().__init__(name)
+        self._matter = None
+
+    def _set_matter_subsystem(self, matter) -> None:
+        if self._matter is not None:
+            raise InvalidArgumentError(
+                "MultibodySystem: it already has a SimbodyMatterSubsystem; a MultibodySystem "
+                "has exactly one.")
+        self._matter = matter
+
+    def get_matter_subsystem(self):
+        if self._matter is None:
+            raise InvalidArgumentError(
+                "MultibodySystem: no SimbodyMatterSubsystem yet; create one with "
+                "kt.SimbodyMatterSubsystem(system).")
+        return self._matter
+
+    upd_matter_subsystem = get_matter_subsystem
+
+    def _realization_order(self):
+        order = list(range(len(self._subsystems)))
+        if self._matter is not None:
+            order.remove(self._matter._index)
+            order.insert(0, self._matter._index)
+        return order
+
+    def _force_subsystems(self):
+        return [ss for ss in self._subsystems if hasattr(ss, "calc_potential_energy")
+                and ss is not self._matter]
+
+    def calc_kinetic_energy(self, state) -> float:
+        """Kinetic energy of all bodies (J); needs VELOCITY."""
+        return self.get_matter_subsystem().calc_kinetic_energy(state)
+
+    def calc_potential_energy(self, state) -> float:
+        """Sum of every force subsystem's potential energy (J); needs DYNAMICS."""
+        self.require_stage(state, Stage.DYNAMICS, "MultibodySystem.calc_potential_energy")
+        return float(sum(fs.calc_potential_energy(state) for fs in self._force_subsystems()))
+
+    def calc_energy(self, state) -> float:
+        """Kinetic plus potential energy (J); needs DYNAMICS."""
+        return self.calc_kinetic_energy(state) + self.calc_potential_energy(state)
