@@ -40,6 +40,10 @@ class Force:
         self._disabled_by_default = bool(disabled)
         self._forces.invalidate_subsystem_topology_cache()
 
+    def _realize(self, stage, state) -> None:
+        """The element's part of its subsystem's realization of ``stage``; most built-in
+        elements compute everything in calc_force and need nothing here."""
+
     def calc_force(self, state, body_forces, particle_forces, mobility_forces) -> None:
         raise NotImplementedError(f"{type(self).__qualname__} must implement calc_force.")
 

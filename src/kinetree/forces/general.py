@@ -34,6 +34,32 @@ class GeneralForceSubsystem(ForceSubsystem):
     def realize_topology(self, state):
         self._enabled_index = self.allocate_discrete_variable(
             state, Stage.INSTANCE, [not f._disabled_by_default for f in self._forces])
+        self._realize_elements(Stage.TOPOLOGY, state)
+
+    def _realize_elements(self, stage: Stage, state) -> None:
+        for force in self._forces:
+            force._realize(stage, state)
+
+    def realize_model(self, state):
+        self._realize_elements(Stage.MODEL, state)
+
+    def realize_instance(self, state):
+        self._realize_elements(Stage.INSTANCE, state)
+
+    def realize_time(self, state):
+        self._realize_elements(Stage.TIME, state)
+
+    def realize_position(self, state):
+        self._realize_elements(Stage.POSITION, state)
+
+    def realize_velocity(self, state):
+        self._realize_elements(Stage.VELOCITY, state)
+
+    def realize_acceleration(self, state):
+        self._realize_elements(Stage.ACCELERATION, state)
+
+    def realize_report(self, state):
+        self._realize_elements(Stage.REPORT, state)
 
     def _matter(self):
         return self.get_system().get_matter_subsystem()
@@ -51,6 +77,7 @@ class GeneralForceSubsystem(ForceSubsystem):
         return [f for f, on in zip(self._forces, enabled) if on]
 
     def realize_dynamics(self, state):
+        self._realize_elements(Stage.DYNAMICS, state)
         matter = self._matter()
         body_forces = matter.upd_body_forces(state)
         mobility_forces = matter.upd_mobility_forces(state)
