@@ -75,34 +75,122 @@ def test_custom_implementation_must_implement_calc_force():
         system.realize(state, kt.Stage.DYNAMICS)
 
 
-def test_gravity_potential_energy_gradient_is_minus_generalized_force():
-    """∂PE/∂q = -f_gravity (generalized), by finite differences, on a 3-link chain."""
+def chain_with(add_force, kinds=("Gimbal", "Slider", "Pin", "Universal")):
+    """A four-body chain on q̇ = u mobilizers (so ∂PE/∂q is minus the generalized force)
+    with one force element added by ``add_force(forces, matter, bodies)``."""
     system = kt.MultibodySystem()
     matter = kt.SimbodyMatterSubsystem(system)
     forces = kt.GeneralForceSubsystem(system)
-    kt.Force.UniformGravity(forces, matter, [0.5, -9.81, 0.3])
     com = [0.1, -0.3, 0.05]
     body = kt.Body.Rigid(kt.MassProperties(
         1.3, com, kt.Inertia(0.2, 0.15, 0.1).shift_from_mass_center(com, 1.3)))
-    parent = matter.Ground()
-    for _ in range(3):
-        parent = kt.MobilizedBody.Gimbal(parent, kt.Transform([0, -0.5, 0]), body,
-                                         kt.Transform())
+    bodies = [matter.Ground()]
+    for kind in kinds:
+        bodies.append(getattr(kt.MobilizedBody, kind)(
+            bodies[-1], kt.Transform(kt.Rotation.about_y(0.4), [0, -0.5, 0.1]), body,
+            kt.Transform()))
+    add_force(forces, matter, bodies)
     state = system.realize_topology()
-    q = np.random.default_rng(1).uniform(-1, 1, state.get_num_q())
-    state.set_q(q)                                    # u = 0: no velocity terms
+    rng = np.random.default_rng(1)
+    state.set_q(rng.uniform(-1, 1, state.get_num_q()))
+    state.set_u(rng.uniform(-1, 1, state.get_num_u()))
+    return system, matter, state
+
+
+def generalized_force(system, matter, state):
+    """f_mob + Jᵀ F of the realized forces: -(residual at u̇ = 0) minus velocity terms."""
     system.realize(state, kt.Stage.DYNAMICS)
-    gravity_body_forces = matter.upd_body_forces(state).copy()
-    # with u = 0 and u̇ = 0 the residual is -Jᵀ F: the generalized gravity force negated
-    f_gravity = -matter.calc_residual_force(state, np.zeros(9), gravity_body_forces,
-                                            np.zeros(9))
-    grad = np.zeros(9)
-    for i in range(9):
+    n = state.get_num_u()
+    f = matter.upd_mobility_forces(state).copy()
+    F = matter.upd_body_forces(state).copy()
+    zero = np.zeros(n)
+    return (-matter.calc_residual_force(state, f, F, zero)
+            + matter.calc_residual_force(state, zero, 0 * F, zero))
+
+
+CONSERVATIVE = {
+    "UniformGravity": lambda fs, m, b: kt.Force.UniformGravity(fs, m, [0.5, -9.81, 0.3]),
+    "TwoPointLinearSpring": lambda fs, m, b: kt.Force.TwoPointLinearSpring(
+        fs, b[1], [0.1, 0.2, 0], b[4], [0, -0.1, 0.3], 40.0, 0.3),
+    "TwoPointConstantForce": lambda fs, m, b: kt.Force.TwoPointConstantForce(
+        fs, b[0], [0.2, 0, 0], b[3], [0, 0.1, 0], 7.0),
+    "MobilityLinearSpring": lambda fs, m, b: kt.Force.MobilityLinearSpring(
+        fs, b[1], 1, 12.0, 0.2),
+}
+
+
+@pytest.mark.parametrize("name", CONSERVATIVE)
+def test_potential_energy_gradient_is_minus_generalized_force(name):
+    system, matter, state = chain_with(CONSERVATIVE[name])
+    f_gen = generalized_force(system, matter, state)
+    q = state.get_q().copy()
+    grad = np.zeros(q.size)
+    for i in range(q.size):
         for sign in (1, -1):
             s = state.copy()
-            dq = np.zeros(9)
+            dq = np.zeros(q.size)
             dq[i] = sign * 1e-6
             s.set_q(q + dq)
             system.realize(s, kt.Stage.DYNAMICS)
             grad[i] += sign * system.calc_potential_energy(s) / 2e-6
-    np.testing.assert_allclose(grad, -f_gravity, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(grad, -f_gen, rtol=1e-6, atol=1e-6)
+    assert np.abs(f_gen).max() > 0.1
+
+
+def _distance(system, state, b1, s1, b2, s2):
+    system.realize(state, kt.Stage.POSITION)
+    return np.linalg.norm(b2.find_station_location_in_ground(state, s2)
+                          - b1.find_station_location_in_ground(state, s1))
+
+
+def test_two_point_damper_dissipates_c_ddot_squared():
+    s1, s2, c = [0.1, 0.2, 0], [0, -0.1, 0.3], 3.0
+    keep = {}
+
+    def add(fs, m, b):
+        keep["b"] = b
+        kt.Force.TwoPointLinearDamper(fs, b[1], s1, b[4], s2, c)
+
+    system, matter, state = chain_with(add)
+    b = keep["b"]
+    u = state.get_u().copy()
+    power = u @ generalized_force(system, matter, state)
+    q, h = state.get_q().copy(), 1e-6
+    plus, minus = state.copy(), state.copy()
+    plus.set_q(q + h * u)
+    minus.set_q(q - h * u)
+    d_dot = (_distance(system, plus, b[1], s1, b[4], s2)
+             - _distance(system, minus, b[1], s1, b[4], s2)) / (2 * h)
+    assert power == pytest.approx(-c * d_dot**2, rel=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["MobilityLinearDamper", "GlobalDamper"])
+def test_mobility_dampers_dissipate(kind):
+    def add(fs, m, b):
+        if kind == "GlobalDamper":
+            kt.Force.GlobalDamper(fs, m, 2.0)
+        else:
+            kt.Force.MobilityLinearDamper(fs, b[2], 0, 2.0)
+
+    system, matter, state = chain_with(add)
+    u = state.get_u()
+    expected = 2.0 * (u @ u if kind == "GlobalDamper" else u[3] ** 2)
+    assert u @ generalized_force(system, matter, state) == pytest.approx(-expected)
+
+
+def test_constant_force_torque_and_mobility_force_do_the_expected_power():
+    keep = {}
+    F, T, s = np.array([1.0, -2.0, 0.5]), np.array([0.3, 0.1, -0.4]), [0.2, 0.1, 0]
+
+    def add(fs, m, b):
+        keep["b"] = b
+        kt.Force.ConstantForce(fs, b[3], s, F)
+        kt.Force.ConstantTorque(fs, b[2], T)
+        kt.Force.MobilityConstantForce(fs, b[1], 2, 1.5)
+
+    system, matter, state = chain_with(add)
+    b = keep["b"]
+    power = state.get_u() @ generalized_force(system, matter, state)
+    expected = (F @ b[3].find_station_velocity_in_ground(state, s)
+                + T @ b[2].get_body_angular_velocity(state) + 1.5 * b[1].get_u(state)[2])
+    assert power == pytest.approx(expected, rel=1e-12)

@@ -1,11 +1,29 @@
 """Force subsystems and force elements; ``Force.<Type>`` names every built-in element."""
 
 from kinetree.forces.custom import Custom
+from kinetree.forces.elements.constant_force import ConstantForce
+from kinetree.forces.elements.constant_torque import ConstantTorque
+from kinetree.forces.elements.global_damper import GlobalDamper
+from kinetree.forces.elements.mobility_constant_force import MobilityConstantForce
+from kinetree.forces.elements.mobility_linear_damper import MobilityLinearDamper
+from kinetree.forces.elements.mobility_linear_spring import MobilityLinearSpring
+from kinetree.forces.elements.two_point_constant_force import TwoPointConstantForce
+from kinetree.forces.elements.two_point_linear_damper import TwoPointLinearDamper
+from kinetree.forces.elements.two_point_linear_spring import TwoPointLinearSpring
 from kinetree.forces.elements.uniform_gravity import UniformGravity
 from kinetree.forces.force import Force
 from kinetree.forces.force_subsystem import ForceSubsystem
 from kinetree.forces.general import GeneralForceSubsystem
 
+Force.ConstantForce = ConstantForce
+Force.ConstantTorque = ConstantTorque
+Force.GlobalDamper = GlobalDamper
+Force.MobilityConstantForce = MobilityConstantForce
+Force.MobilityLinearDamper = MobilityLinearDamper
+Force.MobilityLinearSpring = MobilityLinearSpring
+Force.TwoPointConstantForce = TwoPointConstantForce
+Force.TwoPointLinearDamper = TwoPointLinearDamper
+Force.TwoPointLinearSpring = TwoPointLinearSpring
 Force.UniformGravity = UniformGravity
 Force.Custom = Custom
 
