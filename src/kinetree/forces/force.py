@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from kinetree.errors import InvalidArgumentError
-from kinetree.forces.general import GeneralForceSubsystem
 
 
 class Force:
@@ -15,7 +14,7 @@ class Force:
     _disabled_by_default = False
 
     def __init__(self, forces):
-        if not isinstance(forces, GeneralForceSubsystem):
+        if not hasattr(forces, "_adopt_force"):
             raise InvalidArgumentError(
                 f"{type(self).__qualname__}: the first argument must be the "
                 f"GeneralForceSubsystem, got {type(forces).__name__}.")

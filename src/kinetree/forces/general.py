@@ -4,6 +4,7 @@ State (an Instance-stage choice)."""
 from __future__ import annotations
 
 from kinetree.errors import InvalidArgumentError
+from kinetree.forces.force import Force
 from kinetree.forces.force_subsystem import ForceSubsystem
 from kinetree.system.stage import Stage
 
@@ -34,10 +35,12 @@ class GeneralForceSubsystem(ForceSubsystem):
     def realize_topology(self, state):
         self._enabled_index = self.allocate_discrete_variable(
             state, Stage.INSTANCE, [not f._disabled_by_default for f in self._forces])
+        self._with_hooks = [f for f in self._forces if type(f)._realize is not Force._realize]
         self._realize_elements(Stage.TOPOLOGY, state)
 
     def _realize_elements(self, stage: Stage, state) -> None:
-        for force in self._forces:
+        """Run the stage hooks of the elements that have any (custom forces)."""
+        for force in self._with_hooks:
             force._realize(stage, state)
 
     def realize_model(self, state):

@@ -1,5 +1,6 @@
 """Dispatch on the mobilizer type code: the one place the tree sweeps meet the
-mobilizers. Each function forwards to the module of that type (mobilizers/<type>.py)."""
+mobilizers. Each function forwards to the module of that type (mobilizers/<type>.py);
+the commonest type is tested first."""
 
 import numba
 
@@ -22,10 +23,10 @@ from kinetree.multibody.mobilizers import (
 @numba.njit(cache=True)
 def x_fm(code, q, prm, R_FM, p_FM):
     """The transform X_FM of a mobilizer of type ``code``."""
-    if code == weld.CODE:
-        weld.x_fm(q, prm, R_FM, p_FM)
-    elif code == pin.CODE:
+    if code == pin.CODE:
         pin.x_fm(q, prm, R_FM, p_FM)
+    elif code == weld.CODE:
+        weld.x_fm(q, prm, R_FM, p_FM)
     elif code == slider.CODE:
         slider.x_fm(q, prm, R_FM, p_FM)
     elif code == universal.CODE:
@@ -50,10 +51,10 @@ def x_fm(code, q, prm, R_FM, p_FM):
 @numba.njit(cache=True)
 def h_fm(code, q, prm, H):
     """The hinge matrix H_FM (in F) of a mobilizer of type ``code``."""
-    if code == weld.CODE:
-        weld.h_fm(q, prm, H)
-    elif code == pin.CODE:
+    if code == pin.CODE:
         pin.h_fm(q, prm, H)
+    elif code == weld.CODE:
+        weld.h_fm(q, prm, H)
     elif code == slider.CODE:
         slider.h_fm(q, prm, H)
     elif code == universal.CODE:
@@ -78,10 +79,10 @@ def h_fm(code, q, prm, H):
 @numba.njit(cache=True)
 def hdot_u(code, q, u, prm, out):
     """(dH_FM/dt) u (in F) of a mobilizer of type ``code``."""
-    if code == weld.CODE:
-        weld.hdot_u(q, u, prm, out)
-    elif code == pin.CODE:
+    if code == pin.CODE:
         pin.hdot_u(q, u, prm, out)
+    elif code == weld.CODE:
+        weld.hdot_u(q, u, prm, out)
     elif code == slider.CODE:
         slider.hdot_u(q, u, prm, out)
     elif code == universal.CODE:
@@ -106,10 +107,10 @@ def hdot_u(code, q, u, prm, out):
 @numba.njit(cache=True)
 def n_mult(code, q, v, prm, out):
     """N(q) v of a mobilizer of type ``code``."""
-    if code == weld.CODE:
-        weld.n_mult(q, v, prm, out)
-    elif code == pin.CODE:
+    if code == pin.CODE:
         pin.n_mult(q, v, prm, out)
+    elif code == weld.CODE:
+        weld.n_mult(q, v, prm, out)
     elif code == slider.CODE:
         slider.n_mult(q, v, prm, out)
     elif code == universal.CODE:
@@ -134,10 +135,10 @@ def n_mult(code, q, v, prm, out):
 @numba.njit(cache=True)
 def n_inv_mult(code, q, v, prm, out):
     """N(q)⁻¹ v of a mobilizer of type ``code``."""
-    if code == weld.CODE:
-        weld.n_inv_mult(q, v, prm, out)
-    elif code == pin.CODE:
+    if code == pin.CODE:
         pin.n_inv_mult(q, v, prm, out)
+    elif code == weld.CODE:
+        weld.n_inv_mult(q, v, prm, out)
     elif code == slider.CODE:
         slider.n_inv_mult(q, v, prm, out)
     elif code == universal.CODE:
@@ -162,10 +163,10 @@ def n_inv_mult(code, q, v, prm, out):
 @numba.njit(cache=True)
 def ndot_u(code, q, u, prm, out):
     """(dN/dt) u of a mobilizer of type ``code``."""
-    if code == weld.CODE:
-        weld.ndot_u(q, u, prm, out)
-    elif code == pin.CODE:
+    if code == pin.CODE:
         pin.ndot_u(q, u, prm, out)
+    elif code == weld.CODE:
+        weld.ndot_u(q, u, prm, out)
     elif code == slider.CODE:
         slider.ndot_u(q, u, prm, out)
     elif code == universal.CODE:
