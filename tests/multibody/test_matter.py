@@ -144,3 +144,84 @@ def test_torque_free_symmetric_top_precesses_at_the_analytic_rate():
     wdot_B = R.invert() @ top.get_body_acceleration(state)[:3]
     Omega = (I3 - I1) / I1 * w[2]
     np.testing.assert_allclose(wdot_B, np.cross([0, 0, Omega], w), atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["Pin", "Universal", "Gimbal", "Ball", "Free", "Bushing",
+                                  "Planar", "Translation"])
+def test_fit_transform_and_velocity_round_trip(kind):
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    body = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(0.1)))
+    mobod = getattr(kt.MobilizedBody, kind)(matter.Ground(), body)
+    state = system.realize_topology()
+    rng = np.random.default_rng(5)
+    source = state.copy()
+    q = source.upd_q()
+    q[:] += rng.uniform(-0.8, 0.8, q.size)
+    source.upd_u()[:] = rng.uniform(-1, 1, source.get_num_u())
+    system.realize(source, kt.Stage.VELOCITY)
+    X, V = mobod.get_mobilizer_transform(source), mobod.get_mobilizer_velocity(source)
+    mobod.set_q_to_fit_transform(state, X)
+    system.realize(state, kt.Stage.POSITION)
+    assert mobod.get_mobilizer_transform(state).is_same_transform(X, 1e-9)
+    mobod.set_u_to_fit_velocity(state, V)
+    system.realize(state, kt.Stage.VELOCITY)
+    np.testing.assert_allclose(mobod.get_mobilizer_velocity(state), V, atol=1e-10)
+
+
+def test_jacobians_and_momentum():
+    system, matter, state = chain(5)
+    system.realize(state, kt.Stage.VELOCITY)
+    J = matter.calc_system_jacobian(state)
+    u = state.get_u()
+    V = (J @ u).reshape(-1, 6)
+    for b in range(1, matter.get_num_bodies()):
+        np.testing.assert_allclose(V[b], matter.get_mobilized_body(b).get_body_velocity(state),
+                                   atol=1e-12)
+    tip = matter.get_mobilized_body(matter.get_num_bodies() - 1)
+    s = [0.1, -0.2, 0.05]
+    np.testing.assert_allclose(matter.calc_station_jacobian(state, tip, s) @ u,
+                               tip.find_station_velocity_in_ground(state, s), atol=1e-12)
+    # momentum: linear = M_total v_com, and Jᵀ maps body forces to generalized forces
+    F = np.random.default_rng(0).uniform(-1, 1, (matter.get_num_bodies(), 6))
+    assert u @ matter.multiply_by_system_jacobian_transpose(state, F) == pytest.approx(
+        np.sum(F * V))
+    h = matter.calc_system_central_momentum(state)
+    q, dt = state.get_q().copy(), 1e-6
+    qdot = matter.multiply_by_n(state, u)
+    plus, minus = state.copy(), state.copy()
+    plus.set_q(q + dt * qdot)
+    minus.set_q(q - dt * qdot)
+    for s_ in (plus, minus):
+        system.realize(s_, kt.Stage.POSITION)
+    v_com = (matter.calc_system_mass_center_location_in_ground(plus)
+             - matter.calc_system_mass_center_location_in_ground(minus)) / (2 * dt)
+    np.testing.assert_allclose(h[3:], 5.0 * v_com, rtol=1e-6)
+
+
+def test_free_system_conserves_central_momentum():
+    """No forces on a floating chain: momentum about the mass center is constant."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    com = [0.05, -0.2, 0.02]
+    body = kt.Body.Rigid(kt.MassProperties(
+        1.2, com, kt.Inertia(0.03, 0.01, 0.025).shift_from_mass_center(com, 1.2)))
+    base = kt.MobilizedBody.Free(matter.Ground(), body)
+    arm = kt.MobilizedBody.Ball(base, kt.Transform([0, -0.4, 0]), body, kt.Transform())
+    kt.MobilizedBody.Pin(arm, kt.Transform(kt.Rotation.about_x(0.7), [0, -0.4, 0]), body,
+                         kt.Transform())
+    state = system.realize_topology()
+    state.set_u(np.random.default_rng(4).uniform(-2, 2, state.get_num_u()))
+    system.realize(state, kt.Stage.VELOCITY)
+    h0 = matter.calc_system_central_momentum(state)
+
+    def rhs(t, y):
+        state.set_y(y)
+        system.realize(state, kt.Stage.ACCELERATION)
+        return state.get_y_dot().copy()
+
+    sol = solve_ivp(rhs, (0, 0.5), state.get_y().copy(), rtol=1e-11, atol=1e-12)
+    state.set_y(sol.y[:, -1])
+    system.realize(state, kt.Stage.VELOCITY)
+    np.testing.assert_allclose(matter.calc_system_central_momentum(state), h0, atol=1e-7)
+    assert np.abs(h0[:3]).max() > 0.1

@@ -26,6 +26,7 @@ from kinetree.multibody.kernels.aba import (
     calc_tree_accelerations,
 )
 from kinetree.multibody.kernels.crba import calc_mass_matrix
+from kinetree.multibody.kernels.jacobian import calc_system_jacobian
 from kinetree.multibody.kernels.n_matrix import (
     calc_qdotdot,
     multiply_by_n,
@@ -288,6 +289,49 @@ class SimbodyMatterSubsystem(Subsystem):
         multiply_by_n_inv(d.tree_i, d.tree_f, self.get_q(state),
                           self._vector(qdot, d.qdotdot_work.size, "multiply_by_n_inv"), out)
         return out
+
+    def calc_system_jacobian(self, state) -> np.ndarray:
+        """J (6 nb x nu) with [V_GB for every body, Ground first] = J u: each body's
+        spatial velocity [w; v of its origin] in Ground."""
+        d = self._tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.calc_system_jacobian")
+        J = np.zeros((6 * len(self._bodies), d.mobility_forces.size))
+        calc_system_jacobian(d.tree_i, d.tree_f, d.buf, d.status, J)
+        return J
+
+    def calc_station_jacobian(self, state, mobod, station_B) -> np.ndarray:
+        """JS (3 x nu) with v_GS = JS u for the station S (m, in mobod's frame)."""
+        J = self.calc_system_jacobian(state)
+        b = mobod.get_mobilized_body_index()
+        r = mobod.get_body_rotation(state) @ np.asarray(station_B, dtype=float)
+        Jw, Jv = J[6 * b:6 * b + 3], J[6 * b + 3:6 * b + 6]
+        return Jv - np.cross(r, Jw, axis=0)
+
+    def multiply_by_system_jacobian(self, state, u) -> np.ndarray:
+        """J u as (nb, 6): every body's spatial velocity for speeds u."""
+        return (self.calc_system_jacobian(state) @ np.asarray(u, dtype=float)).reshape(-1, 6)
+
+    def multiply_by_system_jacobian_transpose(self, state, body_forces) -> np.ndarray:
+        """Jᵀ F: the generalized forces equivalent to spatial forces F (nb x 6, about each
+        body origin, in Ground)."""
+        F = np.asarray(body_forces, dtype=float).reshape(-1)
+        return self.calc_system_jacobian(state).T @ F
+
+    def calc_system_central_momentum(self, state) -> np.ndarray:
+        """[angular momentum about the system mass center; linear momentum] in Ground."""
+        d = self._tree_data(state, Stage.VELOCITY, "calc_system_central_momentum")
+        c, t = d.cache, d.tree
+        m = t.mass[1:]
+        w, v, com = c.V_GB[1:, :3], c.V_GB[1:, 3:], c.com_G[1:]
+        v_com = v + np.cross(w, com)
+        p_com = c.p_GB[1:] + com
+        linear = (m[:, None] * v_com).sum(axis=0)
+        I_central = c.I_G[1:] - m[:, None, None] * (
+            np.einsum("bi,bi->b", com, com)[:, None, None] * np.eye(3)
+            - np.einsum("bi,bj->bij", com, com))
+        spin = np.einsum("bij,bj->bi", I_central, w)
+        center = self.calc_system_mass_center_location_in_ground(state)
+        angular = spin.sum(axis=0) + np.cross(p_com - center, m[:, None] * v_com).sum(axis=0)
+        return np.concatenate([angular, linear])
 
     def calc_kinetic_energy(self, state) -> float:
         """½ Σ V_GBᵀ M_B V_GB over the bodies (J)."""

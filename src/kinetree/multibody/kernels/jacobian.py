@@ -1,0 +1,30 @@
+"""The system Jacobian J (6 nb x nu): the spatial velocities of all bodies, each about its
+origin in Ground, are J u. Column block of body a's mobilities in body b's rows, for a an
+ancestor of b (or b itself): [H_ang; H_lin − (p_GB − p_GA) × H_ang]."""
+
+import numba
+
+from kinetree.multibody.tree_model import unpack_cache, unpack_tree
+
+
+@numba.njit(cache=True)
+def calc_system_jacobian(tree_i, tree_f, buf, status, J):
+    """Fill J (6 nb x nu, zeroed here); POSITION must be filled."""
+    tree = unpack_tree(tree_i, tree_f)
+    cache = unpack_cache(buf, status)
+    J[:, :] = 0.0
+    for b in range(1, tree.parent.shape[0]):
+        row = 6 * b
+        pb = cache.p_GB[b]
+        a = b
+        while a != 0:
+            H, pa = cache.H[a], cache.p_GB[a]
+            d0, d1, d2 = pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]
+            for j in range(tree.nu[a]):
+                col = tree.u_start[a] + j
+                w0, w1, w2 = H[0, j], H[1, j], H[2, j]
+                J[row, col], J[row + 1, col], J[row + 2, col] = w0, w1, w2
+                J[row + 3, col] = H[3, j] - (d1 * w2 - d2 * w1)
+                J[row + 4, col] = H[4, j] - (d2 * w0 - d0 * w2)
+                J[row + 5, col] = H[5, j] - (d0 * w1 - d1 * w0)
+            a = tree.parent[a]
