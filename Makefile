@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml | $(PY)
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e ".[test]"
+	$(PY) -m pip install --quiet -e ".[test,validation]"
 	touch $@
 
 demo: $(VENV)/.installed
