@@ -225,3 +225,33 @@ def test_free_system_conserves_central_momentum():
     system.realize(state, kt.Stage.VELOCITY)
     np.testing.assert_allclose(matter.calc_system_central_momentum(state), h0, atol=1e-7)
     assert np.abs(h0[:3]).max() > 0.1
+
+
+def test_small_angle_compound_pendulum_period():
+    """A brick on a pin, 1e-3 rad amplitude: T = 2π √(I_o / (m g arm))."""
+    g, m, arm = 9.81, 2.0, 0.6               # arm: pivot to mass center (m)
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    kt.Force.UniformGravity(forces, matter, [0, -g, 0])
+    central = m * kt.UnitInertia.brick(0.05, 0.7, 0.05)
+    body = kt.Body.Rigid(kt.MassProperties(m, [0, 0, 0], central))
+    link = kt.MobilizedBody.Pin(matter.Ground(), kt.Transform(), body, kt.Transform([0, arm, 0]))
+    state = system.realize_topology()
+    link.set_one_q(state, 0, 1e-3)
+
+    def rhs(t, y):
+        state.set_y(y)
+        system.realize(state, kt.Stage.ACCELERATION)
+        return state.get_y_dot().copy()
+
+    def crossing(t, y):
+        return y[1]                        # u changes sign at each turning point
+    crossing.direction = 1
+
+    sol = solve_ivp(rhs, (0, 5), state.get_y().copy(), events=crossing, rtol=1e-11,
+                    atol=1e-14)
+    turns = sol.t_events[0]
+    I_o = central.get_moments()[2] + m * arm**2
+    expected = 2 * np.pi * np.sqrt(I_o / (m * g * arm))
+    assert turns[1] - turns[0] == pytest.approx(expected, rel=1e-6)

@@ -7,6 +7,8 @@ import importlib
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation as SciRot
 
 from kinetree.multibody.kernels.aba import (
@@ -127,7 +129,8 @@ def mass_matrix(tree, r):
 CASES = [(seed, euler) for seed in range(4) for euler in (False, True)]
 
 
-@pytest.mark.parametrize("seed, euler", CASES)
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), euler=st.booleans())
 def test_aba_equals_mass_matrix_solve(seed, euler):
     rng = np.random.default_rng(seed)
     kinds = list(rng.permutation(MOBILIZERS)) + list(rng.choice(MOBILIZERS, 6))
