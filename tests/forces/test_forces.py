@@ -194,3 +194,26 @@ def test_constant_force_torque_and_mobility_force_do_the_expected_power():
     expected = (F @ b[3].find_station_velocity_in_ground(state, s)
                 + T @ b[2].get_body_angular_velocity(state) + 1.5 * b[1].get_u(state)[2])
     assert power == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("q, u, expected", [
+    (0.3, 0.0, 0.0),                          # inside the limits
+    (1.2, 0.0, -100 * 0.2),                   # past q_high, at rest
+    (1.2, 2.0, -100 * 0.2 * (1 + 0.5 * 2)),   # pressing in: more resistance
+    (1.2, -3.0, 0.0),                         # leaving fast: never pulls
+    (-0.7, 1.0, 100 * 0.2 * (1 - 0.5 * 1)),   # past q_low, leaving
+])
+def test_mobility_linear_stop_force(q, u, expected):
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    body = kt.Body.Rigid(kt.MassProperties(2.0, [0, 0, 0], kt.Inertia(0.1)))
+    slider = kt.MobilizedBody.Slider(matter.Ground(), body)
+    kt.Force.MobilityLinearStop(forces, slider, 0, 100.0, 0.5, -0.5, 1.0)
+    state = system.realize_topology()
+    slider.set_one_q(state, 0, q)
+    slider.set_one_u(state, 0, u)
+    system.realize(state, kt.Stage.ACCELERATION)
+    assert slider.get_one_u_dot(state, 0) * 2.0 == pytest.approx(expected)
+    x = max(0.0, q - 1.0) + min(0.0, q + 0.5)
+    assert system.calc_potential_energy(state) == pytest.approx(0.5 * 100 * x**2)

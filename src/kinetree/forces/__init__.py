@@ -7,6 +7,7 @@ from kinetree.forces.elements.global_damper import GlobalDamper
 from kinetree.forces.elements.mobility_constant_force import MobilityConstantForce
 from kinetree.forces.elements.mobility_linear_damper import MobilityLinearDamper
 from kinetree.forces.elements.mobility_linear_spring import MobilityLinearSpring
+from kinetree.forces.elements.mobility_linear_stop import MobilityLinearStop
 from kinetree.forces.elements.two_point_constant_force import TwoPointConstantForce
 from kinetree.forces.elements.two_point_linear_damper import TwoPointLinearDamper
 from kinetree.forces.elements.two_point_linear_spring import TwoPointLinearSpring
@@ -21,6 +22,7 @@ Force.GlobalDamper = GlobalDamper
 Force.MobilityConstantForce = MobilityConstantForce
 Force.MobilityLinearDamper = MobilityLinearDamper
 Force.MobilityLinearSpring = MobilityLinearSpring
+Force.MobilityLinearStop = MobilityLinearStop
 Force.TwoPointConstantForce = TwoPointConstantForce
 Force.TwoPointLinearDamper = TwoPointLinearDamper
 Force.TwoPointLinearSpring = TwoPointLinearSpring
