@@ -12,7 +12,9 @@ from kinetree.multibody.tree_model import PARAM_SIZE
 CASES = [("weld", False), ("pin", False), ("slider", False), ("universal", False),
          ("cylinder", False), ("screw", False), ("planar", False), ("gimbal", False),
          ("ball", False), ("ball", True), ("free", False), ("free", True),
-         ("translation", False), ("bushing", False)]
+         ("translation", False), ("bushing", False), ("bend_stretch", False),
+         ("spherical_coords", False), ("line_orientation", False),
+         ("line_orientation", True), ("free_line", False), ("free_line", True)]
 
 
 def kinematics(mod, q, u, prm):

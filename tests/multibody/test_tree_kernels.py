@@ -29,7 +29,8 @@ from kinetree.multibody.tree_model import (
 )
 
 MOBILIZERS = ["pin", "slider", "universal", "cylinder", "screw", "planar", "gimbal",
-              "ball", "free", "translation", "bushing", "weld"]
+              "ball", "free", "translation", "bushing", "weld", "bend_stretch",
+              "spherical_coords", "line_orientation", "free_line"]
 
 
 def _module(name):

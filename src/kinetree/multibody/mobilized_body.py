@@ -19,14 +19,18 @@ from kinetree.math.transform import Transform
 from kinetree.multibody.body import Body
 from kinetree.multibody.mobilizers import (
     ball,
+    bend_stretch,
     bushing,
     cylinder,
     free,
+    free_line,
     gimbal,
+    line_orientation,
     pin,
     planar,
     screw,
     slider,
+    spherical_coords,
     translation,
     universal,
     weld,
@@ -365,5 +369,11 @@ MobilizedBody.Ball = _mobilizer_type("Ball", ball, ball.__doc__)
 MobilizedBody.Free = _mobilizer_type("Free", free, free.__doc__)
 MobilizedBody.Translation = _mobilizer_type("Translation", translation, translation.__doc__)
 MobilizedBody.Bushing = _mobilizer_type("Bushing", bushing, bushing.__doc__)
+MobilizedBody.BendStretch = _mobilizer_type("BendStretch", bend_stretch, bend_stretch.__doc__)
+MobilizedBody.SphericalCoords = _mobilizer_type("SphericalCoords", spherical_coords,
+                                                spherical_coords.__doc__)
+MobilizedBody.LineOrientation = _mobilizer_type("LineOrientation", line_orientation,
+                                                line_orientation.__doc__)
+MobilizedBody.FreeLine = _mobilizer_type("FreeLine", free_line, free_line.__doc__)
 MobilizedBody.Ground = Ground
 

@@ -6,14 +6,18 @@ import numba
 
 from kinetree.multibody.mobilizers import (
     ball,
+    bend_stretch,
     bushing,
     cylinder,
     free,
+    free_line,
     gimbal,
+    line_orientation,
     pin,
     planar,
     screw,
     slider,
+    spherical_coords,
     translation,
     universal,
     weld,
@@ -45,6 +49,14 @@ def x_fm(code, q, prm, R_FM, p_FM):
         free.x_fm(q, prm, R_FM, p_FM)
     elif code == translation.CODE:
         translation.x_fm(q, prm, R_FM, p_FM)
+    elif code == bend_stretch.CODE:
+        bend_stretch.x_fm(q, prm, R_FM, p_FM)
+    elif code == spherical_coords.CODE:
+        spherical_coords.x_fm(q, prm, R_FM, p_FM)
+    elif code == line_orientation.CODE:
+        line_orientation.x_fm(q, prm, R_FM, p_FM)
+    elif code == free_line.CODE:
+        free_line.x_fm(q, prm, R_FM, p_FM)
     elif code == bushing.CODE:
         bushing.x_fm(q, prm, R_FM, p_FM)
 
@@ -73,6 +85,14 @@ def h_fm(code, q, prm, H):
         free.h_fm(q, prm, H)
     elif code == translation.CODE:
         translation.h_fm(q, prm, H)
+    elif code == bend_stretch.CODE:
+        bend_stretch.h_fm(q, prm, H)
+    elif code == spherical_coords.CODE:
+        spherical_coords.h_fm(q, prm, H)
+    elif code == line_orientation.CODE:
+        line_orientation.h_fm(q, prm, H)
+    elif code == free_line.CODE:
+        free_line.h_fm(q, prm, H)
     elif code == bushing.CODE:
         bushing.h_fm(q, prm, H)
 
@@ -101,6 +121,14 @@ def hdot_u(code, q, u, prm, out):
         free.hdot_u(q, u, prm, out)
     elif code == translation.CODE:
         translation.hdot_u(q, u, prm, out)
+    elif code == bend_stretch.CODE:
+        bend_stretch.hdot_u(q, u, prm, out)
+    elif code == spherical_coords.CODE:
+        spherical_coords.hdot_u(q, u, prm, out)
+    elif code == line_orientation.CODE:
+        line_orientation.hdot_u(q, u, prm, out)
+    elif code == free_line.CODE:
+        free_line.hdot_u(q, u, prm, out)
     elif code == bushing.CODE:
         bushing.hdot_u(q, u, prm, out)
 
@@ -129,6 +157,14 @@ def n_mult(code, q, v, prm, out):
         free.n_mult(q, v, prm, out)
     elif code == translation.CODE:
         translation.n_mult(q, v, prm, out)
+    elif code == bend_stretch.CODE:
+        bend_stretch.n_mult(q, v, prm, out)
+    elif code == spherical_coords.CODE:
+        spherical_coords.n_mult(q, v, prm, out)
+    elif code == line_orientation.CODE:
+        line_orientation.n_mult(q, v, prm, out)
+    elif code == free_line.CODE:
+        free_line.n_mult(q, v, prm, out)
     elif code == bushing.CODE:
         bushing.n_mult(q, v, prm, out)
 
@@ -157,6 +193,14 @@ def n_inv_mult(code, q, v, prm, out):
         free.n_inv_mult(q, v, prm, out)
     elif code == translation.CODE:
         translation.n_inv_mult(q, v, prm, out)
+    elif code == bend_stretch.CODE:
+        bend_stretch.n_inv_mult(q, v, prm, out)
+    elif code == spherical_coords.CODE:
+        spherical_coords.n_inv_mult(q, v, prm, out)
+    elif code == line_orientation.CODE:
+        line_orientation.n_inv_mult(q, v, prm, out)
+    elif code == free_line.CODE:
+        free_line.n_inv_mult(q, v, prm, out)
     elif code == bushing.CODE:
         bushing.n_inv_mult(q, v, prm, out)
 
@@ -185,5 +229,13 @@ def ndot_u(code, q, u, prm, out):
         free.ndot_u(q, u, prm, out)
     elif code == translation.CODE:
         translation.ndot_u(q, u, prm, out)
+    elif code == bend_stretch.CODE:
+        bend_stretch.ndot_u(q, u, prm, out)
+    elif code == spherical_coords.CODE:
+        spherical_coords.ndot_u(q, u, prm, out)
+    elif code == line_orientation.CODE:
+        line_orientation.ndot_u(q, u, prm, out)
+    elif code == free_line.CODE:
+        free_line.ndot_u(q, u, prm, out)
     elif code == bushing.CODE:
         bushing.ndot_u(q, u, prm, out)

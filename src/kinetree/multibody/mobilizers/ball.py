@@ -5,6 +5,8 @@ read from the length of q. u is always w_FM, M's angular velocity in F expressed
 q̇ = ½ (0, w) ⊗ q. The quaternion helpers here serve Free too.
 """
 
+import math
+
 import numba
 
 from kinetree.multibody.mobilizers import gimbal
@@ -44,13 +46,15 @@ def quaternion_rate(q, w, out):
 
 
 @numba.njit(cache=True)
-def angular_velocity_from_quaternion_rate(q, qd, out):
-    """out = 2 vec(q̇ ⊗ q*) / |q|²: the w (in F) that produces q̇ (tangent to |q|)."""
-    n = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]
-    s = 2.0 / n
-    out[0] = s * (q[0] * qd[1] - qd[0] * q[1] - (qd[2] * q[3] - qd[3] * q[2]))
-    out[1] = s * (q[0] * qd[2] - qd[0] * q[2] - (qd[3] * q[1] - qd[1] * q[3]))
-    out[2] = s * (q[0] * qd[3] - qd[0] * q[3] - (qd[1] * q[2] - qd[2] * q[1]))
+def rate_inverse_tuple(q, qd):
+    """w (in F) that produces q̇ of an orientation block, as a 3-tuple."""
+    if q.shape[0] == 4:
+        s = 2.0 / (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+        return (s * (q[0] * qd[1] - qd[0] * q[1] - (qd[2] * q[3] - qd[3] * q[2])),
+                s * (q[0] * qd[2] - qd[0] * q[2] - (qd[3] * q[1] - qd[1] * q[3])),
+                s * (q[0] * qd[3] - qd[0] * q[3] - (qd[1] * q[2] - qd[2] * q[1])))
+    ca, sa, cb, sb = math.cos(q[0]), math.sin(q[0]), math.cos(q[1]), math.sin(q[1])
+    return (qd[0] + sb * qd[2], ca * qd[1] - sa * cb * qd[2], sa * qd[1] + ca * cb * qd[2])
 
 
 @numba.njit(cache=True)
@@ -73,10 +77,9 @@ def rate(q, w, out):
 
 @numba.njit(cache=True)
 def rate_inverse(q, qd, out):
-    if q.shape[0] == 4:
-        angular_velocity_from_quaternion_rate(q, qd, out)
-    else:
-        gimbal.xyz_w_from_rates(q[0], q[1], qd, out)
+    """w (in F) that produces q̇ of an orientation block (the q̇ tangent to |q| for a
+    quaternion: 2 vec(q̇ ⊗ q*) / |q|²)."""
+    out[0], out[1], out[2] = rate_inverse_tuple(q, qd)
 
 
 @numba.njit(cache=True)

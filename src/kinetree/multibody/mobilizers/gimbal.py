@@ -59,15 +59,6 @@ def xyz_rates_from_w(a, b, w, out):
 
 
 @numba.njit(cache=True)
-def xyz_w_from_rates(a, b, r, out):
-    """out = Hᵣ r."""
-    ca, sa, cb, sb = math.cos(a), math.sin(a), math.cos(b), math.sin(b)
-    out[0] = r[0] + sb * r[2]
-    out[1] = ca * r[1] - sa * cb * r[2]
-    out[2] = sa * r[1] + ca * cb * r[2]
-
-
-@numba.njit(cache=True)
 def xyz_rates_dot(a, b, w, out):
     """out = d(Hᵣ⁻¹)/dt w = -Hᵣ⁻¹ (dHᵣ/dt) Hᵣ⁻¹ w, the Ṅ u of Euler-angle mobilizers whose u
     is w_FM in F."""

@@ -1,0 +1,50 @@
+"""BendStretch: rotation q0 (rad) about the common z axis, then translation q1 (m) along
+the rotated (M's) x axis: polar coordinates (θ, r) in F's xy plane; u = q̇."""
+
+import math
+
+import numba
+
+CODE = 11
+NQ = NU = 2
+DEFAULT_Q = (0.0, 0.0)
+
+
+@numba.njit(cache=True)
+def x_fm(q, prm, R_FM, p_FM):
+    c, s = math.cos(q[0]), math.sin(q[0])
+    R_FM[0, 0], R_FM[0, 1], R_FM[0, 2] = c, -s, 0.0
+    R_FM[1, 0], R_FM[1, 1], R_FM[1, 2] = s, c, 0.0
+    R_FM[2, 0], R_FM[2, 1], R_FM[2, 2] = 0.0, 0.0, 1.0
+    p_FM[0], p_FM[1], p_FM[2] = q[1] * c, q[1] * s, 0.0
+
+
+@numba.njit(cache=True)
+def h_fm(q, prm, H):
+    c, s, r = math.cos(q[0]), math.sin(q[0]), q[1]
+    H[:, :2] = 0.0
+    H[2, 0] = 1.0
+    H[3, 0], H[4, 0] = -r * s, r * c
+    H[3, 1], H[4, 1] = c, s
+
+
+@numba.njit(cache=True)
+def hdot_u(q, u, prm, out):
+    c, s, r = math.cos(q[0]), math.sin(q[0]), q[1]
+    th_dot, r_dot = u[0], u[1]
+    out[:] = 0.0
+    out[3] = -(r_dot * s + r * c * th_dot) * u[0] - s * th_dot * u[1]
+    out[4] = (r_dot * c - r * s * th_dot) * u[0] + c * th_dot * u[1]
+
+
+@numba.njit(cache=True)
+def n_mult(q, v, prm, out):
+    out[0], out[1] = v[0], v[1]
+
+
+n_inv_mult = n_mult
+
+
+@numba.njit(cache=True)
+def ndot_u(q, u, prm, out):
+    out[0] = out[1] = 0.0

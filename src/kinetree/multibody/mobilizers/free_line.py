@@ -1,0 +1,55 @@
+"""FreeLine: unrestricted motion of a body inertialess about its own z axis. q =
+[orientation as LineOrientation (4 or 3) | p_FM (3, m, in F)]; u = [wx, wy of w_FM in M |
+v_FM (3, m/s, in F)]."""
+
+import numba
+
+from kinetree.multibody.mobilizers import line_orientation
+
+CODE = 14
+NQ = 7
+NQ_EULER = 6
+NU = 5
+DEFAULT_Q = (1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+DEFAULT_Q_EULER = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+
+
+@numba.njit(cache=True)
+def x_fm(q, prm, R_FM, p_FM):
+    nr = q.shape[0] - 3
+    line_orientation.x_fm(q[:nr], prm, R_FM, p_FM)
+    p_FM[0], p_FM[1], p_FM[2] = q[nr], q[nr + 1], q[nr + 2]
+
+
+@numba.njit(cache=True)
+def h_fm(q, prm, H):
+    nr = q.shape[0] - 3
+    H[:, :5] = 0.0
+    line_orientation.h_fm(q[:nr], prm, H)
+    H[3, 2] = H[4, 3] = H[5, 4] = 1.0
+
+
+@numba.njit(cache=True)
+def hdot_u(q, u, prm, out):
+    out[:] = 0.0
+
+
+@numba.njit(cache=True)
+def n_mult(q, v, prm, out):
+    nr = q.shape[0] - 3
+    line_orientation.rate(q[:nr], v[:2], out[:nr])
+    out[nr], out[nr + 1], out[nr + 2] = v[2], v[3], v[4]
+
+
+@numba.njit(cache=True)
+def n_inv_mult(q, v, prm, out):
+    nr = q.shape[0] - 3
+    line_orientation.rate_inverse(q[:nr], v[:nr], out[:2])
+    out[2], out[3], out[4] = v[nr], v[nr + 1], v[nr + 2]
+
+
+@numba.njit(cache=True)
+def ndot_u(q, u, prm, out):
+    nr = q.shape[0] - 3
+    line_orientation.rate_dot(q[:nr], u[:2], out[:nr])
+    out[nr] = out[nr + 1] = out[nr + 2] = 0.0
