@@ -116,6 +116,10 @@ CONSERVATIVE = {
         fs, b[0], [0.2, 0, 0], b[3], [0, 0.1, 0], 7.0),
     "MobilityLinearSpring": lambda fs, m, b: kt.Force.MobilityLinearSpring(
         fs, b[1], 1, 12.0, 0.2),
+    "LinearBushing": lambda fs, m, b: kt.Force.LinearBushing(
+        fs, b[1], kt.Transform(kt.Rotation.about_z(0.3), [0.1, 0, 0.2]), b[4],
+        kt.Transform(kt.Rotation.about_x(-0.2), [0, 0.1, 0]), [3, 4, 5, 30, 40, 50],
+        [0] * 6),
 }
 
 
@@ -217,3 +221,29 @@ def test_mobility_linear_stop_force(q, u, expected):
     assert slider.get_one_u_dot(state, 0) * 2.0 == pytest.approx(expected)
     x = max(0.0, q - 1.0) + min(0.0, q + 0.5)
     assert system.calc_potential_energy(state) == pytest.approx(0.5 * 100 * x**2)
+
+
+def test_linear_bushing_damping_dissipates_c_qdot_squared():
+    """With stiffness 0, power = -Σ c q̇², q̇ from finite differences of the bushing's q."""
+    keep = {}
+    c = np.array([0.5, 0.7, 0.9, 5.0, 6.0, 7.0])
+
+    def add(fs, m, b):
+        keep["bushing"] = kt.Force.LinearBushing(
+            fs, b[2], kt.Transform([0.1, 0.0, 0.0]), b[4], kt.Transform([0, 0.2, 0]),
+            [0] * 6, c)
+
+    system, matter, state = chain_with(add)
+    bushing = keep["bushing"]
+    u = state.get_u().copy()
+    power = u @ generalized_force(system, matter, state)
+    q, h = state.get_q().copy(), 1e-6
+
+    def bushing_q(qq):
+        s = state.copy()
+        s.set_q(qq)
+        system.realize(s, kt.Stage.POSITION)
+        return bushing._q(matter._tree_data(s, kt.Stage.POSITION, "test").cache)
+
+    qdot = (bushing_q(q + h * u) - bushing_q(q - h * u)) / (2 * h)
+    assert power == pytest.approx(-c @ qdot**2, rel=1e-6)

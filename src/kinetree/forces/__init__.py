@@ -4,6 +4,7 @@ from kinetree.forces.custom import Custom
 from kinetree.forces.elements.constant_force import ConstantForce
 from kinetree.forces.elements.constant_torque import ConstantTorque
 from kinetree.forces.elements.global_damper import GlobalDamper
+from kinetree.forces.elements.linear_bushing import LinearBushing
 from kinetree.forces.elements.mobility_constant_force import MobilityConstantForce
 from kinetree.forces.elements.mobility_linear_damper import MobilityLinearDamper
 from kinetree.forces.elements.mobility_linear_spring import MobilityLinearSpring
@@ -19,6 +20,7 @@ from kinetree.forces.general import GeneralForceSubsystem
 Force.ConstantForce = ConstantForce
 Force.ConstantTorque = ConstantTorque
 Force.GlobalDamper = GlobalDamper
+Force.LinearBushing = LinearBushing
 Force.MobilityConstantForce = MobilityConstantForce
 Force.MobilityLinearDamper = MobilityLinearDamper
 Force.MobilityLinearSpring = MobilityLinearSpring
