@@ -372,12 +372,11 @@ def quaternion_normalize(q):
 
 
 @numba.njit(cache=True)
-def quaternion_to_matrix(q):
-    """The 3x3 rotation matrix of quaternion q = [w, x, y, z]; q need not be unit (it is
-    normalized by dividing by |q|^2), but must be nonzero."""
+def quaternion_to_matrix_into(q, r):
+    """Write into r (3x3) the rotation matrix of quaternion q = [w, x, y, z]; q need not
+    be unit (it is normalized by dividing by |q|^2), but must be nonzero."""
     w, x, y, z = q[0], q[1], q[2], q[3]
     s = 2.0 / (w * w + x * x + y * y + z * z)
-    r = np.empty((3, 3))
     r[0, 0] = 1.0 - s * (y * y + z * z)
     r[0, 1] = s * (x * y - w * z)
     r[0, 2] = s * (x * z + w * y)
@@ -387,6 +386,14 @@ def quaternion_to_matrix(q):
     r[2, 0] = s * (x * z - w * y)
     r[2, 1] = s * (y * z + w * x)
     r[2, 2] = 1.0 - s * (x * x + y * y)
+
+
+@numba.njit(cache=True)
+def quaternion_to_matrix(q):
+    """The 3x3 rotation matrix of quaternion q = [w, x, y, z] (a new array); see
+    quaternion_to_matrix_into."""
+    r = np.empty((3, 3))
+    quaternion_to_matrix_into(q, r)
     return r
 
 

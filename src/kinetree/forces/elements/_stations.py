@@ -41,3 +41,23 @@ def vector3(value, where: str, what: str) -> np.ndarray:
     if v.shape != (3,) or not np.all(np.isfinite(v)):
         raise InvalidArgumentError(f"{where}: {what} must be 3 finite numbers, got {value!r}.")
     return v
+
+
+class TwoStations:
+    """What the two-point force elements share: a station on each of two bodies and the
+    line between them."""
+
+    def _set_stations(self, where, body1, station1, body2, station2) -> None:
+        self._b1 = body1.get_mobilized_body_index()
+        self._b2 = body2.get_mobilized_body_index()
+        self._s1 = vector3(station1, where, "station1")
+        self._s2 = vector3(station2, where, "station2")
+        self._matter = body1.get_matter_subsystem()
+
+    def _line(self, state, stage: Stage, where: str):
+        """(cache, p2 - p1, r1, r2): the line from station 1 to station 2 in Ground and
+        each station's offset from its body origin."""
+        c = tree(self._matter, state, stage, where)
+        p1, r1 = station_position(c, self._b1, self._s1)
+        p2, r2 = station_position(c, self._b2, self._s2)
+        return c, p2 - p1, r1, r2

@@ -4,35 +4,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from kinetree.forces.elements._stations import (
-    add_station_force,
-    station_position,
-    station_velocity,
-    tree,
-    vector3,
-)
+from kinetree.forces.elements._stations import TwoStations, add_station_force, station_velocity
 from kinetree.forces.force import Force
 from kinetree.system.stage import Stage
 
 
-class TwoPointLinearDamper(Force):
+class TwoPointLinearDamper(TwoStations, Force):
     """Force c ḋ (N) along the line between the stations, opposing the rate of change of
     their distance d; it dissipates power c ḋ²."""
 
     def __init__(self, forces, body1, station1, body2, station2, damping):
-        where = "Force.TwoPointLinearDamper"
-        self._b1, self._b2 = body1.get_mobilized_body_index(), body2.get_mobilized_body_index()
-        self._s1 = vector3(station1, where, "station1")
-        self._s2 = vector3(station2, where, "station2")
+        self._set_stations("Force.TwoPointLinearDamper", body1, station1, body2, station2)
         self._c = float(damping)
-        self._matter = body1.get_matter_subsystem()
         super().__init__(forces)
 
     def calc_force(self, state, body_forces, particle_forces, mobility_forces) -> None:
-        c = tree(self._matter, state, Stage.VELOCITY, "Force.TwoPointLinearDamper")
-        p1, r1 = station_position(c, self._b1, self._s1)
-        p2, r2 = station_position(c, self._b2, self._s2)
-        d_vec = p2 - p1
+        c, d_vec, r1, r2 = self._line(state, Stage.VELOCITY, "Force.TwoPointLinearDamper")
         d = np.linalg.norm(d_vec)
         if d == 0.0:
             return

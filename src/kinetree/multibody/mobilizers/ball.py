@@ -9,6 +9,7 @@ import math
 
 import numba
 
+from kinetree.math.rotation import quaternion_to_matrix_into
 from kinetree.multibody.mobilizers import gimbal
 
 CODE = 8
@@ -17,23 +18,6 @@ NQ_EULER = 3
 NU = 3
 DEFAULT_Q = (1.0, 0.0, 0.0, 0.0)
 DEFAULT_Q_EULER = (0.0, 0.0, 0.0)
-
-
-@numba.njit(cache=True)
-def quaternion_rotation(q, R):
-    """R from the quaternion q = [w, x, y, z], normalized first."""
-    n = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]
-    s = 2.0 / n
-    w, x, y, z = q[0], q[1], q[2], q[3]
-    R[0, 0] = 1.0 - s * (y * y + z * z)
-    R[0, 1] = s * (x * y - w * z)
-    R[0, 2] = s * (x * z + w * y)
-    R[1, 0] = s * (x * y + w * z)
-    R[1, 1] = 1.0 - s * (x * x + z * z)
-    R[1, 2] = s * (y * z - w * x)
-    R[2, 0] = s * (x * z - w * y)
-    R[2, 1] = s * (y * z + w * x)
-    R[2, 2] = 1.0 - s * (x * x + y * y)
 
 
 @numba.njit(cache=True)
@@ -61,7 +45,7 @@ def rate_inverse_tuple(q, qd):
 def rotation(q, R):
     """R_FM of an orientation block: quaternion (4) or x-y-z angles (3)."""
     if q.shape[0] == 4:
-        quaternion_rotation(q, R)
+        quaternion_to_matrix_into(q, R)
     else:
         gimbal.xyz_rotation(q[0], q[1], q[2], R)
 
