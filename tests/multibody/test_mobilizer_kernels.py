@@ -14,7 +14,8 @@ CASES = [("weld", False), ("pin", False), ("slider", False), ("universal", False
          ("ball", False), ("ball", True), ("free", False), ("free", True),
          ("translation", False), ("bushing", False), ("bend_stretch", False),
          ("spherical_coords", False), ("line_orientation", False),
-         ("line_orientation", True), ("free_line", False), ("free_line", True)]
+         ("line_orientation", True), ("free_line", False), ("free_line", True),
+         ("ellipsoid", False), ("ellipsoid", True)]
 
 
 def kinematics(mod, q, u, prm):
@@ -33,12 +34,13 @@ def test_mobilizer_calculus(name, euler):
     nq = mod.NQ_EULER if euler else mod.NQ
     rng = np.random.default_rng(7)
     prm = np.zeros(PARAM_SIZE)
-    prm[0] = 0.13
+    prm[:3] = (0.13, 0.3, 0.2)                 # screw pitch; ellipsoid radii
     R0, p0, _, _ = kinematics(mod, np.array(getattr(mod, "DEFAULT_Q_EULER" if euler
                                                     else "DEFAULT_Q"), dtype=float),
                               np.zeros(mod.NU), prm)
     np.testing.assert_allclose(R0, np.eye(3), atol=1e-15)
-    np.testing.assert_allclose(p0, 0, atol=1e-15)
+    # at its default an ellipsoid puts M at the +z pole; everything else is the identity
+    np.testing.assert_allclose(p0, [0, 0, 0.2] if name == "ellipsoid" else 0, atol=1e-15)
     for _ in range(3):
         q = rng.uniform(-1, 1, nq)
         if nq in (4, 7) and hasattr(mod, "NQ_EULER"):

@@ -30,7 +30,7 @@ from kinetree.multibody.tree_model import (
 
 MOBILIZERS = ["pin", "slider", "universal", "cylinder", "screw", "planar", "gimbal",
               "ball", "free", "translation", "bushing", "weld", "bend_stretch",
-              "spherical_coords", "line_orientation", "free_line"]
+              "spherical_coords", "line_orientation", "free_line", "ellipsoid"]
 
 
 def _module(name):
@@ -71,7 +71,7 @@ def random_tree(rng, kinds, euler=False):
         c = com[b]
         inertia[b] = central + mass[b] * (c @ c * np.eye(3) - np.outer(c, c))
     prm = np.zeros((nb, PARAM_SIZE))
-    prm[:, 0] = rng.uniform(0.05, 0.2, nb)
+    prm[:, :3] = rng.uniform(0.05, 0.2, (nb, 3))
     tree = TreeModel(
         parent=np.array(parent), code=np.array(code), q_start=np.array(qs),
         nq=np.array(nq), u_start=np.array(us), nu=np.array(nu), prm=prm,

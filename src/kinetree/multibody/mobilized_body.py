@@ -22,6 +22,7 @@ from kinetree.multibody.mobilizers import (
     bend_stretch,
     bushing,
     cylinder,
+    ellipsoid,
     free,
     free_line,
     gimbal,
@@ -354,6 +355,32 @@ class _Screw(MobilizedBody):
         return float(self._params[0])
 
 
+class _Ellipsoid(MobilizedBody):
+    """Rolling-and-sliding orientation over an ellipsoid fixed on F with the given semi-axes
+    (m): ``MobilizedBody.Ellipsoid(parent, X_PF, body, X_BM, radii)``."""
+
+    _module = ellipsoid
+
+    def __init__(self, parent, *args):
+        if len(args) not in (2, 4):
+            raise InvalidArgumentError(
+                "MobilizedBody.Ellipsoid: call it as Ellipsoid(parent, X_PF, body, X_BM, "
+                "radii) or Ellipsoid(parent, body, radii).")
+        radii = np.asarray(args[-1], dtype=float)
+        if radii.shape != (3,) or not np.all(radii > 0):
+            raise InvalidArgumentError(
+                f"MobilizedBody.Ellipsoid: radii must be three positive lengths, got "
+                f"{args[-1]!r}.")
+        super().__init__(parent, *args[:-1])
+        self._params[:3] = radii
+
+    def get_default_radii(self) -> np.ndarray:
+        return self._params[:3].copy()
+
+
+_Ellipsoid.__name__ = "Ellipsoid"
+_Ellipsoid.__qualname__ = "MobilizedBody.Ellipsoid"
+
 _Screw.__name__ = "Screw"
 _Screw.__qualname__ = "MobilizedBody.Screw"
 
@@ -375,5 +402,6 @@ MobilizedBody.SphericalCoords = _mobilizer_type("SphericalCoords", spherical_coo
 MobilizedBody.LineOrientation = _mobilizer_type("LineOrientation", line_orientation,
                                                 line_orientation.__doc__)
 MobilizedBody.FreeLine = _mobilizer_type("FreeLine", free_line, free_line.__doc__)
+MobilizedBody.Ellipsoid = _Ellipsoid
 MobilizedBody.Ground = Ground
 

@@ -9,6 +9,7 @@ from kinetree.multibody.mobilizers import (
     bend_stretch,
     bushing,
     cylinder,
+    ellipsoid,
     free,
     free_line,
     gimbal,
@@ -57,6 +58,8 @@ def x_fm(code, q, prm, R_FM, p_FM):
         line_orientation.x_fm(q, prm, R_FM, p_FM)
     elif code == free_line.CODE:
         free_line.x_fm(q, prm, R_FM, p_FM)
+    elif code == ellipsoid.CODE:
+        ellipsoid.x_fm(q, prm, R_FM, p_FM)
     elif code == bushing.CODE:
         bushing.x_fm(q, prm, R_FM, p_FM)
 
@@ -93,6 +96,8 @@ def h_fm(code, q, prm, H):
         line_orientation.h_fm(q, prm, H)
     elif code == free_line.CODE:
         free_line.h_fm(q, prm, H)
+    elif code == ellipsoid.CODE:
+        ellipsoid.h_fm(q, prm, H)
     elif code == bushing.CODE:
         bushing.h_fm(q, prm, H)
 
@@ -129,6 +134,8 @@ def hdot_u(code, q, u, prm, out):
         line_orientation.hdot_u(q, u, prm, out)
     elif code == free_line.CODE:
         free_line.hdot_u(q, u, prm, out)
+    elif code == ellipsoid.CODE:
+        ellipsoid.hdot_u(q, u, prm, out)
     elif code == bushing.CODE:
         bushing.hdot_u(q, u, prm, out)
 
@@ -165,6 +172,8 @@ def n_mult(code, q, v, prm, out):
         line_orientation.n_mult(q, v, prm, out)
     elif code == free_line.CODE:
         free_line.n_mult(q, v, prm, out)
+    elif code == ellipsoid.CODE:
+        ellipsoid.n_mult(q, v, prm, out)
     elif code == bushing.CODE:
         bushing.n_mult(q, v, prm, out)
 
@@ -201,6 +210,8 @@ def n_inv_mult(code, q, v, prm, out):
         line_orientation.n_inv_mult(q, v, prm, out)
     elif code == free_line.CODE:
         free_line.n_inv_mult(q, v, prm, out)
+    elif code == ellipsoid.CODE:
+        ellipsoid.n_inv_mult(q, v, prm, out)
     elif code == bushing.CODE:
         bushing.n_inv_mult(q, v, prm, out)
 
@@ -237,5 +248,7 @@ def ndot_u(code, q, u, prm, out):
         line_orientation.ndot_u(q, u, prm, out)
     elif code == free_line.CODE:
         free_line.ndot_u(q, u, prm, out)
+    elif code == ellipsoid.CODE:
+        ellipsoid.ndot_u(q, u, prm, out)
     elif code == bushing.CODE:
         bushing.ndot_u(q, u, prm, out)
