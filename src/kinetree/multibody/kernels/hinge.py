@@ -25,7 +25,7 @@ from kinetree.multibody.mobilizers import (
 )
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def x_fm(code, q, prm, R_FM, p_FM):
     """The transform X_FM of a mobilizer of type ``code``."""
     if code == pin.CODE:
@@ -63,7 +63,7 @@ def x_fm(code, q, prm, R_FM, p_FM):
     elif code == bushing.CODE:
         bushing.x_fm(q, prm, R_FM, p_FM)
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def h_fm(code, q, prm, H):
     """The hinge matrix H_FM (in F) of a mobilizer of type ``code``."""
     if code == pin.CODE:
@@ -101,7 +101,7 @@ def h_fm(code, q, prm, H):
     elif code == bushing.CODE:
         bushing.h_fm(q, prm, H)
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def hdot_u(code, q, u, prm, out):
     """(dH_FM/dt) u (in F) of a mobilizer of type ``code``."""
     if code == pin.CODE:
@@ -139,7 +139,7 @@ def hdot_u(code, q, u, prm, out):
     elif code == bushing.CODE:
         bushing.hdot_u(q, u, prm, out)
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def n_mult(code, q, v, prm, out):
     """N(q) v of a mobilizer of type ``code``."""
     if code == pin.CODE:
@@ -177,7 +177,7 @@ def n_mult(code, q, v, prm, out):
     elif code == bushing.CODE:
         bushing.n_mult(q, v, prm, out)
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def n_inv_mult(code, q, v, prm, out):
     """N(q)⁻¹ v of a mobilizer of type ``code``."""
     if code == pin.CODE:
@@ -215,7 +215,7 @@ def n_inv_mult(code, q, v, prm, out):
     elif code == bushing.CODE:
         bushing.n_inv_mult(q, v, prm, out)
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def ndot_u(code, q, u, prm, out):
     """(dN/dt) u of a mobilizer of type ``code``."""
     if code == pin.CODE:
