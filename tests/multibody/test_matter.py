@@ -175,6 +175,7 @@ def test_jacobians_and_momentum():
     J = matter.calc_system_jacobian(state)
     u = state.get_u()
     V = (J @ u).reshape(-1, 6)
+    np.testing.assert_allclose(matter.multiply_by_system_jacobian(state, u), V, atol=1e-12)
     for b in range(1, matter.get_num_bodies()):
         np.testing.assert_allclose(V[b], matter.get_mobilized_body(b).get_body_velocity(state),
                                    atol=1e-12)
@@ -182,10 +183,14 @@ def test_jacobians_and_momentum():
     s = [0.1, -0.2, 0.05]
     np.testing.assert_allclose(matter.calc_station_jacobian(state, tip, s) @ u,
                                tip.find_station_velocity_in_ground(state, s), atol=1e-12)
+    np.testing.assert_allclose(matter.multiply_by_station_jacobian(state, tip, s, u),
+                               tip.find_station_velocity_in_ground(state, s), atol=1e-12)
     # momentum: linear = M_total v_com, and Jᵀ maps body forces to generalized forces
     F = np.random.default_rng(0).uniform(-1, 1, (matter.get_num_bodies(), 6))
     assert u @ matter.multiply_by_system_jacobian_transpose(state, F) == pytest.approx(
         np.sum(F * V))
+    np.testing.assert_allclose(matter.multiply_by_system_jacobian_transpose(state, F),
+                               J.T @ F.ravel(), atol=1e-12)
     h = matter.calc_system_central_momentum(state)
     q, dt = state.get_q().copy(), 1e-6
     qdot = matter.multiply_by_n(state, u)

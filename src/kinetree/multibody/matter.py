@@ -26,7 +26,11 @@ from kinetree.multibody.kernels.aba import (
     calc_tree_accelerations,
 )
 from kinetree.multibody.kernels.crba import calc_mass_matrix
-from kinetree.multibody.kernels.jacobian import calc_system_jacobian
+from kinetree.multibody.kernels.jacobian import (
+    calc_system_jacobian,
+    multiply_by_system_jacobian,
+    multiply_by_system_jacobian_transpose,
+)
 from kinetree.multibody.kernels.n_matrix import (
     calc_qdotdot,
     multiply_by_n,
@@ -299,22 +303,51 @@ class SimbodyMatterSubsystem(Subsystem):
         return J
 
     def calc_station_jacobian(self, state, mobod, station_B) -> np.ndarray:
-        """JS (3 x nu) with v_GS = JS u for the station S (m, in mobod's frame)."""
-        J = self.calc_system_jacobian(state)
+        """JS (3 x nu) with v_GS = JS u for the station S (m, in mobod's frame): one
+        O(n) transpose product per row."""
+        n = self._tree_data(state, Stage.POSITION, "calc_station_jacobian").mobility_forces.size
+        rows = [self.multiply_by_station_jacobian_transpose(state, mobod, station_B, e)
+                for e in np.eye(3)]
+        return np.array(rows).reshape(3, n)
+
+    def multiply_by_station_jacobian(self, state, mobod, station_B, u) -> np.ndarray:
+        """v_GS = JS u (m/s) for speeds u, in O(n)."""
+        V = self.multiply_by_system_jacobian(state, u)[mobod.get_mobilized_body_index()]
+        r = mobod.get_body_rotation(state) @ np.asarray(station_B, dtype=float)
+        return V[3:] + np.cross(V[:3], r)
+
+    def multiply_by_station_jacobian_transpose(self, state, mobod, station_B,
+                                               force_G) -> np.ndarray:
+        """JSᵀ f: the generalized forces equivalent to force f (N, in Ground) applied at
+        the station, in O(n)."""
+        F = np.zeros((len(self._bodies), 6))
         b = mobod.get_mobilized_body_index()
         r = mobod.get_body_rotation(state) @ np.asarray(station_B, dtype=float)
-        Jw, Jv = J[6 * b:6 * b + 3], J[6 * b + 3:6 * b + 6]
-        return Jv - np.cross(r, Jw, axis=0)
+        f = np.asarray(force_G, dtype=float)
+        F[b, :3], F[b, 3:] = np.cross(r, f), f
+        return self.multiply_by_system_jacobian_transpose(state, F)
 
     def multiply_by_system_jacobian(self, state, u) -> np.ndarray:
-        """J u as (nb, 6): every body's spatial velocity for speeds u."""
-        return (self.calc_system_jacobian(state) @ np.asarray(u, dtype=float)).reshape(-1, 6)
+        """J u as (nb, 6): every body's spatial velocity for speeds u, in O(n)."""
+        d = self._tree_data(state, Stage.POSITION, "multiply_by_system_jacobian")
+        V = np.zeros((len(self._bodies), 6))
+        multiply_by_system_jacobian(d.tree_i, d.tree_f, d.buf, d.status,
+                                    self._vector(u, d.mobility_forces.size,
+                                                 "multiply_by_system_jacobian"), V)
+        return V
 
     def multiply_by_system_jacobian_transpose(self, state, body_forces) -> np.ndarray:
         """Jᵀ F: the generalized forces equivalent to spatial forces F (nb x 6, about each
-        body origin, in Ground)."""
-        F = np.asarray(body_forces, dtype=float).reshape(-1)
-        return self.calc_system_jacobian(state).T @ F
+        body origin, in Ground), in O(n)."""
+        d = self._tree_data(state, Stage.POSITION, "multiply_by_system_jacobian_transpose")
+        F = np.asarray(body_forces, dtype=float)
+        if F.shape != d.body_forces.shape:
+            raise InvalidArgumentError(
+                f"SimbodyMatterSubsystem.multiply_by_system_jacobian_transpose: forces must "
+                f"have shape {d.body_forces.shape}, got {F.shape}.")
+        f = np.zeros(d.mobility_forces.size)
+        multiply_by_system_jacobian_transpose(d.tree_i, d.tree_f, d.buf, d.status, F, f)
+        return f
 
     def calc_system_central_momentum(self, state) -> np.ndarray:
         """[angular momentum about the system mass center; linear momentum] in Ground."""

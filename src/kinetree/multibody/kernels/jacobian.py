@@ -1,9 +1,14 @@
 """The system Jacobian J (6 nb x nu): the spatial velocities of all bodies, each about its
 origin in Ground, are J u. Column block of body a's mobilities in body b's rows, for a an
-ancestor of b (or b itself): [H_ang; H_lin − (p_GB − p_GA) × H_ang]."""
+ancestor of b (or b itself): [H_ang; H_lin − (p_GB − p_GA) × H_ang]. The products J u and
+Jᵀ F are O(n) sweeps that never form J."""
 
 import numba
 
+from kinetree.multibody.kernels.small import (
+    shift_acceleration_from_parent,
+    shift_force_to_parent_add,
+)
 from kinetree.multibody.tree_model import unpack_cache, unpack_tree
 
 
@@ -28,3 +33,42 @@ def calc_system_jacobian(tree_i, tree_f, buf, status, J):
                 J[row + 4, col] = H[4, j] - (d2 * w0 - d0 * w2)
                 J[row + 5, col] = H[5, j] - (d0 * w1 - d1 * w0)
             a = tree.parent[a]
+
+
+@numba.njit(cache=True)
+def multiply_by_system_jacobian(tree_i, tree_f, buf, status, u, V):
+    """V (nb x 6) = J u in O(n): base to tip, V_B = phi(p_PB)ᵀ V_P + H u_B."""
+    tree = unpack_tree(tree_i, tree_f)
+    cache = unpack_cache(buf, status)
+    V[0, :] = 0.0
+    for b in range(1, tree.parent.shape[0]):
+        Vb, H, us = V[b], cache.H[b], tree.u_start[b]
+        shift_acceleration_from_parent(V[tree.parent[b]], cache.p_PB[b], Vb)
+        for i in range(6):
+            s = 0.0
+            for j in range(tree.nu[b]):
+                s += H[i, j] * u[us + j]
+            Vb[i] += s
+
+
+@numba.njit(cache=True)
+def multiply_by_system_jacobian_transpose(tree_i, tree_f, buf, status, F, f):
+    """f (nu) = Jᵀ F in O(n): tip to base, each body's force plus its subtree's, moved to
+    its origin, projected on its hinge: f_B = Hᵀ F_subtree. Uses cache.F_work."""
+    tree = unpack_tree(tree_i, tree_f)
+    cache = unpack_cache(buf, status)
+    acc = cache.F_work
+    nb = tree.parent.shape[0]
+    for b in range(nb):
+        for i in range(6):
+            acc[b, i] = F[b, i]
+    for b in range(nb - 1, 0, -1):
+        H, us = cache.H[b], tree.u_start[b]
+        for j in range(tree.nu[b]):
+            s = 0.0
+            for k in range(6):
+                s += H[k, j] * acc[b, k]
+            f[us + j] = s
+        p = tree.parent[b]
+        if p != 0:
+            shift_force_to_parent_add(acc[b], cache.p_PB[b], acc[p])
