@@ -260,3 +260,12 @@ def test_small_angle_compound_pendulum_period():
     I_o = central.get_moments()[2] + m * arm**2
     expected = 2 * np.pi * np.sqrt(I_o / (m * g * arm))
     assert turns[1] - turns[0] == pytest.approx(expected, rel=1e-6)
+
+
+@pytest.mark.parametrize("euler", [False, True])
+def test_n_dot_gives_q_dot_dot(euler):
+    system, matter, state = chain(6, euler)
+    system.realize(state, kt.Stage.ACCELERATION)
+    u, udot = state.get_u(), state.get_u_dot()
+    qdd = matter.multiply_by_n(state, udot) + matter.multiply_by_n_dot(state, u)
+    np.testing.assert_allclose(qdd, state.get_q_dot_dot(), rtol=1e-7, atol=1e-7)

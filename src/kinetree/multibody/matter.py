@@ -366,6 +366,21 @@ class SimbodyMatterSubsystem(Subsystem):
         angular = spin.sum(axis=0) + np.cross(p_com - center, m[:, None] * v_com).sum(axis=0)
         return np.concatenate([angular, linear])
 
+    def multiply_by_n_dot(self, state, u) -> np.ndarray:
+        """Ṅ u: the time derivative of N(q), at the state's q and u, applied to u (so that
+        q̈ = N u̇ + Ṅ u). N is smooth in q and Ṅ = (∂N/∂q) q̇; this evaluates it by a
+        central difference along q̇ (relative accuracy ~1e-9), an O(n) operator for
+        analysis, not used by the dynamics (which have Ṅ u in closed form)."""
+        d = self._tree_data(state, Stage.VELOCITY, "SimbodyMatterSubsystem.multiply_by_n_dot")
+        v = self._vector(u, d.mobility_forces.size, "multiply_by_n_dot")
+        q = np.array(self.get_q(state))
+        qdot = np.array(self.get_q_dot(state))
+        h = 1e-6 / max(1.0, float(np.abs(qdot).max()))
+        plus, minus = np.zeros_like(q), np.zeros_like(q)
+        multiply_by_n(d.tree_i, d.tree_f, q + h * qdot, v, plus)
+        multiply_by_n(d.tree_i, d.tree_f, q - h * qdot, v, minus)
+        return (plus - minus) / (2 * h)
+
     def calc_kinetic_energy(self, state) -> float:
         """½ Σ V_GBᵀ M_B V_GB over the bodies (J)."""
         d = self._tree_data(state, Stage.VELOCITY, "SimbodyMatterSubsystem.calc_kinetic_energy")
