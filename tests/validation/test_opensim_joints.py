@@ -1,11 +1,11 @@
 """kinetree against Simbody itself, through OpenSim: the same chain of OpenSim joints
-(Pin, Slider, Universal, Gimbal, Ball, Free, Planar, Weld) with random frames and mass
-properties, built in both; at random states the body positions and u̇ agree to 1e-9.
+(Pin, Slider, Universal, Gimbal, Ball, Free, Planar, Weld, Ellipsoid) with random frames
+and mass properties, built in both; at random states the body positions and u̇ agree.
 
 The states are set in OpenSim's underlying Simbody State directly (q, u vectors). OpenSim
-runs Simbody with Euler angles for Ball and Free joints (each keeps one unused q slot at
-the end of its block) and its Python API does not expose the switch, so kinetree is
-compared in Euler-angle mode; the quaternion mode is held to the same u̇ by the internal
+runs Simbody with Euler angles for Ball, Free and Ellipsoid joints (each keeps one unused
+q slot at the end of its block) and its Python API does not expose the switch, so kinetree
+is compared in Euler-angle mode; the quaternion mode is held to the same u̇ by the internal
 ABA-vs-mass-matrix tests."""
 
 import numpy as np
@@ -18,8 +18,9 @@ osim = pytest.importorskip("opensim")
 JOINTS = {  # OpenSim joint -> kinetree mobilizer
     "PinJoint": "Pin", "SliderJoint": "Slider", "UniversalJoint": "Universal",
     "GimbalJoint": "Gimbal", "BallJoint": "Ball", "FreeJoint": "Free",
-    "PlanarJoint": "Planar", "WeldJoint": "Weld",
+    "PlanarJoint": "Planar", "WeldJoint": "Weld", "EllipsoidJoint": "Ellipsoid",
 }
+EULER_PADDED = ("BallJoint", "FreeJoint", "EllipsoidJoint")
 G = 9.80665
 
 
@@ -48,8 +49,10 @@ def build_both(kinds, seed):
         loc_p, ori_p = rng.uniform(-0.5, 0.5, 3), rng.uniform(-1, 1, 3)
         loc_c, ori_c = rng.uniform(-0.5, 0.5, 3), rng.uniform(-1, 1, 3)
         body = osim.Body(f"b{i}", mass, vec3(com), osim.Inertia(*moments))
+        radii = rng.uniform(0.1, 0.4, 3) if kind == "EllipsoidJoint" else None
+        extra = (vec3(radii),) if radii is not None else ()
         joint = getattr(osim, kind)(f"j{i}", o_parent, vec3(loc_p), vec3(ori_p), body,
-                                    vec3(loc_c), vec3(ori_c))
+                                    vec3(loc_c), vec3(ori_c), *extra)
         model.addBody(body)
         model.addJoint(joint)
         o_parent = body
@@ -57,7 +60,9 @@ def build_both(kinds, seed):
         k_body = kt.Body.Rigid(kt.MassProperties(mass, com, inertia))
         X_PF = kt.Transform(kt.Rotation.from_body_fixed_xyz(ori_p), loc_p)
         X_BM = kt.Transform(kt.Rotation.from_body_fixed_xyz(ori_c), loc_c)
-        k_parent = getattr(kt.MobilizedBody, JOINTS[kind])(k_parent, X_PF, k_body, X_BM)
+        k_extra = (radii,) if radii is not None else ()
+        k_parent = getattr(kt.MobilizedBody, JOINTS[kind])(k_parent, X_PF, k_body, X_BM,
+                                                           *k_extra)
     return model, system, matter
 
 
@@ -70,7 +75,7 @@ def test_chain_of_opensim_joints_matches_simbody(seed):
     k_state = system.realize_topology()
     matter.set_use_euler_angles(k_state, True)
     system.realize_model(k_state)
-    padded = [k in ("BallJoint", "FreeJoint") for k in kinds]
+    padded = [k in EULER_PADDED for k in kinds]
     assert o_state.getNQ() == k_state.get_num_q() + sum(padded)
     assert o_state.getNU() == k_state.get_num_u()
     for _ in range(3):

@@ -356,7 +356,7 @@ class _Screw(MobilizedBody):
 
 
 class _Ellipsoid(MobilizedBody):
-    """Rolling-and-sliding orientation over an ellipsoid fixed on F with the given semi-axes
+    """Coordinated rotation and translation over an ellipsoid fixed on F with the given semi-axes
     (m): ``MobilizedBody.Ellipsoid(parent, X_PF, body, X_BM, radii)``."""
 
     _module = ellipsoid
