@@ -35,16 +35,20 @@ def random_link(rng):
     return mass, com, moments
 
 
-def build_both(kinds, seed):
+def build_both(kinds, seed, parents=None):
+    """The same model in OpenSim and kinetree: body i hangs from body parents[i] (0 is
+    Ground; a chain by default)."""
     rng = np.random.default_rng(seed)
+    parents = parents or list(range(len(kinds)))
     model = osim.Model()
     model.setGravity(osim.Vec3(0, -G, 0))
     system = kt.MultibodySystem()
     matter = kt.SimbodyMatterSubsystem(system)
     forces = kt.GeneralForceSubsystem(system)
     kt.Force.UniformGravity(forces, matter, [0, -G, 0])
-    o_parent, k_parent = model.getGround(), matter.Ground()
+    o_bodies, k_bodies = [model.getGround()], [matter.Ground()]
     for i, kind in enumerate(kinds):
+        o_parent, k_parent = o_bodies[parents[i]], k_bodies[parents[i]]
         mass, com, moments = random_link(rng)
         loc_p, ori_p = rng.uniform(-0.5, 0.5, 3), rng.uniform(-1, 1, 3)
         loc_c, ori_c = rng.uniform(-0.5, 0.5, 3), rng.uniform(-1, 1, 3)
@@ -55,22 +59,26 @@ def build_both(kinds, seed):
                                     vec3(loc_c), vec3(ori_c), *extra)
         model.addBody(body)
         model.addJoint(joint)
-        o_parent = body
+        o_bodies.append(body)
         inertia = kt.Inertia(*moments).shift_from_mass_center(com, mass)
         k_body = kt.Body.Rigid(kt.MassProperties(mass, com, inertia))
         X_PF = kt.Transform(kt.Rotation.from_body_fixed_xyz(ori_p), loc_p)
         X_BM = kt.Transform(kt.Rotation.from_body_fixed_xyz(ori_c), loc_c)
         k_extra = (radii,) if radii is not None else ()
-        k_parent = getattr(kt.MobilizedBody, JOINTS[kind])(k_parent, X_PF, k_body, X_BM,
-                                                           *k_extra)
+        k_bodies.append(getattr(kt.MobilizedBody, JOINTS[kind])(k_parent, X_PF, k_body,
+                                                                X_BM, *k_extra))
     return model, system, matter
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_chain_of_opensim_joints_matches_simbody(seed):
+@pytest.mark.parametrize("seed, branched", [(0, False), (1, False), (2, True), (3, True)])
+def test_opensim_joints_match_simbody(seed, branched):
     rng = np.random.default_rng(100 + seed)
     kinds = list(rng.permutation(list(JOINTS)))
-    model, system, matter = build_both(kinds, seed)
+    # Branched trees are numbered breadth first (parents non-decreasing), the order in
+    # which OpenSim hands its bodies to Simbody, so q and u line up one to one.
+    parents = (sorted(int(rng.integers(0, i + 1)) for i in range(len(kinds))) if branched
+               else None)
+    model, system, matter = build_both(kinds, seed, parents)
     o_state = model.initSystem()
     k_state = system.realize_topology()
     matter.set_use_euler_angles(k_state, True)
