@@ -238,6 +238,13 @@ def test_angle_axis_round_trip(r):
     close(angle_axis_to_matrix(aa[0], aa[1:]), r.as_matrix())
 
 
+def test_angle_axis_of_a_vanishingly_small_rotation_has_a_unit_axis():
+    """Found by hypothesis: a 2e-159 rad rotation underflowed |rotvec|² and lost the axis."""
+    aa = Rotation.from_quaternion([1.0, 1.0735063347140446e-159, 0.0, 0.0]) \
+        .convert_rotation_to_angle_axis()
+    close(aa[1:], [1.0, 0.0, 0.0])
+
+
 def test_identity_angle_axis_is_zero_about_x():
     close(Rotation().convert_rotation_to_angle_axis(), [0.0, 1.0, 0.0, 0.0], 0)
 

@@ -298,10 +298,12 @@ class Rotation:
         """[angle, ax, ay, az]: the angle (rad, in [0, pi]) and unit axis (in A, equally in
         B) of this rotation; the identity gives [0, 1, 0, 0]."""
         rotvec = self._scipy().as_rotvec()
-        norm = float(np.linalg.norm(rotvec))
-        if norm == 0.0:
+        largest = float(np.abs(rotvec).max())
+        if largest == 0.0:
             return np.array([0.0, 1.0, 0.0, 0.0])
-        return np.concatenate(([min(norm, math.pi)], rotvec / norm))
+        scaled = rotvec / largest           # avoids underflow for tiny angles
+        axis = scaled / np.linalg.norm(scaled)
+        return np.concatenate(([min(float(np.linalg.norm(rotvec)), math.pi)], axis))
 
     # ---- algebra ------------------------------------------------------------------------
 
