@@ -269,3 +269,15 @@ def test_n_dot_gives_q_dot_dot(euler):
     u, udot = state.get_u(), state.get_u_dot()
     qdd = matter.multiply_by_n(state, udot) + matter.multiply_by_n_dot(state, u)
     np.testing.assert_allclose(qdd, state.get_q_dot_dot(), rtol=1e-7, atol=1e-7)
+
+
+def test_default_q_and_u_flow_into_new_states():
+    system, matter, link = pendulum()
+    old = system.realize_topology()
+    link.set_default_q([0.3]).set_default_u([-1.0])
+    with pytest.raises(kt.errors.TopologyChangedError):
+        system.realize(old)
+    state = system.realize_topology()
+    assert (link.get_one_q(state, 0), link.get_one_u(state, 0)) == (0.3, -1.0)
+    with pytest.raises(kt.errors.InvalidArgumentError, match="expected 1 values"):
+        link.set_default_q([0.0, 1.0])

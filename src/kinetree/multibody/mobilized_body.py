@@ -109,24 +109,22 @@ class MobilizedBody:
 
     def set_default_q(self, q):
         """Default q for new States (in the quaternion layout when the mobilizer has one)."""
-        q = np.asarray(q, dtype=float).ravel()
-        if q.shape != self._default_q.shape:
-            raise InvalidArgumentError(
-                f"{self._name()}.set_default_q: expected {self._default_q.size} values, got "
-                f"{q.size}.")
-        self._default_q = q
-        self._matter.invalidate_subsystem_topology_cache()
+        self._default_q = self._checked_default(q, self._default_q, "set_default_q")
         return self
 
     def set_default_u(self, u):
-        u = np.asarray(u, dtype=float).ravel()
-        if u.shape != self._default_u.shape:
-            raise InvalidArgumentError(
-                f"{self._name()}.set_default_u: expected {self._default_u.size} values, got "
-                f"{u.size}.")
-        self._default_u = u
-        self._matter.invalidate_subsystem_topology_cache()
+        """Default u for new States."""
+        self._default_u = self._checked_default(u, self._default_u, "set_default_u")
         return self
+
+    def _checked_default(self, values, current: np.ndarray, method: str) -> np.ndarray:
+        """``values`` as an array shaped like ``current``; a topological change."""
+        v = np.asarray(values, dtype=float).ravel()
+        if v.shape != current.shape:
+            raise InvalidArgumentError(
+                f"{self._name()}.{method}: expected {current.size} values, got {v.size}.")
+        self._matter.invalidate_subsystem_topology_cache()
+        return v
 
     def get_default_q(self, use_euler_angles: bool = False) -> np.ndarray:
         return (self._default_q_euler if use_euler_angles else self._default_q).copy()
