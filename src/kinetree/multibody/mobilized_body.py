@@ -10,7 +10,6 @@ constructor, defaults, and the accessors that read the State.
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import least_squares
 
 from kinetree.errors import InvalidArgumentError
 from kinetree.math.inertia import MassProperties
@@ -206,45 +205,37 @@ class MobilizedBody:
         return float(self.get_u_dot(state)[self._check_which(state, which, "u")])
 
     def set_q_to_fit_transform(self, state, X_FM: Transform) -> None:
-        """Set this mobilizer's q so that X_FM(q) comes as close as its mobilities allow to
-        the given transform: exact for a quaternion orientation, otherwise a least-squares
-        fit started from the current q."""
+        """Set this mobilizer's q so that X_FM(q) comes as close to the given X_FM as its
+        mobilities allow, by the type's own rule (Simbody's ``setQToFitTransform``): exact
+        for a transform in reach, otherwise a projection onto the mobilities (a Pin keeps
+        only the z angle of the rotation, a Slider only p_FM's x component). Needs MODEL."""
         where = f"{self._name()}.set_q_to_fit_transform"
         X_FM = _transform(X_FM, where)
         data = self._tree(state, Stage.MODEL, "set_q_to_fit_transform")
-        q0 = np.array(self.get_q(state))
-        if q0.size == 0:
+        sl = self._q_slice(data)
+        if sl.stop == sl.start:
             return
-        R_target, p_target = X_FM.R.as_matrix(), X_FM.p
-        prm = self._params
-        R, p = np.zeros((3, 3)), np.zeros(3)
-
-        def residual(q):
-            self._module.x_fm(q, prm, R, p)
-            E = R_target.T @ R
-            return np.concatenate([[E[2, 1] - E[1, 2], E[0, 2] - E[2, 0], E[1, 0] - E[0, 1]],
-                                   p - p_target])
-
-        if q0.size in (4, 7) and getattr(self._module, "NQ", 0) == q0.size \
-                and hasattr(self._module, "NQ_EULER"):
-            quat = X_FM.R.convert_rotation_to_quaternion()
-            q = quat if q0.size == 4 else np.concatenate([quat, p_target])
-        else:
-            q = least_squares(residual, q0, xtol=1e-15, ftol=1e-15, gtol=1e-15).x
-        self._matter.upd_q(state)[self._q_slice(data)] = q
+        q = self._module.q_to_fit_transform(X_FM.R.as_matrix(), np.array(X_FM.p, dtype=float),
+                                            self._params, sl.stop - sl.start)
+        self._matter.upd_q(state)[sl] = q
 
     def set_u_to_fit_velocity(self, state, V_FM) -> None:
-        """Set u so that V_FM = H u is as close as the mobilities allow (least squares) to
-        the given [w_FM; v_FM] (in F); needs POSITION for H."""
+        """Set u so that V_FM = H u matches the given [w_FM; v_FM] (in F) as well as the
+        mobilities allow, by the type's own rule (Simbody's ``setUToFitVelocity``) at the
+        current q: exact for a velocity in reach, otherwise the components it cannot make
+        are dropped (a Pin keeps w_FM[2]). Needs POSITION."""
         data = self._tree(state, Stage.POSITION, "set_u_to_fit_velocity")
         V = np.asarray(V_FM, dtype=float)
         if V.shape != (6,):
             raise InvalidArgumentError(
                 f"{self._name()}.set_u_to_fit_velocity: V_FM must be 6 numbers [w; v], got "
                 f"shape {V.shape}.")
-        H = data.cache.H_F[self._index][:, :data.tree.nu[self._index]]
-        u = np.linalg.lstsq(H, V, rcond=None)[0] if H.shape[1] else np.zeros(0)
-        self._matter.upd_u(state)[self._u_slice(data)] = u
+        sl = self._u_slice(data)
+        if sl.stop == sl.start:
+            return
+        q = np.array(self.get_q(state), dtype=float)
+        u = self._module.u_to_fit_velocity(q, V[:3], V[3:], self._params)
+        self._matter.upd_u(state)[sl] = u
 
     def get_body_transform(self, state) -> Transform:
         """X_GB: the body frame in Ground."""

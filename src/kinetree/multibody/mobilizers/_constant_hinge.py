@@ -1,9 +1,14 @@
 """Shared pieces of the mobilizers whose q̇ = u and whose hinge matrix is constant in F
-(Slider, Cylinder, Screw, Planar, Translation): Ḣ = 0, N = identity, Ṅ = 0."""
+(Slider, Cylinder, Screw, Planar, Translation): Ḣ = 0, N = identity, Ṅ = 0. Also the
+plain-Python rule that every mobilizer turning about the common z axis uses to fit its angle
+to a rotation."""
 
 import math
 
 import numba
+import numpy as np
+
+from kinetree.math.rotation import matrix_to_body_fixed_xyz
 
 
 @numba.njit(cache=True)
@@ -35,3 +40,10 @@ def rotation_z(angle, R):
 def identity(R):
     R[:, :] = 0.0
     R[0, 0] = R[1, 1] = R[2, 2] = 1.0
+
+
+def z_angle_to_fit(R_FM) -> float:
+    """The angle (rad) about the common z axis that Simbody fits to a rotation R_FM: the
+    last of its body-fixed x-y-z angles, so a rotation about a tilted axis keeps only what
+    is left about Mz once the x and y tilts are taken out (not the z part of its angle-axis)."""
+    return float(matrix_to_body_fixed_xyz(np.ascontiguousarray(R_FM, dtype=float))[2])

@@ -8,8 +8,13 @@ q̇ = ½ (0, w) ⊗ q. The quaternion helpers here serve Free too.
 import math
 
 import numba
+import numpy as np
 
-from kinetree.math.rotation import quaternion_to_matrix_into
+from kinetree.math.rotation import (
+    matrix_to_body_fixed_xyz,
+    matrix_to_quaternion,
+    quaternion_to_matrix_into,
+)
 from kinetree.multibody.mobilizers import gimbal
 
 CODE = 8
@@ -113,3 +118,30 @@ def n_inv_mult(q, v, prm, out):
 @numba.njit(cache=True)
 def ndot_u(q, u, prm, out):
     rate_dot(q, u, out)
+
+
+def orientation_to_fit(R_FM, n):
+    """The n orientation coordinates of R_FM (a new array): the quaternion [w, x, y, z] with
+    w ≥ 0 when n == 4, else body-fixed x-y-z angles (Simbody's rule in either mode)."""
+    R = np.ascontiguousarray(R_FM, dtype=float)
+    return matrix_to_quaternion(R) if n == 4 else matrix_to_body_fixed_xyz(R)
+
+
+def rotation_of(q):
+    """R_FM (a new 3x3 array) of an orientation block: a quaternion (any norm) or x-y-z
+    angles."""
+    R = np.empty((3, 3))
+    rotation(np.ascontiguousarray(q, dtype=float), R)
+    return R
+
+
+def q_to_fit_transform(R_FM, p_FM, prm, nq):
+    """q = the quaternion (nq = 4) or body-fixed x-y-z angles (nq = 3) of R_FM, exact;
+    p_FM is ignored."""
+    return orientation_to_fit(R_FM, nq)
+
+
+def u_to_fit_velocity(q, w_FM, v_FM, prm):
+    """u = w_FM (M's angular velocity in F, expressed in F) in either q mode, exact; v_FM is
+    dropped."""
+    return np.array(w_FM, dtype=float)

@@ -4,10 +4,16 @@ the rotated (M's) x axis: polar coordinates (θ, r) in F's xy plane; u = q̇."""
 import math
 
 import numba
+import numpy as np
+
+from kinetree.multibody.mobilizers._constant_hinge import z_angle_to_fit
 
 CODE = 11
 NQ = NU = 2
 DEFAULT_Q = (0.0, 0.0)
+
+_EPS = float(np.finfo(float).eps)
+_SIGNIFICANT = _EPS ** 0.875      # Simbody's SignificantReal
 
 
 @numba.njit(cache=True)
@@ -48,3 +54,25 @@ n_inv_mult = n_mult
 @numba.njit(cache=True)
 def ndot_u(q, u, prm, out):
     out[0] = out[1] = 0.0
+
+
+def q_to_fit_transform(R_FM, p_FM, prm, nq):
+    """Simbody's rule: when p_FM's xy part (in F) is not negligible, q = [its polar angle, its
+    length], which overrides R_FM (so the stretch comes back ≥ 0, the angle from p_FM);
+    otherwise q = [z angle of R_FM, as for Pin, 0]. p_FM[2] and the tilt of Mz are ignored."""
+    x, y = float(p_FM[0]), float(p_FM[1])
+    d = math.hypot(x, y)
+    if d >= 4.0 * _EPS:
+        return np.array([math.atan2(y, x), d])
+    return np.array([z_angle_to_fit(R_FM), 0.0])
+
+
+def u_to_fit_velocity(q, w_FM, v_FM, prm):
+    """At the current q: u1 = v_FM·Mx and u0 = (v_FM·My) / q1 with Mx, My = Rz(q0) x, y, or
+    u0 = w_FM[2] when the stretch q1 is negligible (Simbody's rule: v_FM, where it can, sets
+    the turning rate); v_FM[2] and w_FM's x, y are dropped."""
+    c, s = math.cos(q[0]), math.sin(q[0])
+    vx, vy = float(v_FM[0]), float(v_FM[1])
+    along, across = c * vx + s * vy, -s * vx + c * vy
+    r = float(q[1])
+    return np.array([across / r if abs(r) >= _SIGNIFICANT else float(w_FM[2]), along])

@@ -3,6 +3,7 @@ Rx Ry Rz, then M's origin at p_FM = (q3, q4, q5) (m) in F. Unlike Free, the rota
 are the angle rates, not w_FM."""
 
 import numba
+import numpy as np
 
 from kinetree.multibody.mobilizers import gimbal
 
@@ -42,3 +43,14 @@ n_inv_mult = n_mult
 @numba.njit(cache=True)
 def ndot_u(q, u, prm, out):
     out[:] = 0.0
+
+
+def q_to_fit_transform(R_FM, p_FM, prm, nq):
+    """q = [R_FM's body-fixed x-y-z angles, p_FM (in F)] (Simbody's rule), exact."""
+    return np.concatenate([gimbal.xyz_angles_to_fit(R_FM), np.asarray(p_FM, dtype=float)])
+
+
+def u_to_fit_velocity(q, w_FM, v_FM, prm):
+    """u = [Hᵣ(q)⁻¹ w_FM, v_FM] (both in F): Gimbal's angle rates at the current q, then the
+    origin's velocity; exact away from q[1] = ±π/2."""
+    return np.concatenate([gimbal.xyz_rates_to_fit(q, w_FM), np.asarray(v_FM, dtype=float)])

@@ -2,6 +2,7 @@
 u = q̇."""
 
 import numba
+import numpy as np
 
 from kinetree.multibody.mobilizers._constant_hinge import (  # noqa: F401 - the contract
     hdot_u,
@@ -9,6 +10,7 @@ from kinetree.multibody.mobilizers._constant_hinge import (  # noqa: F401 - the 
     n_mult,
     ndot_u,
     rotation_z,
+    z_angle_to_fit,
 )
 
 CODE = 4
@@ -30,3 +32,15 @@ def h_fm(q, prm, H):
 
 
 n_inv_mult = n_mult
+
+
+def q_to_fit_transform(R_FM, p_FM, prm, nq):
+    """q = [z angle of R_FM (the last body-fixed x-y-z angle, as for Pin), p_FM[2]]
+    (Simbody's rule); the tilt of Mz and p_FM's x, y components are ignored."""
+    return np.array([z_angle_to_fit(R_FM), float(p_FM[2])])
+
+
+def u_to_fit_velocity(q, w_FM, v_FM, prm):
+    """u = [w_FM[2], v_FM[2]], the rotation and translation rates along the common z axis
+    (in F); the other components are out of reach and dropped."""
+    return np.array([float(w_FM[2]), float(v_FM[2])])

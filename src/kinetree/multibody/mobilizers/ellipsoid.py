@@ -9,8 +9,9 @@ default q, M is at the ellipsoid's +z pole.
 import math
 
 import numba
+import numpy as np
 
-from kinetree.multibody.mobilizers import ball
+from kinetree.multibody.mobilizers import ball, gimbal
 
 CODE = 15
 NQ = 4
@@ -74,3 +75,35 @@ def n_inv_mult(q, v, prm, out):
 @numba.njit(cache=True)
 def ndot_u(q, u, prm, out):
     ball.rate_dot(q, u, out)
+
+
+def q_to_fit_transform(R_FM, p_FM, prm, nq):
+    """q = R_FM's orientation, as for Ball; then, as in Simbody, a nonzero p_FM (in F)
+    re-aims Mz so that M's origin D·Mz lies on the ray from F's origin through p_FM, keeping
+    R_FM's spin (its last body-fixed x-y-z angle). Exact for X_FM(q) of any q."""
+    p = np.asarray(p_FM, dtype=float)
+    if np.linalg.norm(p) < np.finfo(float).eps:
+        return ball.orientation_to_fit(R_FM, nq)
+    spin = float(gimbal.xyz_angles_to_fit(R_FM)[2])
+    n = p / np.asarray(prm[:3], dtype=float)       # D⁻¹ p: the Mz that D maps onto p's ray
+    n /= np.linalg.norm(n)
+    a, b = math.atan2(-n[1], n[2]), math.atan2(n[0], math.hypot(n[1], n[2]))
+    if nq == 3:
+        return np.array([a, b, spin])
+    R = np.empty((3, 3))
+    gimbal.xyz_rotation(a, b, spin, R)             # Rx(a) Ry(b) e_z = n
+    return ball.orientation_to_fit(R, 4)
+
+
+def u_to_fit_velocity(q, w_FM, v_FM, prm):
+    """u = w_FM's spin about Mz plus the tilt rate w ⊥ Mz whose D (w × Mz) fits v_FM best
+    (least squares, in F), at the current q: Simbody's order (v_FM decides all but the spin),
+    exact on an ellipsoid where Simbody's formula holds only for a sphere."""
+    R = ball.rotation_of(q)
+    mx, my, mz = R[:, 0], R[:, 1], R[:, 2]
+    radii = np.asarray(prm[:3], dtype=float)
+    # w = α Mx + β My + σ Mz moves M's origin at D (w × Mz) = α (−D My) + β (D Mx)
+    A = np.column_stack([-radii * my, radii * mx])
+    alpha, beta = np.linalg.lstsq(A, np.asarray(v_FM, dtype=float), rcond=None)[0]
+    sigma = float(mz @ np.asarray(w_FM, dtype=float))
+    return alpha * mx + beta * my + sigma * mz

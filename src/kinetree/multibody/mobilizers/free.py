@@ -5,6 +5,7 @@ expressed in F (Simbody's convention), so H = 1 and q̇ ≠ u for the orientatio
 """
 
 import numba
+import numpy as np
 
 from kinetree.multibody.mobilizers import ball
 
@@ -54,3 +55,15 @@ def ndot_u(q, u, prm, out):
     nr = q.shape[0] - 3
     ball.rate_dot(q[:nr], u[:3], out[:nr])
     out[nr] = out[nr + 1] = out[nr + 2] = 0.0
+
+
+def q_to_fit_transform(R_FM, p_FM, prm, nq):
+    """q = [quaternion (nq = 7) or body-fixed x-y-z angles (nq = 6) of R_FM, p_FM (in F)],
+    exact."""
+    return np.concatenate([ball.orientation_to_fit(R_FM, nq - 3),
+                           np.asarray(p_FM, dtype=float)])
+
+
+def u_to_fit_velocity(q, w_FM, v_FM, prm):
+    """u = [w_FM, v_FM] (both in F), exact in either q mode."""
+    return np.concatenate([np.asarray(w_FM, dtype=float), np.asarray(v_FM, dtype=float)])

@@ -3,8 +3,9 @@
 v_FM (3, m/s, in F)]."""
 
 import numba
+import numpy as np
 
-from kinetree.multibody.mobilizers import line_orientation
+from kinetree.multibody.mobilizers import ball, line_orientation
 
 CODE = 14
 NQ = 7
@@ -53,3 +54,18 @@ def ndot_u(q, u, prm, out):
     nr = q.shape[0] - 3
     line_orientation.rate_dot(q[:nr], u[:2], out[:nr])
     out[nr] = out[nr + 1] = out[nr + 2] = 0.0
+
+
+def q_to_fit_transform(R_FM, p_FM, prm, nq):
+    """q = [quaternion (nq = 7) or body-fixed x-y-z angles (nq = 6) of R_FM, p_FM (in F)],
+    exact (Simbody's rule, as for Free)."""
+    return np.concatenate([ball.orientation_to_fit(R_FM, nq - 3),
+                           np.asarray(p_FM, dtype=float)])
+
+
+def u_to_fit_velocity(q, w_FM, v_FM, prm):
+    """u = [x, y components in M of w_FM (given in F) at the current q, v_FM (in F)]; the
+    spin about Mz is out of reach and dropped."""
+    nr = len(q) - 3
+    return np.concatenate([line_orientation.u_to_fit_velocity(q[:nr], w_FM, v_FM, prm),
+                           np.asarray(v_FM, dtype=float)])

@@ -8,6 +8,9 @@ here are shared by Ball and Free in Euler-angle mode and by Bushing.
 import math
 
 import numba
+import numpy as np
+
+from kinetree.math.rotation import matrix_to_body_fixed_xyz
 
 CODE = 7
 NQ = NU = 3
@@ -105,3 +108,26 @@ n_inv_mult = n_mult
 @numba.njit(cache=True)
 def ndot_u(q, u, prm, out):
     out[0] = out[1] = out[2] = 0.0
+
+
+def xyz_angles_to_fit(R_FM):
+    """Body-fixed x-y-z angles (rad) of R_FM, the middle one in [-π/2, π/2] (a new array)."""
+    return matrix_to_body_fixed_xyz(np.ascontiguousarray(R_FM, dtype=float))
+
+
+def xyz_rates_to_fit(q, w_FM):
+    """The x-y-z angle rates Hᵣ⁻¹ w_FM (w_FM in F) at the angles q[0:3] (a new array)."""
+    out = np.empty(3)
+    xyz_rates_from_w(float(q[0]), float(q[1]), np.asarray(w_FM, dtype=float), out)
+    return out
+
+
+def q_to_fit_transform(R_FM, p_FM, prm, nq):
+    """q = R_FM's body-fixed x-y-z angles (Simbody's rule), exact; p_FM is ignored."""
+    return xyz_angles_to_fit(R_FM)
+
+
+def u_to_fit_velocity(q, w_FM, v_FM, prm):
+    """u = q̇ = Hᵣ(q)⁻¹ w_FM (w_FM in F), the angle rates that produce w_FM at the current q,
+    exact away from q[1] = ±π/2; v_FM is dropped."""
+    return xyz_rates_to_fit(q, w_FM)

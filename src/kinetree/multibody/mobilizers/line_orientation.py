@@ -6,6 +6,7 @@ cannot spin about Mz. The helpers here serve FreeLine too."""
 import math
 
 import numba
+import numpy as np
 
 from kinetree.multibody.mobilizers import ball
 
@@ -99,3 +100,16 @@ def n_inv_mult(q, v, prm, out):
 @numba.njit(cache=True)
 def ndot_u(q, u, prm, out):
     rate_dot(q, u, out)
+
+
+def q_to_fit_transform(R_FM, p_FM, prm, nq):
+    """q = the quaternion (nq = 4) or body-fixed x-y-z angles (nq = 3) of R_FM, as for Ball
+    (the spin about Mz is kept, though no u can change it); p_FM is ignored."""
+    return ball.orientation_to_fit(R_FM, nq)
+
+
+def u_to_fit_velocity(q, w_FM, v_FM, prm):
+    """u = the x, y components in M of w_FM (given in F), at the current q; the spin about
+    Mz and v_FM are out of reach and dropped."""
+    w_M = ball.rotation_of(q).T @ np.asarray(w_FM, dtype=float)
+    return w_M[:2].copy()

@@ -7,6 +7,9 @@ PinJoint convention.
 import math
 
 import numba
+import numpy as np
+
+from kinetree.multibody.mobilizers._constant_hinge import z_angle_to_fit
 
 CODE = 1
 NQ = NU = 1
@@ -46,3 +49,15 @@ def n_inv_mult(q, v, prm, out):
 @numba.njit(cache=True)
 def ndot_u(q, u, prm, out):
     out[0] = 0.0
+
+
+def q_to_fit_transform(R_FM, p_FM, prm, nq):
+    """q = the z angle of R_FM (Simbody's rule: the last of its body-fixed x-y-z angles);
+    any tilt of Mz away from Fz and the whole of p_FM are out of reach and ignored."""
+    return np.array([z_angle_to_fit(R_FM)])
+
+
+def u_to_fit_velocity(q, w_FM, v_FM, prm):
+    """u = w_FM[2], the component of M's angular velocity in F along the common z axis
+    (w_FM, v_FM expressed in F); the other components are out of reach and dropped."""
+    return np.array([float(w_FM[2])])

@@ -2,6 +2,7 @@
 F's x and y; u = q̇."""
 
 import numba
+import numpy as np
 
 from kinetree.multibody.mobilizers._constant_hinge import (  # noqa: F401 - the contract
     hdot_u,
@@ -9,6 +10,7 @@ from kinetree.multibody.mobilizers._constant_hinge import (  # noqa: F401 - the 
     n_mult,
     ndot_u,
     rotation_z,
+    z_angle_to_fit,
 )
 
 CODE = 6
@@ -31,3 +33,15 @@ def h_fm(q, prm, H):
 
 
 n_inv_mult = n_mult
+
+
+def q_to_fit_transform(R_FM, p_FM, prm, nq):
+    """q = [z angle of R_FM (the last body-fixed x-y-z angle, as for Pin), p_FM[0],
+    p_FM[1]] (Simbody's rule); the tilt of Mz and p_FM[2] are ignored."""
+    return np.array([z_angle_to_fit(R_FM), float(p_FM[0]), float(p_FM[1])])
+
+
+def u_to_fit_velocity(q, w_FM, v_FM, prm):
+    """u = [w_FM[2], v_FM[0], v_FM[1]] (in F); w_FM's x, y and v_FM's z components are
+    out of reach and dropped."""
+    return np.array([float(w_FM[2]), float(v_FM[0]), float(v_FM[1])])

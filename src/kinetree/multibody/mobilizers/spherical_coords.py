@@ -5,6 +5,9 @@ p_FM = R_FM (0, 0, q2); u = q̇. Singular at zero radius and at zenith nπ."""
 import math
 
 import numba
+import numpy as np
+
+from kinetree.multibody.mobilizers import universal
 
 CODE = 12
 NQ = NU = 3
@@ -73,3 +76,24 @@ n_inv_mult = n_mult
 @numba.njit(cache=True)
 def ndot_u(q, u, prm, out):
     out[0] = out[1] = out[2] = 0.0
+
+
+def _mz(azimuth, zenith):
+    """M's z axis in F: the radial direction."""
+    s = math.sin(zenith)
+    return np.array([math.cos(azimuth) * s, math.sin(azimuth) * s, math.cos(zenith)])
+
+
+def q_to_fit_transform(R_FM, p_FM, prm, nq):
+    """q0, q1 = R_FM's body-fixed z-y angles (Simbody's two-angle rule), then q2 = p_FM·Mz,
+    the reach of p_FM (in F) along the Mz just fitted; exact for X_FM(q)."""
+    az, ze = universal.two_axis_angles(R_FM, 2, 1)
+    return np.array([az, ze, float(np.asarray(p_FM, dtype=float) @ _mz(az, ze))])
+
+
+def u_to_fit_velocity(q, w_FM, v_FM, prm):
+    """At the current q: u0 = w_FM[2]; u1 = the rest of w_FM, (w_FM[0], w_FM[1], 0), on
+    My = Rz(q0) y; u2 = v_FM·Mz (Simbody's rule, all in F); the rest is dropped."""
+    ca, sa = math.cos(q[0]), math.sin(q[0])
+    return np.array([float(w_FM[2]), -sa * float(w_FM[0]) + ca * float(w_FM[1]),
+                     float(np.asarray(v_FM, dtype=float) @ _mz(q[0], q[1]))])

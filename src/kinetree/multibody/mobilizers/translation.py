@@ -1,6 +1,7 @@
 """Translation (Cartesian): M's origin at p_FM = q (m) in F, no rotation; u = q̇."""
 
 import numba
+import numpy as np
 
 from kinetree.multibody.mobilizers._constant_hinge import (  # noqa: F401 - the contract
     hdot_u,
@@ -28,3 +29,13 @@ def h_fm(q, prm, H):
 
 
 n_inv_mult = n_mult
+
+
+def q_to_fit_transform(R_FM, p_FM, prm, nq):
+    """q = p_FM (M's origin in F), exact; the rotation is out of reach and ignored."""
+    return np.array(p_FM, dtype=float)
+
+
+def u_to_fit_velocity(q, w_FM, v_FM, prm):
+    """u = v_FM (velocity of M's origin in F), exact; the angular velocity is dropped."""
+    return np.array(v_FM, dtype=float)

@@ -4,6 +4,7 @@ R_FM = Rx(q0) Ry(q1); u = q̇. w_FM in F = x q̇0 + Rx(q0) y q̇1."""
 import math
 
 import numba
+import numpy as np
 
 CODE = 3
 NQ = NU = 2
@@ -45,3 +46,35 @@ n_inv_mult = n_mult
 @numba.njit(cache=True)
 def ndot_u(q, u, prm, out):
     out[0] = out[1] = 0.0
+
+
+def _blend(direct, a, b):
+    """Average of a matrix element and the magnitude sqrt(a² + b²) it must have, given the
+    element's sign (Simbody's way to use all of a near-rotation's entries)."""
+    sign = 1.0 if direct > 0.0 else -1.0
+    return 0.5 * (direct + sign * math.hypot(a, b))
+
+
+def two_axis_angles(R, i, j):
+    """Simbody's body-fixed two-angle decomposition R ≈ R_i(θ1) R_j(θ2) about axes i then j
+    (0, 1, 2 = x, y, z; i ≠ j), each sine and cosine averaged from two estimates."""
+    R = np.asarray(R, dtype=float)
+    k = 3 - i - j
+    t1 = math.atan2(_blend(R[k, j], R[j, i], R[j, k]), _blend(R[j, j], R[k, i], R[k, k]))
+    t2 = math.atan2(_blend(R[i, k], R[j, i], R[k, i]), _blend(R[i, i], R[j, k], R[k, k]))
+    if (j - i) % 3 != 1:                 # a reverse-cyclic pair such as z, y
+        t1, t2 = -t1, -t2
+    return np.array([t1, t2])
+
+
+def q_to_fit_transform(R_FM, p_FM, prm, nq):
+    """q = R_FM's body-fixed x-y angles (Simbody's rule), exact when R_FM = Rx Ry; any
+    rotation about a third axis and p_FM are out of reach."""
+    return two_axis_angles(R_FM, 0, 1)
+
+
+def u_to_fit_velocity(q, w_FM, v_FM, prm):
+    """u = [w_FM[0], My·(0, w_FM[1], w_FM[2])] with My = Rx(q0) y, M's y axis in F (Simbody's
+    rule: Fx takes its own component, My the rest projected on it); v_FM is dropped."""
+    c, s = math.cos(q[0]), math.sin(q[0])
+    return np.array([float(w_FM[0]), c * float(w_FM[1]) + s * float(w_FM[2])])

@@ -1,6 +1,7 @@
 """Weld: no relative motion; X_FM is the identity and there are no q or u."""
 
 import numba
+import numpy as np
 
 CODE = 0
 NQ = NU = 0
@@ -37,3 +38,13 @@ def n_inv_mult(q, v, prm, out):
 @numba.njit(cache=True)
 def ndot_u(q, u, prm, out):
     pass
+
+
+def q_to_fit_transform(R_FM, p_FM, prm, nq):
+    """No q: nothing of X_FM can be represented."""
+    return np.zeros(0)
+
+
+def u_to_fit_velocity(q, w_FM, v_FM, prm):
+    """No u: nothing of V_FM can be represented."""
+    return np.zeros(0)
