@@ -76,7 +76,7 @@ def random_tree(rng, kinds, euler=False):
         parent=np.array(parent), code=np.array(code), q_start=np.array(qs),
         nq=np.array(nq), u_start=np.array(us), nu=np.array(nu), prm=prm,
         R_PF=rotations(nb), p_PF=rng.uniform(-1, 1, (nb, 3)),
-        R_BM=rotations(nb), p_BM=rng.uniform(-1, 1, (nb, 3)),
+        R_MB=rotations(nb), p_MB=rng.uniform(-1, 1, (nb, 3)),
         mass=mass, com_B=com, inertia_B=inertia,
     )
     return tree, np.array(q), np.array(u)
@@ -96,7 +96,9 @@ class Realized:
         self.buf, self.status = allocate_cache(len(tree.parent))
         self.cache = unpack_cache(self.buf, self.status)
         calc_position_kinematics(self.tree_i, self.tree_f, q, self.buf, self.status)
-        calc_velocity_kinematics(self.tree_i, self.tree_f, q, u, self.buf, self.status)
+        self.qdot = np.zeros_like(q)
+        calc_velocity_kinematics(self.tree_i, self.tree_f, q, u, self.buf, self.status,
+                                 self.qdot)
         calc_articulated_body_inertias(self.tree_i, self.tree_f, self.buf, self.status)
         assert self.status[0] == 0
 
@@ -180,8 +182,10 @@ def test_finite_differences_of_kinematics(seed, euler):
     udot, A = forward(tree, cache, f, F)
     h = 1e-6
 
+    qd = qdot_of(tree, q, u)
+    np.testing.assert_array_equal(cache.qdot, qd)   # the velocity sweep's q̇ is N u
+
     def at(t):
-        qd = qdot_of(tree, q, u)
         ut = u + t * udot
         # second-order accurate path: q(t) = q + t q̇ + t²/2 q̈ is not needed for central
         # differences of first derivatives

@@ -151,9 +151,9 @@ class SimbodyMatterSubsystem(Subsystem):
         nu = np.zeros(nb, dtype=np.int64)
         prm = np.zeros((nb, PARAM_SIZE))
         R_PF = np.tile(np.eye(3), (nb, 1, 1))
-        R_BM = R_PF.copy()
+        R_MB = R_PF.copy()
         p_PF = np.zeros((nb, 3))
-        p_BM = np.zeros((nb, 3))
+        p_MB = np.zeros((nb, 3))
         mass = np.zeros(nb)
         com = np.zeros((nb, 3))
         inertia = np.zeros((nb, 3, 3))
@@ -165,14 +165,15 @@ class SimbodyMatterSubsystem(Subsystem):
             nu[i] = mod.NU
             prm[i] = b._params
             R_PF[i], p_PF[i] = b._X_PF.R.as_matrix(), b._X_PF.p
-            R_BM[i], p_BM[i] = b._X_BM.R.as_matrix(), b._X_BM.p
+            X_MB = b._X_BM.invert()
+            R_MB[i], p_MB[i] = X_MB.R.as_matrix(), X_MB.p
             mp = b._mass_properties
             mass[i] = mp.get_mass()
             com[i] = mp.get_mass_center()
             inertia[i] = mp.get_inertia().as_mat33()
         q_start = np.concatenate([[0], np.cumsum(nq)[:-1]]).astype(np.int64)
         u_start = np.concatenate([[0], np.cumsum(nu)[:-1]]).astype(np.int64)
-        return TreeModel(parent, code, q_start, nq, u_start, nu, prm, R_PF, p_PF, R_BM, p_BM,
+        return TreeModel(parent, code, q_start, nq, u_start, nu, prm, R_PF, p_PF, R_MB, p_MB,
                          mass, com, inertia)
 
     def _tree_data(self, state, stage: Stage, where: str) -> _TreeData:
@@ -190,8 +191,8 @@ class SimbodyMatterSubsystem(Subsystem):
     def realize_velocity(self, state):
         d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_velocity")
         q, u = self.get_q(state), self.get_u(state)
-        calc_velocity_kinematics(d.tree_i, d.tree_f, q, u, d.buf, d.status)
-        multiply_by_n(d.tree_i, d.tree_f, q, u, self.upd_q_dot(state))
+        calc_velocity_kinematics(d.tree_i, d.tree_f, q, u, d.buf, d.status,
+                                 self.upd_q_dot(state))
 
     def realize_dynamics(self, state):
         d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_dynamics")

@@ -61,3 +61,8 @@ class Stage(IntEnum):
         names = ", ".join(s.name for s in Stage)
         raise InvalidArgumentError(f"{where}: {stage!r} is not a Stage; use one of {names}.")
 
+
+
+STAGES = tuple(Stage)
+"""The stages by number: ``STAGES[k]`` is ``Stage(k)`` without the enum's lookup, for the
+realization loop."""

@@ -31,7 +31,7 @@ from kinetree.errors import (
     StageTooLowError,
     StateMismatchError,
 )
-from kinetree.system.stage import Stage
+from kinetree.system.stage import STAGES, Stage
 
 _N_STAGES = len(Stage)
 _TRIGGER_STAGES = (Stage.TIME, Stage.POSITION, Stage.VELOCITY, Stage.DYNAMICS,
@@ -226,8 +226,13 @@ class State:
         versions = self._versions
         for k in range(stage, _N_STAGES):
             versions[k] += 1
-        if self._stage >= stage or any(p.stage >= stage for p in self._parts):
-            self._back_up_to(Stage(stage - 1))
+        if self._stage >= stage:
+            self._back_up_to(STAGES[stage - 1])
+            return
+        for p in self._parts:
+            if p.stage >= stage:
+                self._back_up_to(STAGES[stage - 1])
+                return
 
     def _back_up_to(self, stage: Stage) -> None:
         if stage < Stage.INSTANCE:

@@ -17,7 +17,7 @@ from kinetree.errors import (
     StateMismatchError,
     TopologyChangedError,
 )
-from kinetree.system.stage import Stage
+from kinetree.system.stage import STAGES, Stage
 from kinetree.system.state import State, _SubsystemPart
 
 _HOOKS = {
@@ -162,7 +162,7 @@ class System:
         if stage > Stage.REPORT:
             raise InvalidArgumentError("System.realize: the highest stage is REPORT.")
         for g in range(state._stage + 1, stage + 1):
-            self._realize_stage(state, Stage(g))
+            self._realize_stage(state, STAGES[g])
 
     def _realize_stage(self, state: State, g: Stage) -> None:
         """Run the hooks of stage ``g`` for every subsystem still below it, in adoption

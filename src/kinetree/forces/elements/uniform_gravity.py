@@ -3,15 +3,15 @@ center."""
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
 from kinetree.forces.force import Force
+from kinetree.multibody.tree_model import kernel
 from kinetree.system.stage import Stage
 
 
-@numba.njit(cache=True)
+@kernel
 def _add_gravity(mass, com_G, g, body_forces):
     """body_forces[b] += [c × m g; m g] for every body but Ground."""
     for b in range(1, mass.shape[0]):

@@ -2,11 +2,14 @@
 applied forces in O(n).
 
 Two sweeps. ``calc_articulated_body_inertias`` (positions only) accumulates, tip to base,
-the articulated inertias P, U = P H and D⁻¹ = (Hᵀ U)⁻¹. ``calc_tree_accelerations`` then
-accumulates the articulated bias forces z tip to base and solves u̇ base to tip:
-  ε = f - Hᵀ z,  z_P += phi (z + P c + U D⁻¹ (ε - Uᵀ c)),
+the articulated inertias P, U = P H and D⁻¹ = (Hᵀ U)⁻¹, leaving in P the part the parent
+feels, P⁺ = P - U D⁻¹ Uᵀ. ``calc_tree_accelerations`` then accumulates the articulated
+bias forces z tip to base and solves u̇ base to tip:
+  ε = f - Hᵀ z,  z_P += phi (z + P⁺ c + U D⁻¹ ε),
   A' = phiᵀ A_P + c,  u̇ = D⁻¹ (ε - Uᵀ A'),  A = A' + H u̇.
 Body forces F are spatial forces about each body's origin in G; f are mobility forces.
+Each per-body step is an inline function of the body's mobility count nu; the sweeps
+call it with the literal 1 for one-mobility bodies, which lets the compiler unroll it.
 """
 
 import numba
@@ -18,13 +21,48 @@ from kinetree.multibody.kernels.small import (
     shift_inertia_to_parent_add,
     spatial_inertia,
 )
-from kinetree.multibody.tree_model import unpack_cache, unpack_tree
+from kinetree.multibody.tree_model import kernel, unpack_cache, unpack_tree
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
+def _articulate(P, H, U, Dinv, W, nu):
+    """One body of the inertia sweep: U = P H, D⁻¹ = (Hᵀ U)⁻¹, then P -= U D⁻¹ Uᵀ (with
+    W = U D⁻¹ as work space). False if D is singular."""
+    for j in range(nu):
+        for i in range(6):
+            s = 0.0
+            for k in range(6):
+                s += P[i, k] * H[k, j]
+            U[i, j] = s
+        for i in range(j + 1):
+            s = 0.0
+            for k in range(6):
+                s += H[k, i] * U[k, j]
+            Dinv[i, j] = s
+            Dinv[j, i] = s
+    if not invert_spd_in_place(Dinv, nu):
+        return False
+    for i in range(6):
+        for j in range(nu):
+            s = 0.0
+            for k in range(nu):
+                s += U[i, k] * Dinv[k, j]
+            W[i, j] = s
+    for i in range(6):
+        for j in range(i + 1):
+            s = P[i, j]
+            for k in range(nu):
+                s -= W[i, k] * U[j, k]
+            P[i, j] = s
+            P[j, i] = s
+    return True
+
+
+@kernel
 def calc_articulated_body_inertias(tree_i, tree_f, buf, status):
     """Fill P, U and Dinv; sets cache.status[0] to 1 + b if body b's D is singular (a
-    massless body at a tip, for instance), else 0."""
+    massless body at a tip, for instance), else 0. Each body's P ends as P - U D⁻¹ Uᵀ,
+    the articulated inertia its parent feels through the mobilizer."""
     tree = unpack_tree(tree_i, tree_f)
     cache = unpack_cache(buf, status)
     nb = tree.parent.shape[0]
@@ -35,37 +73,64 @@ def calc_articulated_body_inertias(tree_i, tree_f, buf, status):
     cache.status[0] = 0
     for b in range(nb - 1, 0, -1):
         nu = tree.nu[b]
-        H, U, Dinv, Pb = cache.H[b], cache.U[b], cache.Dinv[b], P[b]
-        for i in range(6):
-            for j in range(nu):
-                s = 0.0
-                for k in range(6):
-                    s += Pb[i, k] * H[k, j]
-                U[i, j] = s
-        for i in range(nu):
-            for j in range(nu):
-                s = 0.0
-                for k in range(6):
-                    s += H[k, i] * U[k, j]
-                Dinv[i, j] = s
-        if not invert_spd_in_place(Dinv, nu):
+        H, U, Dinv, W = cache.H[b], cache.U[b], cache.Dinv[b], cache.T[b]
+        if nu == 1:
+            ok = _articulate(P[b], H, U, Dinv, W, 1)
+        else:
+            ok = _articulate(P[b], H, U, Dinv, W, nu)
+        if not ok:
             cache.status[0] = b + 1
             return
         p = tree.parent[b]
-        if p == 0:
-            continue
-        Pa = cache.T[b]
-        for i in range(6):
-            for j in range(6):
-                s = Pb[i, j]
-                for k in range(nu):
-                    for m in range(nu):
-                        s -= U[i, k] * Dinv[k, m] * U[j, m]
-                Pa[i, j] = s
-        shift_inertia_to_parent_add(Pa, cache.p_PB[b], cache.Fc[b], P[p])
+        if p != 0:
+            shift_inertia_to_parent_add(P[b], cache.p_PB[b], cache.Fc[b], P[p])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
+def _bias_force(P, H, U, Dinv, f, z, c, eps, g, za, nu):
+    """One body of the bias sweep: ε = f - Hᵀ z, g = D⁻¹ ε and the force za = z + P c + U g
+    the body passes to its parent (before the shift to the parent's origin)."""
+    for j in range(nu):
+        s = f[j]
+        for k in range(6):
+            s -= H[k, j] * z[k]
+        eps[j] = s
+    for j in range(nu):
+        s = 0.0
+        for k in range(nu):
+            s += Dinv[j, k] * eps[k]
+        g[j] = s
+    for i in range(6):
+        s = z[i]
+        for k in range(6):
+            s += P[i, k] * c[k]
+        for k in range(nu):
+            s += U[i, k] * g[k]
+        za[i] = s
+
+
+@numba.njit(cache=True, inline="always")
+def _mobility_accelerations(H, U, Dinv, eps, A, g, udot, nu):
+    """One body of the acceleration sweep: u̇ = D⁻¹ (ε - Uᵀ A') from the body's
+    acceleration A' before its mobilities act, then A = A' + H u̇ (g is work space)."""
+    for j in range(nu):
+        s = eps[j]
+        for k in range(6):
+            s -= U[k, j] * A[k]
+        g[j] = s
+    for j in range(nu):
+        s = 0.0
+        for k in range(nu):
+            s += Dinv[j, k] * g[k]
+        udot[j] = s
+    for i in range(6):
+        s = 0.0
+        for j in range(nu):
+            s += H[i, j] * udot[j]
+        A[i] += s
+
+
+@kernel
 def calc_tree_accelerations(tree_i, tree_f, buf, status, velocity_terms, f, F, udot):
     """u̇ (into ``udot``) for mobility forces f and body forces F. With
     ``velocity_terms`` the Coriolis and gyroscopic biases are included and the body
@@ -85,29 +150,12 @@ def calc_tree_accelerations(tree_i, tree_f, buf, status, velocity_terms, f, F, u
     for b in range(nb - 1, 0, -1):
         nu, us = tree.nu[b], tree.u_start[b]
         H, U, Dinv, Pb = cache.H[b], cache.U[b], cache.Dinv[b], cache.P[b]
-        zb, cb, eb = z[b], c[b], eps[b]
-        work = cache.T[b]
-        za, g = work[0], work[1]
-        for j in range(nu):
-            s = f[us + j]
-            t = 0.0
-            for k in range(6):
-                s -= H[k, j] * zb[k]
-                t += U[k, j] * cb[k]
-            eb[j] = s
-            work[2, j] = s - t
-        for j in range(nu):
-            s = 0.0
-            for k in range(nu):
-                s += Dinv[j, k] * work[2, k]
-            g[j] = s
-        for i in range(6):
-            s = zb[i]
-            for k in range(6):
-                s += Pb[i, k] * cb[k]
-            for k in range(nu):
-                s += U[i, k] * g[k]
-            za[i] = s
+        za, g = cache.T[b, 0], cache.T[b, 1]
+        fb = f[us:us + nu]
+        if nu == 1:
+            _bias_force(Pb, H, U, Dinv, fb, z[b], c[b], eps[b], g, za, 1)
+        else:
+            _bias_force(Pb, H, U, Dinv, fb, z[b], c[b], eps[b], g, za, nu)
         p = tree.parent[b]
         if p != 0:
             shift_force_to_parent_add(za, cache.p_PB[b], z[p])
@@ -119,19 +167,8 @@ def calc_tree_accelerations(tree_i, tree_f, buf, status, velocity_terms, f, F, u
         shift_acceleration_from_parent(A[tree.parent[b]], cache.p_PB[b], Ab)
         for i in range(6):
             Ab[i] += c[b, i]
-        work = cache.T[b]
-        for j in range(nu):
-            s = eps[b, j]
-            for k in range(6):
-                s -= U[k, j] * Ab[k]
-            work[2, j] = s
-        for j in range(nu):
-            s = 0.0
-            for k in range(nu):
-                s += Dinv[j, k] * work[2, k]
-            udot[us + j] = s
-        for i in range(6):
-            s = 0.0
-            for j in range(nu):
-                s += H[i, j] * udot[us + j]
-            Ab[i] += s
+        ub, g = udot[us:us + nu], cache.T[b, 2]
+        if nu == 1:
+            _mobility_accelerations(H, U, Dinv, eps[b], Ab, g, ub, 1)
+        else:
+            _mobility_accelerations(H, U, Dinv, eps[b], Ab, g, ub, nu)

@@ -4,17 +4,15 @@ Composite inertias Ic accumulate tip to base; then for each body i, the force co
 Fc = Ic_i H_i climb to every ancestor j, giving the blocks M_ji = H_jᵀ Fc (and M_ij = M_jiᵀ).
 """
 
-import numba
-
 from kinetree.multibody.kernels.small import (
     shift_force_to_parent_add,
     shift_inertia_to_parent_add,
     spatial_inertia,
 )
-from kinetree.multibody.tree_model import unpack_cache, unpack_tree
+from kinetree.multibody.tree_model import kernel, unpack_cache, unpack_tree
 
 
-@numba.njit(cache=True)
+@kernel
 def calc_mass_matrix(tree_i, tree_f, buf, status, M):
     """Fill the n x n mass matrix M (POSITION must be filled)."""
     tree = unpack_tree(tree_i, tree_f)

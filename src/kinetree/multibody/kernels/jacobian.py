@@ -3,16 +3,14 @@ origin in Ground, are J u. Column block of body a's mobilities in body b's rows,
 ancestor of b (or b itself): [H_ang; H_lin − (p_GB − p_GA) × H_ang]. The products J u and
 Jᵀ F are O(n) sweeps that never form J."""
 
-import numba
-
 from kinetree.multibody.kernels.small import (
     shift_acceleration_from_parent,
     shift_force_to_parent_add,
 )
-from kinetree.multibody.tree_model import unpack_cache, unpack_tree
+from kinetree.multibody.tree_model import kernel, unpack_cache, unpack_tree
 
 
-@numba.njit(cache=True)
+@kernel
 def calc_system_jacobian(tree_i, tree_f, buf, status, J):
     """Fill J (6 nb x nu, zeroed here); POSITION must be filled."""
     tree = unpack_tree(tree_i, tree_f)
@@ -35,7 +33,7 @@ def calc_system_jacobian(tree_i, tree_f, buf, status, J):
             a = tree.parent[a]
 
 
-@numba.njit(cache=True)
+@kernel
 def multiply_by_system_jacobian(tree_i, tree_f, buf, status, u, V):
     """V (nb x 6) = J u in O(n): base to tip, V_B = phi(p_PB)ᵀ V_P + H u_B."""
     tree = unpack_tree(tree_i, tree_f)
@@ -51,7 +49,7 @@ def multiply_by_system_jacobian(tree_i, tree_f, buf, status, u, V):
             Vb[i] += s
 
 
-@numba.njit(cache=True)
+@kernel
 def multiply_by_system_jacobian_transpose(tree_i, tree_f, buf, status, F, f):
     """f (nu) = Jᵀ F in O(n): tip to base, each body's force plus its subtree's, moved to
     its origin, projected on its hinge: f_B = Hᵀ F_subtree. Uses cache.F_work."""

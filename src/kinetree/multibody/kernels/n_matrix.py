@@ -1,13 +1,11 @@
 """The kinematic coupling q̇ = N(q) u of every mobilizer, applied over the whole tree:
 q̇ from u, u from q̇ (N⁻¹), and q̈ = N u̇ + Ṅ u."""
 
-import numba
-
 from kinetree.multibody.kernels import hinge
-from kinetree.multibody.tree_model import unpack_tree
+from kinetree.multibody.tree_model import kernel, unpack_tree
 
 
-@numba.njit(cache=True)
+@kernel
 def multiply_by_n(tree_i, tree_f, q, u, out):
     """out (nq) = N(q) u."""
     tree = unpack_tree(tree_i, tree_f)
@@ -17,7 +15,7 @@ def multiply_by_n(tree_i, tree_f, q, u, out):
                      out[qs:qs + nq])
 
 
-@numba.njit(cache=True)
+@kernel
 def multiply_by_n_inv(tree_i, tree_f, q, qdot, out):
     """out (nu) = N(q)⁻¹ q̇."""
     tree = unpack_tree(tree_i, tree_f)
@@ -27,7 +25,7 @@ def multiply_by_n_inv(tree_i, tree_f, q, qdot, out):
                          out[us:us + nu])
 
 
-@numba.njit(cache=True)
+@kernel
 def calc_qdotdot(tree_i, tree_f, q, u, udot, work, out):
     """out (nq) = N u̇ + Ṅ u; ``work`` is nq scratch."""
     tree = unpack_tree(tree_i, tree_f)

@@ -5,17 +5,15 @@ Base to tip: A = phiᵀ A_P + H u̇ + c. Each body then needs F = M A + b - F_ap
 origin; tip to base these accumulate into the parent and f_res = Hᵀ F - f.
 """
 
-import numba
-
 from kinetree.multibody.kernels.small import (
     shift_acceleration_from_parent,
     shift_force_to_parent_add,
     spatial_inertia_times,
 )
-from kinetree.multibody.tree_model import unpack_cache, unpack_tree
+from kinetree.multibody.tree_model import kernel, unpack_cache, unpack_tree
 
 
-@numba.njit(cache=True)
+@kernel
 def calc_residual_forces(tree_i, tree_f, buf, status, velocity_terms, udot, f, F, out):
     """``out`` = Hᵀ F_net - f: the mobility forces that, added to f and F, would produce
     u̇. Without ``velocity_terms``, and with f and F zero, this is M u̇."""

@@ -1,7 +1,9 @@
 """Fixed-size 3-vector and 3x3 helpers for the tree kernels.
 
-They write into caller-owned slots (rows of per-body cache arrays), so the sweeps allocate
-nothing; numba inlines them into the loops that call them.
+Two kinds, both inlined by numba into the loops that call them: those that write into
+caller-owned slots (rows of per-body cache arrays), and those on 3-tuples (``vec3``,
+``cross3``, ...), which stay in registers: a chain of vector algebra written with them
+compiles as if spelled out in scalars. Neither allocates.
 """
 
 import numba
@@ -46,6 +48,41 @@ def cross_add(a, b, out):
 
 
 @numba.njit(cache=True, inline="always")
+def vec3(a):
+    """The first three entries of a as a 3-tuple."""
+    return (a[0], a[1], a[2])
+
+
+@numba.njit(cache=True, inline="always")
+def store3(v, out):
+    """out[:3] = the 3-tuple v."""
+    out[0], out[1], out[2] = v[0], v[1], v[2]
+
+
+@numba.njit(cache=True, inline="always")
+def add3(a, b):
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+@numba.njit(cache=True, inline="always")
+def scale3(s, a):
+    return (s * a[0], s * a[1], s * a[2])
+
+
+@numba.njit(cache=True, inline="always")
+def cross3(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+@numba.njit(cache=True, inline="always")
+def rotate3(R, v):
+    """R v for a 3x3 array R and a 3-tuple v."""
+    return (R[0, 0] * v[0] + R[0, 1] * v[1] + R[0, 2] * v[2],
+            R[1, 0] * v[0] + R[1, 1] * v[1] + R[1, 2] * v[2],
+            R[2, 0] * v[0] + R[2, 1] * v[1] + R[2, 2] * v[2])
+
+
+@numba.njit(cache=True, inline="always")
 def spatial_inertia(m, c, inertia, out):
     """out = [[I, m[c]x], [-m[c]x, m·1]]: the 6x6 spatial inertia about a body's origin of
     mass m with mass center c (from the origin) and ``inertia`` about the origin."""
@@ -85,17 +122,34 @@ def shift_acceleration_from_parent(A, p, out):
 
 
 @numba.njit(cache=True, inline="always")
+def cross_component(a, b, k):
+    """(a × b)[k]."""
+    k1, k2 = (k + 1) % 3, (k + 2) % 3
+    return a[k1] * b[k2] - a[k2] * b[k1]
+
+
+@numba.njit(cache=True, inline="always")
 def shift_inertia_to_parent_add(Pa, p, T, out):
-    """out += phi(p) Pa phi(p)ᵀ, using T (6x6) as work space."""
-    px = ((0.0, -p[2], p[1]), (p[2], 0.0, -p[0]), (-p[1], p[0], 0.0))
-    for j in range(6):
+    """out += phi(p) Pa phi(p)ᵀ for a symmetric 6x6 Pa = [[A, B], [Bᵀ, C]]: an inertia
+    about a body's origin moved to its parent's origin, p being the vector between them.
+    With [p]x the cross-product matrix, B' = B + [p]x C and A' = A + [p]x Bᵀ - B' [p]x,
+    so A'[i, j] = A[i, j] + (p × B[j, :])[i] - (B'[i, :] × p)[j]; C is unchanged. B' is
+    kept in T[:3, :3]."""
+    for k in range(3):
         for i in range(3):
-            T[i, j] = Pa[i, j] + px[i][0] * Pa[3, j] + px[i][1] * Pa[4, j] + px[i][2] * Pa[5, j]
-            T[3 + i, j] = Pa[3 + i, j]
-    for r in range(6):
-        for k in range(3):
-            out[r, k] += T[r, k] + px[k][0] * T[r, 3] + px[k][1] * T[r, 4] + px[k][2] * T[r, 5]
-            out[r, 3 + k] += T[r, 3 + k]
+            T[i, k] = Pa[i, 3 + k] + cross_component(p, Pa[3:, 3 + k], i)
+    for i in range(3):
+        for j in range(3):
+            out[i, 3 + j] += T[i, j]
+            out[3 + j, i] += T[i, j]
+            out[3 + i, 3 + j] += Pa[3 + i, 3 + j]
+    for i in range(3):
+        for j in range(i + 1):
+            s = (Pa[i, j] + cross_component(p, Pa[j, 3:], i)
+                 - cross_component(T[i, :3], p, j))
+            out[i, j] += s
+            if j != i:
+                out[j, i] += s
 
 
 @numba.njit(cache=True, inline="always")
@@ -113,7 +167,7 @@ def spatial_inertia_times(m, c, inertia, A, out):
     out[5] = m * (a2 + A[0] * c[1] - A[1] * c[0])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def invert_spd_in_place(A, n):
     """Invert the leading n x n block of a symmetric positive definite A in place
     (Gauss-Jordan; SPD needs no pivoting). Returns False if a pivot is not positive."""

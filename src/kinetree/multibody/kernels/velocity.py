@@ -13,13 +13,27 @@ The gyroscopic force bias b = [w × I w; m w × (w × c)] about B's origin.
 import numba
 
 from kinetree.multibody.kernels import hinge
-from kinetree.multibody.kernels.small import cross_add, mat_vec
-from kinetree.multibody.tree_model import unpack_cache, unpack_tree
+from kinetree.multibody.kernels.small import add3, cross3, rotate3, scale3, store3, vec3
+from kinetree.multibody.tree_model import kernel, unpack_cache, unpack_tree
 
 
-@numba.njit(cache=True)
-def calc_velocity_kinematics(tree_i, tree_f, q, u, buf, status):
-    """Fill the VELOCITY part of the cache from u (POSITION must be filled)."""
+@numba.njit(cache=True, inline="always")
+def _hinge_velocities(H_F, H, u, V_FM, V_PB, nu):
+    """V_FM = H_F u (in F) and V_PB = H u (in G)."""
+    for i in range(6):
+        s = 0.0
+        t = 0.0
+        for j in range(nu):
+            s += H_F[i, j] * u[j]
+            t += H[i, j] * u[j]
+        V_FM[i] = s
+        V_PB[i] = t
+
+
+@kernel
+def calc_velocity_kinematics(tree_i, tree_f, q, u, buf, status, qdot):
+    """Fill the VELOCITY part of the cache from u (POSITION must be filled), and q̇ = N u
+    into ``qdot``."""
     tree = unpack_tree(tree_i, tree_f)
     cache = unpack_cache(buf, status)
     nb = tree.parent.shape[0]
@@ -28,54 +42,29 @@ def calc_velocity_kinematics(tree_i, tree_f, q, u, buf, status):
         nu, us = tree.nu[b], tree.u_start[b]
         ub = u[us:us + nu]
         V_FM, V_PB, V_GB = cache.V_FM[b], cache.V_PB[b], cache.V_GB[b]
-        H_F, H = cache.H_F[b], cache.H[b]
-        for i in range(6):
-            s = 0.0
-            t = 0.0
-            for j in range(nu):
-                s += H_F[i, j] * ub[j]
-                t += H[i, j] * ub[j]
-            V_FM[i] = s
-            V_PB[i] = t
-        w_P = cache.V_GB[p, :3]
-        p_PB = cache.p_PB[b]
-        for i in range(3):
-            V_GB[i] = w_P[i] + V_PB[i]
-            V_GB[3 + i] = cache.V_GB[p, 3 + i] + V_PB[3 + i]
-        cross_add(w_P, p_PB, V_GB[3:])
+        if nu == 1:
+            _hinge_velocities(cache.H_F[b], cache.H[b], ub, V_FM, V_PB, 1)
+        else:
+            _hinge_velocities(cache.H_F[b], cache.H[b], ub, V_FM, V_PB, nu)
+        w_P, v_P = vec3(cache.V_GB[p, :3]), vec3(cache.V_GB[p, 3:])
+        w_r, v_r = vec3(V_PB[:3]), vec3(V_PB[3:])
+        p_PB = vec3(cache.p_PB[b])
+        w = add3(w_P, w_r)
+        store3(w, V_GB[:3])
+        store3(add3(add3(v_P, v_r), cross3(w_P, p_PB)), V_GB[3:])
 
-        work = cache.T[b]
-        hd, tmp, wxr = work[0], work[1, :3], work[2, :3]
-        qb = q[tree.q_start[b]:tree.q_start[b] + tree.nq[b]]
+        qs, nq = tree.q_start[b], tree.nq[b]
+        qb, hd = q[qs:qs + nq], cache.T[b, 0]
+        hinge.n_mult(tree.code[b], qb, ub, tree.prm[b], qdot[qs:qs + nq])
         hinge.hdot_u(tree.code[b], qb, ub, tree.prm[b], hd)
-        r_F, w_FM = cache.r_F[b], V_FM[:3]
-        for i in range(3):
-            tmp[i] = hd[3 + i]
-            wxr[i] = 0.0
-        cross_add(hd[:3], r_F, tmp)          # - r_F × hd_ang = hd_ang × r_F
-        cross_add(w_FM, r_F, wxr)
-        cross_add(w_FM, wxr, tmp)
-        c = cache.c[b]
-        mat_vec(cache.R_GF[b], hd[:3], c[:3])
-        mat_vec(cache.R_GF[b], tmp, c[3:])
-        cross_add(w_P, V_PB[:3], c[:3])
-        for i in range(3):
-            wxr[i] = 0.0
-        cross_add(w_P, p_PB, wxr)
-        cross_add(w_P, wxr, c[3:])
-        for i in range(3):
-            tmp[i] = 2.0 * V_PB[3 + i]
-        cross_add(w_P, tmp, c[3:])
+        hd_ang, hd_lin = vec3(hd[:3]), vec3(hd[3:])
+        r_F, w_FM = vec3(cache.r_F[b]), vec3(V_FM[:3])
+        t = add3(add3(hd_lin, cross3(hd_ang, r_F)), cross3(w_FM, cross3(w_FM, r_F)))
+        R_GF, c = cache.R_GF[b], cache.c[b]
+        store3(add3(rotate3(R_GF, hd_ang), cross3(w_P, w_r)), c[:3])
+        store3(add3(add3(rotate3(R_GF, t), cross3(w_P, cross3(w_P, p_PB))),
+                    cross3(w_P, scale3(2.0, v_r))), c[3:])
 
-        w = V_GB[:3]
-        bb = cache.b[b]
-        mat_vec(cache.I_G[b], w, tmp)
-        bb[:] = 0.0
-        cross_add(w, tmp, bb[:3])
-        m, com = tree.mass[b], cache.com_G[b]
-        for i in range(3):
-            wxr[i] = 0.0
-        cross_add(w, com, wxr)
-        cross_add(w, wxr, bb[3:])
-        for i in range(3):
-            bb[3 + i] *= m
+        gyro = cache.b[b]
+        store3(cross3(w, rotate3(cache.I_G[b], w)), gyro[:3])
+        store3(scale3(tree.mass[b], cross3(w, cross3(w, vec3(cache.com_G[b])))), gyro[3:])
