@@ -20,17 +20,10 @@ from kinetree.errors import (
 from kinetree.system.stage import STAGES, Stage
 from kinetree.system.state import State, _SubsystemPart
 
-_HOOKS = {
-    Stage.TOPOLOGY: "realize_topology",
-    Stage.MODEL: "realize_model",
-    Stage.INSTANCE: "realize_instance",
-    Stage.TIME: "realize_time",
-    Stage.POSITION: "realize_position",
-    Stage.VELOCITY: "realize_velocity",
-    Stage.DYNAMICS: "realize_dynamics",
-    Stage.ACCELERATION: "realize_acceleration",
-    Stage.REPORT: "realize_report",
-}
+_HOOK_NAMES = (None, "realize_topology", "realize_model", "realize_instance", "realize_time",
+               "realize_position", "realize_velocity", "realize_dynamics",
+               "realize_acceleration", "realize_report")
+"""The subsystem hook of each stage, indexed by stage number."""
 
 _uids = itertools.count(1)
 
@@ -165,15 +158,16 @@ class System:
             self._realize_stage(state, STAGES[g])
 
     def _realize_stage(self, state: State, g: Stage) -> None:
-        """Run the hooks of stage ``g`` for every subsystem still below it, in adoption
-        order, then lay out what becomes known at MODEL and INSTANCE."""
-        hook = _HOOKS[g]
+        """Run the hooks of stage ``g`` for every subsystem still below it, in the
+        realization order, then lay out what becomes known at MODEL and INSTANCE."""
+        hook = _HOOK_NAMES[g]
         state._realizing = g
+        parts, subsystems = state._parts, self._subsystems
         try:
             for i in self._order:
-                part = state._parts[i]
+                part = parts[i]
                 if part.stage < g:
-                    getattr(self._subsystems[i], hook)(state)
+                    getattr(subsystems[i], hook)(state)
                     part.stage = g
         finally:
             state._realizing = None

@@ -9,7 +9,7 @@ own hinge matrix in F and r_F the vector from M's origin to B's origin in F.
 import numba
 
 from kinetree.multibody.kernels import hinge
-from kinetree.multibody.kernels.small import mat_mul, mat_vec
+from kinetree.multibody.kernels.small import add3, cross3, mat_mul, rotate3, store3, vec3
 from kinetree.multibody.tree_model import kernel, unpack_cache, unpack_tree
 
 
@@ -17,13 +17,9 @@ from kinetree.multibody.tree_model import kernel, unpack_cache, unpack_tree
 def _hinge_in_ground(R_GF, r_F, H_F, H, nu):
     """H = [R_GF H_ang; R_GF (H_lin - r_F × H_ang)], column by column."""
     for j in range(nu):
-        a0, a1, a2 = H_F[0, j], H_F[1, j], H_F[2, j]
-        l0 = H_F[3, j] - (r_F[1] * a2 - r_F[2] * a1)
-        l1 = H_F[4, j] - (r_F[2] * a0 - r_F[0] * a2)
-        l2 = H_F[5, j] - (r_F[0] * a1 - r_F[1] * a0)
-        for i in range(3):
-            H[i, j] = R_GF[i, 0] * a0 + R_GF[i, 1] * a1 + R_GF[i, 2] * a2
-            H[3 + i, j] = R_GF[i, 0] * l0 + R_GF[i, 1] * l1 + R_GF[i, 2] * l2
+        ang = vec3(H_F[:3, j])
+        store3(rotate3(R_GF, ang), H[:3, j])
+        store3(rotate3(R_GF, add3(vec3(H_F[3:, j]), cross3(ang, r_F))), H[3:, j])
 
 
 @kernel
@@ -38,21 +34,16 @@ def calc_position_kinematics(tree_i, tree_f, q, buf, status):
         R_FM, p_FM = cache.R_FM[b], cache.p_FM[b]
         hinge.x_fm(code, qb, tree.prm[b], R_FM, p_FM)
 
-        work = cache.T[b]
-        R_GM, R_I, p_FB, tmp = work[:3, :3], work[:3, 3:], work[3, :3], work[4, :3]
-        R_GP, R_GF, R_GB, r_F = cache.R_GB[p], cache.R_GF[b], cache.R_GB[b], cache.r_F[b]
+        R_GP, R_GF, R_GB = cache.R_GB[p], cache.R_GF[b], cache.R_GB[b]
+        R_GM, R_I = cache.T[b, :3, :3], cache.T[b, :3, 3:]
         mat_mul(R_GP, tree.R_PF[b], R_GF)
         mat_mul(R_GF, R_FM, R_GM)
         mat_mul(R_GM, tree.R_MB[b], R_GB)
-        mat_vec(R_FM, tree.p_MB[b], r_F)
-        for i in range(3):
-            p_FB[i] = p_FM[i] + r_F[i]
-        p_PB = cache.p_PB[b]
-        mat_vec(R_GP, tree.p_PF[b], p_PB)
-        mat_vec(R_GF, p_FB, tmp)
-        for i in range(3):
-            p_PB[i] += tmp[i]
-            cache.p_GB[b, i] = cache.p_GB[p, i] + p_PB[i]
+        r_F = rotate3(R_FM, vec3(tree.p_MB[b]))
+        p_PB = add3(rotate3(R_GP, vec3(tree.p_PF[b])), rotate3(R_GF, add3(vec3(p_FM), r_F)))
+        store3(r_F, cache.r_F[b])
+        store3(p_PB, cache.p_PB[b])
+        store3(add3(vec3(cache.p_GB[p]), p_PB), cache.p_GB[b])
 
         H_F = cache.H_F[b]
         hinge.h_fm(code, qb, tree.prm[b], H_F)
@@ -61,7 +52,7 @@ def calc_position_kinematics(tree_i, tree_f, q, buf, status):
         else:
             _hinge_in_ground(R_GF, r_F, H_F, cache.H[b], nu)
 
-        mat_vec(R_GB, tree.com_B[b], cache.com_G[b])
+        store3(rotate3(R_GB, vec3(tree.com_B[b])), cache.com_G[b])
         mat_mul(R_GB, tree.inertia_B[b], R_I)
         I_G = cache.I_G[b]
         for i in range(3):
