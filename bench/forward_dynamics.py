@@ -133,14 +133,18 @@ def main():
     print(f"{'bodies':>7} {'kinetree µs':>12} {'pinocchio µs':>13} {'ratio':>7} {'max |Δu̇|':>10}")
     n, t_kt, t_pin, err = compare(*fig3_tree(None))
     print(f"{n:>7} {t_kt * 1e6:>12.1f} {t_pin * 1e6:>13.1f} {t_kt / t_pin:>7.2f} {err:>10.1e}")
-    print("\nPin chains: time per body")
-    print(f"{'bodies':>7} {'kinetree µs/body':>17} {'pinocchio µs/body':>18} {'ratio':>7} "
-          f"{'max |Δu̇|':>10}")
+    print("\nPin chains: time per body, and the marginal time per added body (the slope")
+    print("between this chain and the previous one, free of the fixed per-call cost)")
+    print(f"{'bodies':>7} {'kinetree µs/body':>17} {'marginal µs/body':>17} "
+          f"{'pinocchio µs/body':>18} {'ratio':>7} {'max |Δu̇|':>10}")
+    previous = None
     for n_bodies in (10, 100, 1000, 10000):
         n, t_kt, t_pin, err = compare(*chain_tree(n_bodies), with_pinocchio=n_bodies <= 100)
-        print(f"{n:>7} {t_kt / n * 1e6:>17.3f} {t_pin / n * 1e6:>18.3f} {t_kt / t_pin:>7.2f} "
-              f"{err:>10.1e}")
-
+        marginal = float("nan") if previous is None else \
+            (t_kt - previous[1]) / (n - previous[0])
+        previous = (n, t_kt)
+        print(f"{n:>7} {t_kt / n * 1e6:>17.3f} {marginal * 1e6:>17.3f} "
+              f"{t_pin / n * 1e6:>18.3f} {t_kt / t_pin:>7.2f} {err:>10.1e}")
 
 if __name__ == "__main__":
     main()
