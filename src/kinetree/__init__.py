@@ -16,7 +16,13 @@ from kinetree.math import (
     Transform,
     UnitInertia,
 )
-from kinetree.multibody import Body, MobilizedBody, MultibodySystem, SimbodyMatterSubsystem
+from kinetree.multibody import (
+    Body,
+    Constraint,
+    MobilizedBody,
+    MultibodySystem,
+    SimbodyMatterSubsystem,
+)
 from kinetree.system import Stage, State, Subsystem, System
 
 __version__ = "0.1.0"
@@ -24,6 +30,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Body",
     "BodyOrSpaceType",
+    "Constraint",
     "Force",
     "ForceSubsystem",
     "GeneralForceSubsystem",

@@ -1,8 +1,9 @@
 """Bodies, mobilizers and the matter subsystem: minimal-coordinate multibody dynamics."""
 
 from kinetree.multibody.body import Body
+from kinetree.multibody.constraints import Constraint
 from kinetree.multibody.matter import SimbodyMatterSubsystem
 from kinetree.multibody.mobilized_body import MobilizedBody
 from kinetree.multibody.multibody_system import MultibodySystem
 
-__all__ = ["Body", "MobilizedBody", "MultibodySystem", "SimbodyMatterSubsystem"]
+__all__ = ["Body", "Constraint", "MobilizedBody", "MultibodySystem", "SimbodyMatterSubsystem"]

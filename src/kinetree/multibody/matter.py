@@ -12,6 +12,11 @@ writing the per-State ``TreeCache``:
 
 Force subsystems add into ``body_forces`` (spatial forces about each body origin, in G)
 and ``mobility_forces`` during DYNAMICS, after the matter subsystem has zeroed them.
+
+Constraints belong to the matter subsystem too. Which are enabled is an Instance-stage
+choice; at INSTANCE their equations are laid out and their error slots allocated, at
+POSITION and VELOCITY their errors are computed, and at ACCELERATION the unconstrained u̇ is
+corrected by the multipliers (constraint_solver.py).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError, KinetreeError, StageTooLowError
+from kinetree.multibody import constraint_solver as cs
 from kinetree.multibody.kernels.aba import (
     calc_articulated_body_inertias,
     calc_tree_accelerations,
@@ -82,6 +88,8 @@ class SimbodyMatterSubsystem(Subsystem):
 
     def __init__(self, system):
         self._bodies: list[MobilizedBody] = []
+        self._constraints: list = []
+        self._ancestors: list[int] = []
         super().__init__(system, "SimbodyMatterSubsystem")
         Ground(self)
         system._set_matter_subsystem(self)
@@ -127,6 +135,12 @@ class SimbodyMatterSubsystem(Subsystem):
     def realize_topology(self, state):
         self._euler_index = self.allocate_discrete_variable(state, Stage.MODEL, False)
         self._data_index = self.allocate_cache_entry(state, Stage.MODEL, Stage.MODEL, None)
+        self._disabled_index = self.allocate_discrete_variable(
+            state, Stage.INSTANCE, tuple(c.is_disabled_by_default() for c in self._constraints))
+        self._constraint_data_index = self.allocate_cache_entry(
+            state, Stage.INSTANCE, Stage.INSTANCE, None)
+        self._ancestors = [self._common_ancestor(c) for c in self._constraints]
+        self._constraint_hooks("realize_topology", state)
 
     def realize_model(self, state):
         euler = self.get_use_euler_angles(state)
@@ -142,6 +156,24 @@ class SimbodyMatterSubsystem(Subsystem):
                          np.zeros((nb, 6)), np.zeros(int(tree.nu.sum())),
                          np.zeros(int(tree.nq.sum())))
         self.set_cache_entry(state, self._data_index, data)
+        self._constraint_hooks("realize_model", state)
+
+    def realize_instance(self, state):
+        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_instance")
+        disabled = self.get_discrete_variable(state, self._disabled_index)
+        enabled = [c for c, off in zip(self._constraints, disabled) if not off]
+        data = cs.build_layouts(enabled, self._ancestors, d.tree)
+        self.allocate_q_err(state, data.mp)
+        self.allocate_u_err(state, data.mp + data.mv)
+        self.allocate_u_dot_err(state, data.m)
+        self.set_cache_entry(state, self._constraint_data_index, data)
+        self._constraint_hooks("realize_instance", state)
+
+    def realize_time(self, state):
+        self._constraint_hooks("realize_time", state)
+
+    def realize_report(self, state):
+        self._constraint_hooks("realize_report", state)
 
     def _build_tree(self, euler: bool) -> TreeModel:
         nb = len(self._bodies)
@@ -186,13 +218,24 @@ class SimbodyMatterSubsystem(Subsystem):
     # ------------------------------------------------------ runtime stages
     def realize_position(self, state):
         d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_position")
-        calc_position_kinematics(d.tree_i, d.tree_f, self.get_q(state), d.buf, d.status)
+        q = self.get_q(state)
+        calc_position_kinematics(d.tree_i, d.tree_f, q, d.buf, d.status)
+        data = self._constraint_data(state)
+        if data.layouts:
+            cs.update_position_kinematics(data, d.cache, q)
+            cs.position_errors(state, data, self.upd_q_err(state))
+            self._constraint_hooks("realize_position", state)
 
     def realize_velocity(self, state):
         d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_velocity")
         q, u = self.get_q(state), self.get_u(state)
-        calc_velocity_kinematics(d.tree_i, d.tree_f, q, u, d.buf, d.status,
-                                 self.upd_q_dot(state))
+        qdot = self.upd_q_dot(state)
+        calc_velocity_kinematics(d.tree_i, d.tree_f, q, u, d.buf, d.status, qdot)
+        data = self._constraint_data(state)
+        if data.layouts:
+            cs.update_velocity_kinematics(data, d.cache, q, u, qdot)
+            cs.velocity_errors(state, data, d.cache, d.cache.V_GB, u, self.upd_u_err(state))
+            self._constraint_hooks("realize_velocity", state)
 
     def realize_dynamics(self, state):
         d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_dynamics")
@@ -200,14 +243,23 @@ class SimbodyMatterSubsystem(Subsystem):
         self._raise_if_singular(d)
         d.body_forces[:] = 0.0
         d.mobility_forces[:] = 0.0
+        self._constraint_hooks("realize_dynamics", state)
 
     def realize_acceleration(self, state):
         d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_acceleration")
         udot = self.upd_u_dot(state)
         calc_tree_accelerations(d.tree_i, d.tree_f, d.buf, d.status, True, d.mobility_forces,
                                 d.body_forces, udot)
+        data = self._constraint_data(state)
+        if data.m:
+            self.upd_multipliers(state)[:] = cs.solve_constrained_accelerations(
+                state, data, d, udot)
+            cs.acceleration_errors(state, data, d.cache, d.cache.A_GB, udot,
+                                   self.upd_u_dot_err(state))
         calc_qdotdot(d.tree_i, d.tree_f, self.get_q(state), self.get_u(state), udot,
                      d.qdotdot_work, self.upd_q_dot_dot(state))
+        if data.layouts:
+            self._constraint_hooks("realize_acceleration", state)
 
     def _raise_if_singular(self, d: _TreeData) -> None:
         bad = int(d.status[0])
@@ -402,6 +454,245 @@ class SimbodyMatterSubsystem(Subsystem):
                                        "system has no mass.")
         p = d.cache.p_GB[1:] + d.cache.com_G[1:]
         return (m[:, None] * p).sum(axis=0) / total
+
+    # ----------------------------------------------------------- constraints
+    def _adopt_constraint(self, constraint) -> int:
+        self._constraints.append(constraint)
+        self.invalidate_subsystem_topology_cache()
+        return len(self._constraints) - 1
+
+    def get_num_constraints(self) -> int:
+        return len(self._constraints)
+
+    def get_constraint(self, index: int):
+        try:
+            return self._constraints[index]
+        except (IndexError, TypeError):
+            raise InvalidArgumentError(
+                f"SimbodyMatterSubsystem.get_constraint: no constraint {index!r}; there are "
+                f"{len(self._constraints)}.") from None
+
+    def _common_ancestor(self, constraint) -> int:
+        """The nearest common ancestor of a constraint's constrained bodies (Ground if it
+        has none)."""
+        def path(b: int) -> list[int]:
+            chain = [b]
+            while b != 0:
+                b = self._bodies[b]._parent._index
+                chain.append(b)
+            return chain
+        bodies = [m._index for m in constraint._impl._bodies]
+        if not bodies:
+            return 0
+        common = set(path(bodies[0]))
+        for b in bodies[1:]:
+            common &= set(path(b))
+        return max(common)
+
+    def _ancestor_of(self, constraint) -> int:
+        if not self.get_system().system_topology_has_been_realized() or \
+                len(self._ancestors) != len(self._constraints):
+            return self._common_ancestor(constraint)
+        return self._ancestors[constraint._index]
+
+    def _constraint_hooks(self, hook: str, state) -> None:
+        """Run an implementation hook of every constraint (at TOPOLOGY, MODEL and
+        INSTANCE) or of the enabled ones (later stages)."""
+        if hook in ("realize_topology", "realize_model", "realize_instance"):
+            constraints = self._constraints
+        else:
+            constraints = [lay.constraint for lay in self._constraint_data(state).layouts]
+        for c in constraints:
+            getattr(c._impl, hook)(state)
+
+    def _constraint_data(self, state) -> cs.ConstraintData:
+        return self.get_cache_entry(state, self._constraint_data_index)
+
+    def _set_constraint_disabled(self, state, constraint, disabled: bool) -> None:
+        flags = list(self.get_discrete_variable(state, self._disabled_index))
+        flags[constraint._index] = bool(disabled)
+        self.set_discrete_variable(state, self._disabled_index, tuple(flags))
+
+    def _is_constraint_disabled(self, state, constraint) -> bool:
+        return bool(self.get_discrete_variable(state, self._disabled_index)[constraint._index])
+
+    def _layout_of(self, state, constraint, where: str):
+        data = self._constraint_data(state)
+        for layout in data.layouts:
+            if layout.constraint is constraint:
+                return data, layout
+        return data, None
+
+    def _constraint_slice(self, state, constraint, kind: str, stage: Stage,
+                          method: str) -> np.ndarray:
+        """A constraint's entries of qerr, uerr, udoterr or the multipliers (empty while it
+        is disabled)."""
+        where = f"{constraint._name()}.{method}"
+        self.get_system().require_stage(state, stage, where)
+        data, layout = self._layout_of(state, constraint, where)
+        if layout is None:
+            return np.zeros(0)
+        if kind == "qerr":
+            return self.get_q_err(state)[layout.p_rows].copy()
+        if kind == "uerr":
+            uerr = self.get_u_err(state)
+            return np.concatenate([uerr[layout.p_rows],
+                                   uerr[data.mp + layout.v_rows.start:
+                                        data.mp + layout.v_rows.stop]])
+        values = self.get_u_dot_err(state) if kind == "udoterr" else \
+            self.get_multipliers(state)
+        return np.concatenate([values[s] for s in data.multiplier_slices(layout)])
+
+    def _constraint_forces(self, state, constraint, method: str):
+        """The body forces (k x 6, in G) and mobility forces (per constrained u) that a
+        constraint applies in ``state``: minus the forces of its multipliers."""
+        where = f"{constraint._name()}.{method}"
+        self.get_system().require_stage(state, Stage.ACCELERATION, where)
+        data, layout = self._layout_of(state, constraint, where)
+        if layout is None:
+            return (np.zeros((constraint.get_num_constrained_bodies(), 6)),
+                    np.zeros(sum(m.get_num_u(state) for m in constraint._impl._mobilizers)))
+        d = self._tree_data(state, Stage.ACCELERATION, where)
+        F, f = cs._forces_of(state, data, layout, d.cache, self.get_multipliers(state))
+        return -F, -f
+
+    def _constraint_kinematics(self, state, constraint) -> cs.ConstraintKinematics:
+        data = self._constraint_data(state)
+        try:
+            return data.kinematics[constraint._index]
+        except KeyError:
+            raise InvalidArgumentError(
+                f"{constraint._name()}: it is disabled in this State, so its kinematics are "
+                f"not computed; enable it first.") from None
+
+    def _constraint_operands(self, state, stage: Stage, where: str):
+        d = self._tree_data(state, stage, f"SimbodyMatterSubsystem.{where}")
+        return d, self._constraint_data(state)
+
+    def calc_g(self, state) -> np.ndarray:
+        """G (m x nu), the acceleration-level constraint matrix [P; V; A] of the enabled
+        constraints: udoterr = G u̇ - b (VELOCITY)."""
+        d, data = self._constraint_operands(state, Stage.VELOCITY, "calc_g")
+        bias = cs.acceleration_error_bias(state, data, d)
+        cols = [cs.multiply_by_g(state, data, d, e, bias) for e in np.eye(data.nu)]
+        return np.column_stack(cols) if cols else np.zeros((data.m, 0))
+
+    def calc_g_transpose(self, state) -> np.ndarray:
+        """Gᵀ (nu x m) from the constraints' force methods (POSITION)."""
+        d, data = self._constraint_operands(state, Stage.POSITION, "calc_g_transpose")
+        return cs.calc_g_transpose(state, data, d)
+
+    def multiply_by_g(self, state, udot) -> np.ndarray:
+        """G u̇ (m), without the bias b, in O(n + m) (VELOCITY)."""
+        d, data = self._constraint_operands(state, Stage.VELOCITY, "multiply_by_g")
+        return cs.multiply_by_g(state, data, d, self._vector(udot, data.nu, "multiply_by_g"))
+
+    def calc_bias_for_multiply_by_g(self, state) -> np.ndarray:
+        """The acceleration errors at u̇ = 0 (that is -b), so udoterr = G u̇ + this."""
+        d, data = self._constraint_operands(state, Stage.VELOCITY,
+                                            "calc_bias_for_multiply_by_g")
+        return cs.acceleration_error_bias(state, data, d)
+
+    def multiply_by_g_transpose(self, state, lam) -> np.ndarray:
+        """Gᵀλ (nu): the generalized forces of multipliers λ, in O(n + m) (POSITION)."""
+        d, data = self._constraint_operands(state, Stage.POSITION, "multiply_by_g_transpose")
+        return cs.multiply_by_g_transpose(state, data, d,
+                                          self._vector(lam, data.m, "multiply_by_g_transpose"))
+
+    def calc_constraint_forces_from_multipliers(self, state, lam):
+        """(body forces nb x 6 about each body origin in G, mobility forces nu) of
+        multipliers λ: together Gᵀλ; the constraints apply their negatives."""
+        d, data = self._constraint_operands(state, Stage.POSITION,
+                                            "calc_constraint_forces_from_multipliers")
+        return cs.constraint_forces(state, data, d.cache, self._vector(
+            lam, data.m, "calc_constraint_forces_from_multipliers"))
+
+    def calc_pq(self, state) -> np.ndarray:
+        """Pq = ∂perr/∂q (mp x nq), the holonomic constraint matrix in q-space, P N⁻¹
+        (VELOCITY)."""
+        d, data = self._constraint_operands(state, Stage.VELOCITY, "calc_pq")
+        nq = d.qdotdot_work.size
+        cols = []
+        for e in np.eye(nq):
+            x = self.multiply_by_n_inv(state, e)
+            cols.append(cs.multiply_by_velocity_g(state, data, d, x)[:data.mp])
+        return np.column_stack(cols) if cols else np.zeros((data.mp, 0))
+
+    MAX_PROJECTION_ITERATIONS = 20
+
+    def project_q(self, state, tolerance: float) -> dict:
+        """Normalize every quaternion, then move q by Newton steps q += N Δu, each the
+        smallest Δu (unit weights) that zeroes the linearized position errors, until
+        max |perr| <= tolerance. Raises if that does not happen."""
+        system = self.get_system()
+        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.project_q")
+        q = self.upd_q(state)
+        q0 = q.copy()
+        for b in self._bodies[1:]:
+            if getattr(b._module, "NQ_EULER", None) is not None and d.tree.nq[b._index] == \
+                    b._module.NQ:
+                qs = d.tree.q_start[b._index]
+                q[qs:qs + 4] /= np.linalg.norm(q[qs:qs + 4])
+        data = self._constraint_data(state)
+        iterations = 0
+        while data.mp:
+            system.realize(state, Stage.POSITION)
+            perr = np.array(self.get_q_err(state))
+            if np.max(np.abs(perr)) <= tolerance:
+                break
+            if iterations == self.MAX_PROJECTION_ITERATIONS:
+                worst = self._worst_constraint(data, perr)
+                raise KinetreeError(
+                    f"System.project: position errors still {np.max(np.abs(perr)):.3g} after "
+                    f"{iterations} Newton steps (largest in {worst._name()}); the constraints "
+                    f"may be inconsistent or the configuration far from them. Assemble first "
+                    f"or loosen the tolerance ({tolerance:g}).")
+            du = cs.project_positions(state, data, d, perr)
+            dq = self.multiply_by_n(state, du)
+            self.upd_q(state)[:] += dq
+            iterations += 1
+        return {"q_iterations": iterations,
+                "q_change": float(np.max(np.abs(self.get_q(state) - q0))) if q0.size else 0.0}
+
+    def project_u(self, state, tolerance: float) -> dict:
+        """Move u by the smallest Δu (unit weights) that zeroes the velocity errors."""
+        d = self._tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.project_u")
+        data = self._constraint_data(state)
+        if not data.mp + data.mv:
+            return {"u_change": 0.0}
+        self.get_system().realize(state, Stage.VELOCITY)
+        uerr = np.array(self.get_u_err(state))
+        if np.max(np.abs(uerr)) <= tolerance:
+            return {"u_change": 0.0}
+        du = cs.project_velocities(state, data, d, uerr)
+        self.upd_u(state)[:] += du
+        return {"u_change": float(np.max(np.abs(du)))}
+
+    @staticmethod
+    def _worst_constraint(data, perr):
+        j = int(np.argmax(np.abs(perr)))
+        return next(lay.constraint for lay in data.layouts
+                    if lay.p_rows.start <= j < lay.p_rows.stop)
+
+    def calc_mobilizer_reaction_forces(self, state) -> np.ndarray:
+        """(nb x 6) the spatial force [moment; force] each body's mobilizer applies to that
+        body, at the origin of its M frame, in Ground (Ground's row zero). Applied and
+        constraint mobility forces are included, as in Simbody (ACCELERATION)."""
+        d = self._tree_data(state, Stage.ACCELERATION,
+                            "SimbodyMatterSubsystem.calc_mobilizer_reaction_forces")
+        data = self._constraint_data(state)
+        F_ext = d.body_forces.copy()
+        if data.m:
+            F_c, _ = cs.constraint_forces(state, data, d.cache, self.get_multipliers(state))
+            F_ext -= F_c
+        out = np.zeros(d.mobility_forces.size)
+        calc_residual_forces(d.tree_i, d.tree_f, d.buf, d.status, True,
+                             np.asarray(self.get_u_dot(state)), d.mobility_forces, F_ext, out)
+        F = d.cache.F_work.copy()
+        F[0] = 0.0
+        p_BM_G = np.einsum("bij,bj->bi", d.cache.R_GB, [b._X_BM.p for b in self._bodies])
+        F[:, :3] -= np.cross(p_BM_G, F[:, 3:])
+        return F
 
     @staticmethod
     def _vector(v, n: int, where: str) -> np.ndarray:

@@ -82,6 +82,16 @@ class Subsystem:
     def realize_report(self, state) -> None:
         """Compute values needed only for output."""
 
+    def project_q(self, state, tolerance: float) -> dict:
+        """Move this subsystem's q onto its position constraints (the State is realized to
+        TIME); return what was done. Subsystems without constraints do nothing."""
+        return {}
+
+    def project_u(self, state, tolerance: float) -> dict:
+        """Move this subsystem's u onto its velocity constraints (the State is realized to
+        POSITION); return what was done."""
+        return {}
+
     # -------------------------------------------------------------- stages
     def get_stage(self, state) -> Stage:
         """The stage this subsystem's part of ``state`` has been realized to."""

@@ -183,6 +183,27 @@ class System:
         MultibodySystem, whose results the force subsystems read)."""
         return range(len(self._subsystems))
 
+    def project(self, state: State, tolerance: float = 1e-10) -> dict:
+        """Move q, then u, onto the constraint manifold (paper §3.2): each subsystem moves
+        its own, q first, then the State is realized to POSITION and each moves its u.
+        Returns, per subsystem name, what it did (empty for subsystems with nothing to
+        project)."""
+        self._check_state(state, "System.project")
+        if not tolerance > 0:
+            raise InvalidArgumentError(
+                f"System.project: the tolerance must be positive, got {tolerance!r}.")
+        reports = {}
+        self.realize(state, Stage.TIME)
+        for i in self._order:
+            reports[self._subsystems[i].get_name()] = dict(
+                self._subsystems[i].project_q(state, tolerance))
+        self.realize(state, Stage.POSITION)
+        for i in self._order:
+            reports[self._subsystems[i].get_name()].update(
+                self._subsystems[i].project_u(state, tolerance))
+        self.realize(state, Stage.VELOCITY)
+        return reports
+
     def require_stage(self, state: State, stage: Stage, where: str) -> None:
         """Raise StageTooLowError unless ``state`` is realized to ``stage``; for element
         accessors."""

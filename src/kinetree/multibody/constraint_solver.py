@@ -1,0 +1,409 @@
+"""The constraint equations of a matter subsystem, assembled and solved (the paper's eqs.
+10-18, DESIGN §3).
+
+With mp holonomic, mv nonholonomic and ma acceleration-only equations in use, the errors
+are laid out as Simbody does: qerr = perr (mp); uerr = [pverr; verr] (mp + mv);
+udoterr = [paerr; vaerr; aerr] (m = mp + mv + ma), with one multiplier per udoterr slot.
+The acceleration errors are affine in u̇, udoterr = G u̇ - b, and the forces of the
+multipliers are Gᵀλ, so that M u̇ + Gᵀλ = f. Forward dynamics then solves
+
+    (G M⁻¹ Gᵀ) λ = G u̇₀ - b,    u̇ = u̇₀ - M⁻¹ Gᵀ λ,
+
+u̇₀ being the unconstrained (articulated-body) solution. G is applied through the
+constraints' own error methods (G x = udoterr(x) - udoterr(0)) and Gᵀ through their force
+methods, M⁻¹ by the O(n) articulated-body solve: m solves and m error sweeps, then an m x m
+least-squares solve, so that consistent redundant constraints (rank G < m) still give a
+unique u̇ and the minimum-norm, finite λ.
+
+Every constraint computes its errors in its ancestor frame A from the kinematics of its
+constrained bodies relative to A (``ConstraintKinematics``), refreshed at POSITION and
+VELOCITY.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kinetree.math.rotation import Rotation
+from kinetree.math.transform import Transform
+from kinetree.multibody.kernels.aba import calc_tree_accelerations
+from kinetree.multibody.kernels.acceleration import calc_body_accelerations
+from kinetree.multibody.kernels.jacobian import (
+    multiply_by_system_jacobian,
+    multiply_by_system_jacobian_transpose,
+)
+
+RANK_TOLERANCE = 1e-12
+"""Singular values of G M⁻¹ Gᵀ below this fraction of the largest count as zero: the
+directions of redundant constraint equations."""
+
+
+@dataclass
+class ConstraintLayout:
+    """Where one enabled constraint's equations, bodies and mobilizers sit in a State
+    (fixed at INSTANCE)."""
+
+    constraint: object
+    ancestor: int                 # mobilized body index of the frame A
+    bodies: np.ndarray            # (k,) mobilized body index of each constrained body
+    mobilizers: list              # the constrained MobilizedBody objects
+    nq: list                      # q count of each constrained mobilizer
+    nu: list
+    q_offset: list                # first entry of each mobilizer in the constrained q
+    u_offset: list
+    q_index: np.ndarray           # global index of each constrained q
+    u_index: np.ndarray
+    mp: int
+    mv: int
+    ma: int
+    p_rows: slice                 # this constraint's rows within the holonomic block
+    v_rows: slice                 # ... within the nonholonomic block
+    a_rows: slice                 # ... within the acceleration-only block
+
+
+@dataclass
+class ConstraintKinematics:
+    """One constraint's view of the State's motion, in its ancestor frame A."""
+
+    layout: ConstraintLayout
+    X_AB: list = field(default_factory=list)   # Transform of each constrained body in A
+    q: np.ndarray | None = None                # constrained q (POSITION)
+    N: list = field(default_factory=list)      # q̇ = N u block of each mobilizer (POSITION)
+    qdot: np.ndarray | None = None             # constrained q̇ and u (VELOCITY)
+    u: np.ndarray | None = None
+    V_AB: np.ndarray | None = None             # (k, 6) [w; v] in A (VELOCITY)
+    ndot_u: np.ndarray | None = None           # Ṅ u of the constrained q (VELOCITY)
+
+
+@dataclass
+class ConstraintData:
+    """Every enabled constraint of one State and the sizes of its error blocks."""
+
+    layouts: list
+    kinematics: dict              # constraint index -> ConstraintKinematics
+    nu: int                       # mobilities of the whole tree
+    mp: int
+    mv: int
+    ma: int
+
+    @property
+    def m(self) -> int:
+        return self.mp + self.mv + self.ma
+
+    def multiplier_slices(self, layout: ConstraintLayout) -> tuple[slice, slice, slice]:
+        """Where a constraint's holonomic, nonholonomic and acceleration-only multipliers
+        (and acceleration errors) sit in the udoterr layout."""
+        p, v, a = layout.p_rows, layout.v_rows, layout.a_rows
+        return (p, slice(self.mp + v.start, self.mp + v.stop),
+                slice(self.mp + self.mv + a.start, self.mp + self.mv + a.stop))
+
+
+def build_layouts(constraints, ancestors, tree) -> ConstraintData:
+    """The layout of the enabled ``constraints`` for a tree with the State's nq and nu."""
+    layouts, kinematics = [], {}
+    mp = mv = ma = 0
+    for c in constraints:
+        impl = c._impl
+        nq = [int(tree.nq[m._index]) for m in impl._mobilizers]
+        nu = [int(tree.nu[m._index]) for m in impl._mobilizers]
+        q_index = [np.arange(tree.q_start[m._index], tree.q_start[m._index] + k)
+                   for m, k in zip(impl._mobilizers, nq)]
+        u_index = [np.arange(tree.u_start[m._index], tree.u_start[m._index] + k)
+                   for m, k in zip(impl._mobilizers, nu)]
+        cp, cv, ca = impl._counts
+        layout = ConstraintLayout(
+            constraint=c, ancestor=ancestors[c._index],
+            bodies=np.array([b._index for b in impl._bodies], dtype=np.int64),
+            mobilizers=list(impl._mobilizers), nq=nq, nu=nu,
+            q_offset=list(np.concatenate([[0], np.cumsum(nq)[:-1]]).astype(int)),
+            u_offset=list(np.concatenate([[0], np.cumsum(nu)[:-1]]).astype(int)),
+            q_index=np.concatenate(q_index).astype(np.int64) if q_index else
+            np.zeros(0, dtype=np.int64),
+            u_index=np.concatenate(u_index).astype(np.int64) if u_index else
+            np.zeros(0, dtype=np.int64),
+            mp=cp, mv=cv, ma=ca, p_rows=slice(mp, mp + cp), v_rows=slice(mv, mv + cv),
+            a_rows=slice(ma, ma + ca))
+        mp, mv, ma = mp + cp, mv + cv, ma + ca
+        layouts.append(layout)
+        kinematics[c._index] = ConstraintKinematics(layout)
+    return ConstraintData(layouts, kinematics, int(tree.nu.sum()), mp, mv, ma)
+
+
+# --------------------------------------------------------- kinematics in A
+def _relative_velocities(cache, a: int, bodies: np.ndarray, V_GB: np.ndarray) -> np.ndarray:
+    """V_AB (k x 6, in A) of bodies whose Ground velocities are V_GB[bodies], A being body
+    a moving with V_GB[a]: w_AB = w_B - w_A, v_AB = v_B - v_A - w_A × r, r = p_B - p_A."""
+    R_GA = cache.R_GB[a]
+    w_A, v_A = V_GB[a, :3], V_GB[a, 3:]
+    r = cache.p_GB[bodies] - cache.p_GB[a]
+    w = V_GB[bodies, :3] - w_A
+    v = V_GB[bodies, 3:] - v_A - np.cross(w_A, r)
+    return np.hstack([w @ R_GA, v @ R_GA])
+
+
+def _relative_accelerations(cache, a: int, bodies: np.ndarray, A_GB: np.ndarray) -> np.ndarray:
+    """A_AB (k x 6, in A), the derivatives in A of V_AB: α_AB = α_B - α_A - w_A × w_AB and
+    a_AB = a_B - a_A - α_A × r - w_A × (w_A × r) - 2 w_A × v_AB (all in G, then
+    re-expressed in A); velocities from the State."""
+    R_GA = cache.R_GB[a]
+    w_A, al_A, a_A = cache.V_GB[a, :3], A_GB[a, :3], A_GB[a, 3:]
+    r = cache.p_GB[bodies] - cache.p_GB[a]
+    w_rel = cache.V_GB[bodies, :3] - w_A
+    v_rel = cache.V_GB[bodies, 3:] - cache.V_GB[a, 3:] - np.cross(w_A, r)
+    alpha = A_GB[bodies, :3] - al_A - np.cross(w_A, w_rel)
+    acc = (A_GB[bodies, 3:] - a_A - np.cross(al_A, r) - np.cross(w_A, np.cross(w_A, r))
+           - 2.0 * np.cross(w_A, v_rel))
+    return np.hstack([alpha @ R_GA, acc @ R_GA])
+
+
+def update_position_kinematics(data: ConstraintData, cache, q: np.ndarray) -> None:
+    """X_AB, the constrained q and each constrained mobilizer's N block (POSITION)."""
+    for layout in data.layouts:
+        kin = data.kinematics[layout.constraint._index]
+        R_AG = cache.R_GB[layout.ancestor].T
+        p_GA = cache.p_GB[layout.ancestor]
+        kin.X_AB = [Transform(Rotation._trusted(R_AG @ cache.R_GB[b]),
+                              R_AG @ (cache.p_GB[b] - p_GA)) for b in layout.bodies]
+        kin.q = q[layout.q_index]
+        kin.N = []
+        for mobod, qo, nq, nu in zip(layout.mobilizers, layout.q_offset, layout.nq,
+                                     layout.nu):
+            N, column, e = np.zeros((nq, nu)), np.zeros(nq), np.zeros(nu)
+            for j in range(nu):
+                e[:] = 0.0
+                e[j] = 1.0
+                mobod._module.n_mult(kin.q[qo:qo + nq], e, mobod._params, column)
+                N[:, j] = column
+            kin.N.append(N)
+
+
+def update_velocity_kinematics(data: ConstraintData, cache, q, u, qdot) -> None:
+    """V_AB, the constrained u and q̇, and Ṅ u of the constrained q (VELOCITY)."""
+    for layout in data.layouts:
+        kin = data.kinematics[layout.constraint._index]
+        kin.V_AB = _relative_velocities(cache, layout.ancestor, layout.bodies, cache.V_GB)
+        kin.u, kin.qdot = u[layout.u_index], qdot[layout.q_index]
+        ndot = []
+        for mobod, qo, nq, uo, nu in zip(layout.mobilizers, layout.q_offset, layout.nq,
+                                         layout.u_offset, layout.nu):
+            out = np.zeros(nq)
+            mobod._module.ndot_u(kin.q[qo:qo + nq], kin.u[uo:uo + nu], mobod._params, out)
+            ndot.append(out)
+        kin.ndot_u = np.concatenate(ndot) if ndot else np.zeros(0)
+
+
+def _n_times(kin: ConstraintKinematics, v: np.ndarray) -> np.ndarray:
+    """N v over the constrained mobilizers (v in constrained-u order)."""
+    lay = kin.layout
+    return np.concatenate([N @ v[uo:uo + nu] for N, uo, nu in
+                           zip(kin.N, lay.u_offset, lay.nu)]) if kin.N else np.zeros(0)
+
+
+def _n_transpose_times(kin: ConstraintKinematics, fq: np.ndarray) -> np.ndarray:
+    """Nᵀ fq over the constrained mobilizers: q-space forces as u-space forces."""
+    lay = kin.layout
+    return np.concatenate([N.T @ fq[qo:qo + nq] for N, qo, nq in
+                           zip(kin.N, lay.q_offset, lay.nq)]) if kin.N else np.zeros(0)
+
+
+# ------------------------------------------------------------ error sweeps
+def position_errors(state, data: ConstraintData, out: np.ndarray) -> None:
+    """perr of every enabled constraint into out (mp)."""
+    for layout in data.layouts:
+        if layout.mp:
+            kin = data.kinematics[layout.constraint._index]
+            perr = np.zeros(layout.mp)
+            layout.constraint._impl.calc_position_errors(state, kin.X_AB, kin.q.copy(), perr)
+            out[layout.p_rows] = perr
+
+
+def velocity_errors(state, data: ConstraintData, cache, V_GB, u, out) -> None:
+    """[pverr; verr] (mp + mv) into out for the speeds u with body velocities V_GB."""
+    for layout in data.layouts:
+        if not (layout.mp or layout.mv):
+            continue
+        kin = data.kinematics[layout.constraint._index]
+        impl = layout.constraint._impl
+        V_AB = _relative_velocities(cache, layout.ancestor, layout.bodies, V_GB)
+        u_c = u[layout.u_index]
+        if layout.mp:
+            pverr = np.zeros(layout.mp)
+            impl.calc_position_dot_errors(state, V_AB, _n_times(kin, u_c), pverr)
+            out[layout.p_rows] = pverr
+        if layout.mv:
+            verr = np.zeros(layout.mv)
+            impl.calc_velocity_errors(state, V_AB, u_c, verr)
+            out[data.mp + layout.v_rows.start:data.mp + layout.v_rows.stop] = verr
+
+
+def acceleration_errors(state, data: ConstraintData, cache, A_GB, udot, out) -> None:
+    """[paerr; vaerr; aerr] (m) into out for the accelerations u̇ with body accelerations
+    A_GB (velocities from the State)."""
+    for layout in data.layouts:
+        kin = data.kinematics[layout.constraint._index]
+        impl = layout.constraint._impl
+        A_AB = _relative_accelerations(cache, layout.ancestor, layout.bodies, A_GB)
+        udot_c = udot[layout.u_index]
+        sp, sv, sa = data.multiplier_slices(layout)
+        if layout.mp:
+            paerr = np.zeros(layout.mp)
+            impl.calc_position_dot_dot_errors(state, A_AB, _n_times(kin, udot_c) + kin.ndot_u,
+                                              paerr)
+            out[sp] = paerr
+        if layout.mv:
+            vaerr = np.zeros(layout.mv)
+            impl.calc_velocity_dot_errors(state, A_AB, udot_c, vaerr)
+            out[sv] = vaerr
+        if layout.ma:
+            aerr = np.zeros(layout.ma)
+            impl.calc_acceleration_errors(state, A_AB, udot_c, aerr)
+            out[sa] = aerr
+
+
+# ------------------------------------------------------------------ forces
+def constraint_forces(state, data: ConstraintData, cache, lam, layouts=None):
+    """The forces of multipliers λ (udoterr layout): body forces F (nb x 6, about each
+    body origin, in G) and mobility forces f (nu), together Gᵀλ (the constraints apply
+    their negatives). Only ``layouts`` contribute when given."""
+    F = np.zeros((cache.R_GB.shape[0], 6))
+    f = np.zeros(data.nu)
+    for layout in data.layouts if layouts is None else layouts:
+        F_c, f_c = _forces_of(state, data, layout, cache, lam)
+        np.add.at(F, layout.bodies, F_c)
+        np.add.at(f, layout.u_index, f_c)
+    return F, f
+
+
+def multiply_by_g_transpose(state, data: ConstraintData, d, lam, layouts=None) -> np.ndarray:
+    """Gᵀλ as generalized forces (nu): Jᵀ F + f of ``constraint_forces``, in O(n)."""
+    F, f = constraint_forces(state, data, d.cache, lam, layouts)
+    out = np.zeros(data.nu)
+    multiply_by_system_jacobian_transpose(d.tree_i, d.tree_f, d.buf, d.status, F, out)
+    return out + f
+
+
+def _forces_of(state, data: ConstraintData, layout: ConstraintLayout, cache, lam):
+    """One constraint's Gᵀλ: its body forces (k x 6, in G) and its mobility forces (one
+    per constrained u)."""
+    kin = data.kinematics[layout.constraint._index]
+    impl = layout.constraint._impl
+    sp, sv, sa = data.multiplier_slices(layout)
+    F_A = np.zeros((len(layout.bodies), 6))
+    f_q = np.zeros(len(layout.q_index))
+    f_u = np.zeros(len(layout.u_index))
+    if layout.mp:
+        impl.add_in_position_constraint_forces(state, lam[sp].copy(), F_A, f_q)
+    if layout.mv:
+        impl.add_in_velocity_constraint_forces(state, lam[sv].copy(), F_A, f_u)
+    if layout.ma:
+        impl.add_in_acceleration_constraint_forces(state, lam[sa].copy(), F_A, f_u)
+    R_GA = cache.R_GB[layout.ancestor]
+    F_G = np.hstack([F_A[:, :3] @ R_GA.T, F_A[:, 3:] @ R_GA.T])
+    return F_G, f_u + _n_transpose_times(kin, f_q)
+
+
+# ------------------------------------------------------------- products
+def multiply_by_g(state, data: ConstraintData, d, x, bias=None) -> np.ndarray:
+    """G x (m): the acceleration errors at u̇ = x minus those at u̇ = 0 (``bias``, computed
+    when not given)."""
+    if bias is None:
+        bias = acceleration_error_bias(state, data, d)
+    A = np.zeros_like(d.cache.A_work)
+    calc_body_accelerations(d.tree_i, d.tree_f, d.buf, d.status, True, x, A)
+    out = np.zeros(data.m)
+    acceleration_errors(state, data, d.cache, A, x, out)
+    return out - bias
+
+
+def acceleration_error_bias(state, data: ConstraintData, d) -> np.ndarray:
+    """The acceleration errors at u̇ = 0, i.e. -b in udoterr = G u̇ - b."""
+    zero = np.zeros(data.nu)
+    A = np.zeros_like(d.cache.A_work)
+    calc_body_accelerations(d.tree_i, d.tree_f, d.buf, d.status, True, zero, A)
+    out = np.zeros(data.m)
+    acceleration_errors(state, data, d.cache, A, zero, out)
+    return out
+
+
+def multiply_by_velocity_g(state, data: ConstraintData, d, x) -> np.ndarray:
+    """[P; V] x (mp + mv): the velocity errors at u = x minus those at u = 0."""
+    def at(u):
+        V = np.zeros_like(d.cache.A_work)
+        multiply_by_system_jacobian(d.tree_i, d.tree_f, d.buf, d.status, u, V)
+        out = np.zeros(data.mp + data.mv)
+        velocity_errors(state, data, d.cache, V, u, out)
+        return out
+    return at(x) - at(np.zeros(data.nu))
+
+
+def _equation_layout(data: ConstraintData, j: int) -> ConstraintLayout:
+    """The constraint that owns row j of the udoterr layout."""
+    for layout in data.layouts:
+        for s in data.multiplier_slices(layout):
+            if s.start <= j < s.stop:
+                return layout
+    raise IndexError(j)
+
+
+def calc_g_transpose(state, data: ConstraintData, d, rows=None) -> np.ndarray:
+    """Gᵀ (nu x m), or the columns ``rows`` of it, one force evaluation of the owning
+    constraint per column."""
+    rows = range(data.m) if rows is None else rows
+    cols = []
+    for j in rows:
+        lam = np.zeros(data.m)
+        lam[j] = 1.0
+        cols.append(multiply_by_g_transpose(state, data, d, lam, [_equation_layout(data, j)]))
+    return np.column_stack(cols) if cols else np.zeros((data.nu, 0))
+
+
+# ----------------------------------------------------------- the solve
+def solve_constrained_accelerations(state, data: ConstraintData, d, udot: np.ndarray):
+    """Turn the unconstrained u̇₀ (in ``udot``, with body accelerations in d.cache.A_GB) into
+    the constrained u̇ in place; returns λ. Needs the articulated-body inertias of
+    DYNAMICS."""
+    bias = acceleration_error_bias(state, data, d)
+    rhs = np.zeros(data.m)
+    acceleration_errors(state, data, d.cache, d.cache.A_GB, udot, rhs)
+    GT = calc_g_transpose(state, data, d)
+    Y = np.empty_like(GT)
+    column = np.zeros(data.nu)
+    for j in range(data.m):
+        calc_tree_accelerations(d.tree_i, d.tree_f, d.buf, d.status, False, GT[:, j],
+                                d.cache.zero, column)
+        Y[:, j] = column
+    W = np.column_stack([multiply_by_g(state, data, d, Y[:, j], bias)
+                         for j in range(data.m)])
+    lam = least_squares_solve(W, rhs)
+    udot -= Y @ lam
+    calc_body_accelerations(d.tree_i, d.tree_f, d.buf, d.status, True, udot, d.cache.A_GB)
+    return lam
+
+
+def least_squares_solve(W: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """The minimum-norm least-squares x of W x = rhs, treating singular values below
+    RANK_TOLERANCE of the largest as zero (redundant equations)."""
+    if W.size == 0:
+        return np.zeros(0)
+    return np.linalg.lstsq(W, rhs, rcond=RANK_TOLERANCE)[0]
+
+
+# ------------------------------------------------------------ projection
+def project_positions(state, data: ConstraintData, d, perr) -> np.ndarray:
+    """One Newton step toward perr = 0: the smallest Δu (unit weights) with P Δu = -perr,
+    P = ∂pverr/∂u; the caller moves q by N Δu."""
+    PT = calc_g_transpose(state, data, d, rows=range(data.mp))
+    W = np.column_stack([multiply_by_velocity_g(state, data, d, PT[:, j])[:data.mp]
+                         for j in range(data.mp)])
+    return -PT @ least_squares_solve(W, perr)
+
+
+def project_velocities(state, data: ConstraintData, d, uerr) -> np.ndarray:
+    """The smallest Δu (unit weights) with [P; V] Δu = -uerr: exact, the velocity errors
+    being linear in u."""
+    n = data.mp + data.mv
+    GT = calc_g_transpose(state, data, d, rows=range(n))
+    W = np.column_stack([multiply_by_velocity_g(state, data, d, GT[:, j]) for j in range(n)])
+    return -GT @ least_squares_solve(W, uerr)
