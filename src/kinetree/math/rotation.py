@@ -200,6 +200,12 @@ class Rotation:
     def __setattr__(self, name, value):
         raise AttributeError("Rotation is immutable; build a new Rotation instead.")
 
+    def __deepcopy__(self, memo) -> Rotation:
+        return self      # immutable: a copy may share it
+
+    def __reduce__(self):
+        return (Rotation._trusted, (np.array(self._m),))
+
     # ---- construction -------------------------------------------------------------------
 
     @classmethod

@@ -59,6 +59,12 @@ class Transform:
     def __setattr__(self, name, value):
         raise AttributeError("Transform is immutable; build a new Transform instead.")
 
+    def __deepcopy__(self, memo) -> Transform:
+        return self      # immutable: a copy may share it
+
+    def __reduce__(self):
+        return (Transform._trusted, (self._R, np.array(self._p)))
+
     @property
     def R(self) -> Rotation:
         """R_AB, the orientation of frame B in frame A."""

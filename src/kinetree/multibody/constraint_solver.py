@@ -22,6 +22,7 @@ VELOCITY.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -91,6 +92,14 @@ class ConstraintData:
     @property
     def m(self) -> int:
         return self.mp + self.mv + self.ma
+
+    def __deepcopy__(self, memo) -> ConstraintData:
+        """State.copy(): the layouts (and the constraints they name) are shared; each
+        constraint's kinematics are copied, their arrays being replaced, never changed in
+        place, when a stage is realized."""
+        return ConstraintData(self.layouts, {k: copy.copy(kin) for k, kin in
+                                             self.kinematics.items()},
+                              self.nu, self.mp, self.mv, self.ma)
 
     def multiplier_slices(self, layout: ConstraintLayout) -> tuple[slice, slice, slice]:
         """Where a constraint's holonomic, nonholonomic and acceleration-only multipliers

@@ -621,18 +621,14 @@ class SimbodyMatterSubsystem(Subsystem):
     MAX_PROJECTION_ITERATIONS = 20
 
     def project_q(self, state, tolerance: float) -> dict:
-        """Normalize every quaternion, then move q by Newton steps q += N Δu, each the
-        smallest Δu (unit weights) that zeroes the linearized position errors, until
-        max |perr| <= tolerance. Raises if that does not happen."""
+        """Normalize every quaternion, then move q by damped Newton steps q += s N Δu, Δu
+        the smallest change (unit weights) that zeroes the linearized position errors and s
+        halved until the errors shrink, until max |perr| <= tolerance. Raises, naming the
+        worst constraint, if that does not happen."""
         system = self.get_system()
         d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.project_q")
-        q = self.upd_q(state)
-        q0 = q.copy()
-        for b in self._bodies[1:]:
-            if getattr(b._module, "NQ_EULER", None) is not None and d.tree.nq[b._index] == \
-                    b._module.NQ:
-                qs = d.tree.q_start[b._index]
-                q[qs:qs + 4] /= np.linalg.norm(q[qs:qs + 4])
+        q0 = np.array(self.get_q(state))
+        self._normalize_quaternions(state, d)
         data = self._constraint_data(state)
         iterations = 0
         while data.mp:
@@ -640,19 +636,33 @@ class SimbodyMatterSubsystem(Subsystem):
             perr = np.array(self.get_q_err(state))
             if np.max(np.abs(perr)) <= tolerance:
                 break
-            if iterations == self.MAX_PROJECTION_ITERATIONS:
+            if iterations == self.MAX_PROJECTION_ITERATIONS or \
+                    not self._newton_step(state, d, data, perr):
                 worst = self._worst_constraint(data, perr)
                 raise KinetreeError(
                     f"System.project: position errors still {np.max(np.abs(perr)):.3g} after "
                     f"{iterations} Newton steps (largest in {worst._name()}); the constraints "
                     f"may be inconsistent or the configuration far from them. Assemble first "
                     f"or loosen the tolerance ({tolerance:g}).")
-            du = cs.project_positions(state, data, d, perr)
-            dq = self.multiply_by_n(state, du)
-            self.upd_q(state)[:] += dq
             iterations += 1
         return {"q_iterations": iterations,
                 "q_change": float(np.max(np.abs(self.get_q(state) - q0))) if q0.size else 0.0}
+
+    def _newton_step(self, state, d, data, perr) -> bool:
+        """Move q along N Δu, halving the step until |perr| decreases; False if no step
+        of the halvings does."""
+        q_start = np.array(self.get_q(state))
+        dq = self.multiply_by_n(state, cs.project_positions(state, data, d, perr))
+        size = np.linalg.norm(perr)
+        for _ in range(12):
+            self.upd_q(state)[:] = q_start + dq
+            self._normalize_quaternions(state, d)
+            self.get_system().realize(state, Stage.POSITION)
+            if np.linalg.norm(self.get_q_err(state)) < size:
+                return True
+            dq *= 0.5
+        self.upd_q(state)[:] = q_start
+        return False
 
     def project_u(self, state, tolerance: float) -> dict:
         """Move u by the smallest Δu (unit weights) that zeroes the velocity errors."""
@@ -667,6 +677,16 @@ class SimbodyMatterSubsystem(Subsystem):
         du = cs.project_velocities(state, data, d, uerr)
         self.upd_u(state)[:] += du
         return {"u_change": float(np.max(np.abs(du)))}
+
+    def _normalize_quaternions(self, state, d) -> None:
+        """Scale every quaternion block of q to unit length (the orientation it stands for
+        is unchanged)."""
+        q = self.upd_q(state)
+        for b in self._bodies[1:]:
+            if getattr(b._module, "NQ_EULER", None) is not None and \
+                    d.tree.nq[b._index] == b._module.NQ:
+                qs = d.tree.q_start[b._index]
+                q[qs:qs + 4] /= np.linalg.norm(q[qs:qs + 4])
 
     @staticmethod
     def _worst_constraint(data, perr):
