@@ -31,6 +31,10 @@ from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
 from kinetree.multibody.kernels.aba import calc_tree_accelerations
 from kinetree.multibody.kernels.acceleration import calc_body_accelerations
+from kinetree.multibody.kernels.ancestor_frame import (
+    calc_relative_accelerations,
+    calc_relative_velocities,
+)
 from kinetree.multibody.kernels.jacobian import (
     multiply_by_system_jacobian,
     multiply_by_system_jacobian_transpose,
@@ -62,6 +66,7 @@ class ConstraintLayout:
     p_rows: slice                 # this constraint's rows within the holonomic block
     v_rows: slice                 # ... within the nonholonomic block
     a_rows: slice                 # ... within the acceleration-only block
+    repeats: bool                 # a body or mobilizer registered more than once
 
 
 @dataclass
@@ -133,7 +138,9 @@ def build_layouts(constraints, ancestors, tree) -> ConstraintData:
             u_index=np.concatenate(u_index).astype(np.int64) if u_index else
             np.zeros(0, dtype=np.int64),
             mp=cp, mv=cv, ma=ca, p_rows=slice(mp, mp + cp), v_rows=slice(mv, mv + cv),
-            a_rows=slice(ma, ma + ca))
+            a_rows=slice(ma, ma + ca),
+            repeats=len(set(impl._bodies)) < len(impl._bodies) or
+            len(set(impl._mobilizers)) < len(impl._mobilizers))
         mp, mv, ma = mp + cp, mv + cv, ma + ca
         layouts.append(layout)
         kinematics[c._index] = ConstraintKinematics(layout)
@@ -142,29 +149,18 @@ def build_layouts(constraints, ancestors, tree) -> ConstraintData:
 
 # --------------------------------------------------------- kinematics in A
 def _relative_velocities(cache, a: int, bodies: np.ndarray, V_GB: np.ndarray) -> np.ndarray:
-    """V_AB (k x 6, in A) of bodies whose Ground velocities are V_GB[bodies], A being body
-    a moving with V_GB[a]: w_AB = w_B - w_A, v_AB = v_B - v_A - w_A × r, r = p_B - p_A."""
-    R_GA = cache.R_GB[a]
-    w_A, v_A = V_GB[a, :3], V_GB[a, 3:]
-    r = cache.p_GB[bodies] - cache.p_GB[a]
-    w = V_GB[bodies, :3] - w_A
-    v = V_GB[bodies, 3:] - v_A - np.cross(w_A, r)
-    return np.hstack([w @ R_GA, v @ R_GA])
+    """V_AB (k x 6, in A) of ``bodies`` for Ground velocities V_GB, A being body a."""
+    out = np.empty((bodies.shape[0], 6))
+    calc_relative_velocities(cache.R_GB, cache.p_GB, V_GB, a, bodies, out)
+    return out
 
 
 def _relative_accelerations(cache, a: int, bodies: np.ndarray, A_GB: np.ndarray) -> np.ndarray:
-    """A_AB (k x 6, in A), the derivatives in A of V_AB: α_AB = α_B - α_A - w_A × w_AB and
-    a_AB = a_B - a_A - α_A × r - w_A × (w_A × r) - 2 w_A × v_AB (all in G, then
-    re-expressed in A); velocities from the State."""
-    R_GA = cache.R_GB[a]
-    w_A, al_A, a_A = cache.V_GB[a, :3], A_GB[a, :3], A_GB[a, 3:]
-    r = cache.p_GB[bodies] - cache.p_GB[a]
-    w_rel = cache.V_GB[bodies, :3] - w_A
-    v_rel = cache.V_GB[bodies, 3:] - cache.V_GB[a, 3:] - np.cross(w_A, r)
-    alpha = A_GB[bodies, :3] - al_A - np.cross(w_A, w_rel)
-    acc = (A_GB[bodies, 3:] - a_A - np.cross(al_A, r) - np.cross(w_A, np.cross(w_A, r))
-           - 2.0 * np.cross(w_A, v_rel))
-    return np.hstack([alpha @ R_GA, acc @ R_GA])
+    """A_AB (k x 6, in A) of ``bodies`` for Ground accelerations A_GB, velocities from the
+    State."""
+    out = np.empty((bodies.shape[0], 6))
+    calc_relative_accelerations(cache.R_GB, cache.p_GB, cache.V_GB, A_GB, a, bodies, out)
+    return out
 
 
 def update_position_kinematics(data: ConstraintData, cache, q: np.ndarray) -> None:
@@ -173,8 +169,8 @@ def update_position_kinematics(data: ConstraintData, cache, q: np.ndarray) -> No
         kin = data.kinematics[layout.constraint._index]
         R_AG = cache.R_GB[layout.ancestor].T
         p_GA = cache.p_GB[layout.ancestor]
-        kin.X_AB = [Transform(Rotation._trusted(R_AG @ cache.R_GB[b]),
-                              R_AG @ (cache.p_GB[b] - p_GA)) for b in layout.bodies]
+        kin.X_AB = [Transform._trusted(Rotation._trusted(R_AG @ cache.R_GB[b]),
+                                       R_AG @ (cache.p_GB[b] - p_GA)) for b in layout.bodies]
         kin.q = q[layout.q_index]
         kin.N = []
         for mobod, qo, nq, nu in zip(layout.mobilizers, layout.q_offset, layout.nq,
@@ -280,8 +276,12 @@ def constraint_forces(state, data: ConstraintData, cache, lam, layouts=None):
     f = np.zeros(data.nu)
     for layout in data.layouts if layouts is None else layouts:
         F_c, f_c = _forces_of(state, data, layout, cache, lam)
-        np.add.at(F, layout.bodies, F_c)
-        np.add.at(f, layout.u_index, f_c)
+        if layout.repeats:
+            np.add.at(F, layout.bodies, F_c)
+            np.add.at(f, layout.u_index, f_c)
+        else:
+            F[layout.bodies] += F_c
+            f[layout.u_index] += f_c
     return F, f
 
 

@@ -506,7 +506,14 @@ class SimbodyMatterSubsystem(Subsystem):
             getattr(c._impl, hook)(state)
 
     def _constraint_data(self, state) -> cs.ConstraintData:
-        return self.get_cache_entry(state, self._constraint_data_index)
+        """The layout of the enabled constraints (valid from INSTANCE); read straight
+        from the State's cache slot, as it is on every constraint evaluation's path."""
+        part = state._part(self._index, "SimbodyMatterSubsystem")
+        if part.stage < Stage.INSTANCE and state._realizing != Stage.INSTANCE:
+            self._check(state)
+            raise StageTooLowError(Stage.INSTANCE, part.stage,
+                                   "SimbodyMatterSubsystem: the constraint layout")
+        return part.cache[self._constraint_data_index].value
 
     def _set_constraint_disabled(self, state, constraint, disabled: bool) -> None:
         flags = list(self.get_discrete_variable(state, self._disabled_index))

@@ -65,6 +65,11 @@ def add3(a, b):
 
 
 @numba.njit(cache=True, inline="always")
+def sub3(a, b):
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+@numba.njit(cache=True, inline="always")
 def scale3(s, a):
     return (s * a[0], s * a[1], s * a[2])
 
@@ -80,6 +85,14 @@ def rotate3(R, v):
     return (R[0, 0] * v[0] + R[0, 1] * v[1] + R[0, 2] * v[2],
             R[1, 0] * v[0] + R[1, 1] * v[1] + R[1, 2] * v[2],
             R[2, 0] * v[0] + R[2, 1] * v[1] + R[2, 2] * v[2])
+
+
+@numba.njit(cache=True, inline="always")
+def rotate3_transpose(R, v):
+    """Rᵀ v for a 3x3 array R and a 3-tuple v: re-expression in the rotated frame."""
+    return (R[0, 0] * v[0] + R[1, 0] * v[1] + R[2, 0] * v[2],
+            R[0, 1] * v[0] + R[1, 1] * v[1] + R[2, 1] * v[2],
+            R[0, 2] * v[0] + R[1, 2] * v[1] + R[2, 2] * v[2])
 
 
 @numba.njit(cache=True, inline="always")
