@@ -121,7 +121,8 @@ class SimbodyMatterSubsystem(Subsystem):
     def get_topology_description(self) -> str:
         return super().get_topology_description() + "|" + ",".join(
             f"{type(b).__name__}<{b._parent._index if b._parent else -1}"
-            for b in self._bodies)
+            for b in self._bodies) + "|" + ",".join(
+            f"{type(c).__name__}{c._impl._counts}" for c in self._constraints)
 
     # -------------------------------------------------------- model stage
     def set_use_euler_angles(self, state, use: bool) -> None:
