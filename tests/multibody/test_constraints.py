@@ -235,3 +235,39 @@ def test_the_seed_example_keeps_its_rod_length_and_energy():
     state, distance, drift = EXAMPLE["main"](t_final=0.2)
     assert abs(distance - 1.2) < 1e-10
     assert drift < 1e-6
+
+
+def test_n_transposes_and_pq_match_explicit_matrices_and_finite_differences():
+    system, matter, rods = model(inner=True)
+    state = consistent_state(system, np.random.default_rng(9))
+    nq, nu = len(state.get_q()), len(state.get_u())
+    N = np.column_stack([matter.multiply_by_n(state, e) for e in np.eye(nu)])
+    N_inv = np.column_stack([matter.multiply_by_n_inv(state, e) for e in np.eye(nq)])
+    rng = np.random.default_rng(10)
+    f_q, x_u = rng.normal(size=nq), rng.normal(size=nu)
+    np.testing.assert_allclose(matter.multiply_by_n(state, f_q, transpose=True), N.T @ f_q,
+                               atol=1e-13)
+    np.testing.assert_allclose(matter.multiply_by_n_inv(state, x_u, transpose=True),
+                               N_inv.T @ x_u, atol=1e-13)
+    # Pq = ∂perr/∂q by central differences along each q (quaternions included: the
+    # position errors are defined for any q, normalized by the kinematics)
+    Pq = matter.calc_pq(state)
+    h = 1e-6
+    fd = np.empty_like(Pq)
+    for k in range(nq):
+        errs = []
+        for sign in (1, -1):
+            s = state.copy()
+            q = np.array(state.get_q())
+            q[k] += sign * h
+            s.set_q(q)
+            system.realize(s, kt.Stage.POSITION)
+            errs.append(np.array(s.get_q_err()))
+        fd[:, k] = (errs[0] - errs[1]) / (2 * h)
+    # Pq acts on q̇ = N u, which for a quaternion is tangent to |q| = const; compare there
+    np.testing.assert_allclose(Pq @ N, fd @ N, atol=1e-7)
+    lam = rng.normal(size=Pq.shape[0])
+    np.testing.assert_allclose(matter.multiply_by_pq_transpose(state, lam), Pq.T @ lam,
+                               atol=1e-10)
+    np.testing.assert_allclose(matter.multiply_by_pq(state, N @ x_u), Pq @ N @ x_u,
+                               atol=1e-10)

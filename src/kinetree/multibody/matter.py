@@ -41,6 +41,8 @@ from kinetree.multibody.kernels.n_matrix import (
     calc_qdotdot,
     multiply_by_n,
     multiply_by_n_inv,
+    multiply_by_n_inv_transpose,
+    multiply_by_n_transpose,
 )
 from kinetree.multibody.kernels.position import calc_position_kinematics
 from kinetree.multibody.kernels.rnea import calc_residual_forces
@@ -332,20 +334,36 @@ class SimbodyMatterSubsystem(Subsystem):
         calc_residual_forces(d.tree_i, d.tree_f, d.buf, d.status, True, udot, f, F, out)
         return out
 
-    def multiply_by_n(self, state, u) -> np.ndarray:
-        """N(q) u: the q̇ that the speeds u produce."""
+    def multiply_by_n(self, state, u, transpose: bool = False) -> np.ndarray:
+        """N(q) u: the q̇ that the speeds u produce; with ``transpose``, Nᵀ f: the
+        generalized forces (one per u) equivalent to q-space forces f (POSITION)."""
         d = self._tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.multiply_by_n")
-        out = np.zeros(d.qdotdot_work.size)
-        multiply_by_n(d.tree_i, d.tree_f, self.get_q(state),
-                      self._vector(u, d.mobility_forces.size, "multiply_by_n"), out)
+        nq, nu = d.qdotdot_work.size, d.mobility_forces.size
+        if transpose:
+            out = np.zeros(nu)
+            multiply_by_n_transpose(d.tree_i, d.tree_f, self.get_q(state),
+                                    self._vector(u, nq, "multiply_by_n"), np.zeros((2, 7)),
+                                    out)
+            return out
+        out = np.zeros(nq)
+        multiply_by_n(d.tree_i, d.tree_f, self.get_q(state), self._vector(u, nu, "multiply_by_n"),
+                      out)
         return out
 
-    def multiply_by_n_inv(self, state, qdot) -> np.ndarray:
-        """N(q)⁻¹ q̇: the speeds u that produce q̇."""
+    def multiply_by_n_inv(self, state, qdot, transpose: bool = False) -> np.ndarray:
+        """N(q)⁻¹ q̇: the speeds u that produce q̇; with ``transpose``, N⁻ᵀ x for x in
+        u-space (POSITION)."""
         d = self._tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.multiply_by_n_inv")
-        out = np.zeros(d.mobility_forces.size)
+        nq, nu = d.qdotdot_work.size, d.mobility_forces.size
+        if transpose:
+            out = np.zeros(nq)
+            multiply_by_n_inv_transpose(d.tree_i, d.tree_f, self.get_q(state),
+                                        self._vector(qdot, nu, "multiply_by_n_inv"),
+                                        np.zeros((2, 7)), out)
+            return out
+        out = np.zeros(nu)
         multiply_by_n_inv(d.tree_i, d.tree_f, self.get_q(state),
-                          self._vector(qdot, d.qdotdot_work.size, "multiply_by_n_inv"), out)
+                          self._vector(qdot, nq, "multiply_by_n_inv"), out)
         return out
 
     def calc_system_jacobian(self, state) -> np.ndarray:
@@ -701,6 +719,22 @@ class SimbodyMatterSubsystem(Subsystem):
         j = int(np.argmax(np.abs(perr)))
         return next(lay.constraint for lay in data.layouts
                     if lay.p_rows.start <= j < lay.p_rows.stop)
+
+    def multiply_by_pq(self, state, x) -> np.ndarray:
+        """Pq x (mp) for x in q-space: the rate of the position errors for q̇ = x, without
+        their explicit time dependence (VELOCITY)."""
+        d, data = self._constraint_operands(state, Stage.VELOCITY, "multiply_by_pq")
+        u = self.multiply_by_n_inv(state, self._vector(x, d.qdotdot_work.size,
+                                                       "multiply_by_pq"))
+        return cs.multiply_by_velocity_g(state, data, d, u)[:data.mp]
+
+    def multiply_by_pq_transpose(self, state, lam) -> np.ndarray:
+        """Pqᵀ λ (nq) for holonomic multipliers λ (mp): N⁻ᵀ Pᵀ λ, in O(n) (POSITION)."""
+        d, data = self._constraint_operands(state, Stage.POSITION, "multiply_by_pq_transpose")
+        full = np.zeros(data.m)
+        full[:data.mp] = self._vector(lam, data.mp, "multiply_by_pq_transpose")
+        return self.multiply_by_n_inv(state, cs.multiply_by_g_transpose(state, data, d, full),
+                                      transpose=True)
 
     def calc_mobilizer_reaction_forces(self, state) -> np.ndarray:
         """(nb x 6) the spatial force [moment; force] each body's mobilizer applies to that

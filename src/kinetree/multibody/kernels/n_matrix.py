@@ -1,5 +1,7 @@
 """The kinematic coupling q̇ = N(q) u of every mobilizer, applied over the whole tree:
-q̇ from u, u from q̇ (N⁻¹), and q̈ = N u̇ + Ṅ u."""
+q̇ from u, u from q̇ (N⁻¹), their transposes (which carry q-space forces to u-space and
+back), and q̈ = N u̇ + Ṅ u. The transposes apply each body's block to unit vectors, in the
+(2, 7) scratch ``work``: N is at most 7 x 6."""
 
 from kinetree.multibody.kernels import hinge
 from kinetree.multibody.tree_model import kernel, unpack_tree
@@ -23,6 +25,41 @@ def multiply_by_n_inv(tree_i, tree_f, q, qdot, out):
         qs, nq, us, nu = tree.q_start[b], tree.nq[b], tree.u_start[b], tree.nu[b]
         hinge.n_inv_mult(tree.code[b], q[qs:qs + nq], qdot[qs:qs + nq], tree.prm[b],
                          out[us:us + nu])
+
+
+@kernel
+def multiply_by_n_transpose(tree_i, tree_f, q, f, work, out):
+    """out (nu) = N(q)ᵀ f for f in q-space: out_j = (N e_j) · f, block by block."""
+    tree = unpack_tree(tree_i, tree_f)
+    unit, column = work[0], work[1]
+    for b in range(1, tree.parent.shape[0]):
+        qs, nq, us, nu = tree.q_start[b], tree.nq[b], tree.u_start[b], tree.nu[b]
+        for j in range(nu):
+            unit[:nu] = 0.0
+            unit[j] = 1.0
+            hinge.n_mult(tree.code[b], q[qs:qs + nq], unit[:nu], tree.prm[b], column[:nq])
+            s = 0.0
+            for k in range(nq):
+                s += column[k] * f[qs + k]
+            out[us + j] = s
+
+
+@kernel
+def multiply_by_n_inv_transpose(tree_i, tree_f, q, x, work, out):
+    """out (nq) = N(q)⁻ᵀ x for x in u-space: out_k = (N⁻¹ e_k) · x, block by block."""
+    tree = unpack_tree(tree_i, tree_f)
+    unit, column = work[0], work[1]
+    for b in range(1, tree.parent.shape[0]):
+        qs, nq, us, nu = tree.q_start[b], tree.nq[b], tree.u_start[b], tree.nu[b]
+        for k in range(nq):
+            unit[:nq] = 0.0
+            unit[k] = 1.0
+            hinge.n_inv_mult(tree.code[b], q[qs:qs + nq], unit[:nq], tree.prm[b],
+                             column[:nu])
+            s = 0.0
+            for j in range(nu):
+                s += column[j] * x[us + j]
+            out[qs + k] = s
 
 
 @kernel
