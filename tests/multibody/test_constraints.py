@@ -79,6 +79,10 @@ def test_constrained_accelerations_solve_the_kkt_system(seed, inner):
     np.testing.assert_allclose(got, lam, atol=1e-9 * max(1.0, np.abs(lam).max()))
     for r in rods:
         assert np.abs(r.get_acceleration_errors_as_vector(state)).max() < 1e-10 * scale
+    # the errors re-evaluated from scratch at the final u̇, not from the solve's algebra
+    again = matter.multiply_by_g(state, state.get_u_dot()) + \
+        matter.calc_bias_for_multiply_by_g(state)
+    assert np.abs(again).max() < 1e-10 * scale
 
 
 def test_errors_and_their_derivatives_match_finite_differences():

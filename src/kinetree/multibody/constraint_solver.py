@@ -371,8 +371,11 @@ def calc_g_transpose(state, data: ConstraintData, d, rows=None) -> np.ndarray:
 # ----------------------------------------------------------- the solve
 def solve_constrained_accelerations(state, data: ConstraintData, d, udot: np.ndarray):
     """Turn the unconstrained u̇₀ (in ``udot``, with body accelerations in d.cache.A_GB) into
-    the constrained u̇ in place; returns λ. Needs the articulated-body inertias of
-    DYNAMICS."""
+    the constrained u̇ in place, with the matching body accelerations; returns (λ, the
+    acceleration errors left). Needs the articulated-body inertias of DYNAMICS.
+
+    The errors left are udoterr(u̇₀) - W λ, exact since udoterr is affine in u̇: zero up to
+    roundoff for consistent constraints, the least-squares residual otherwise."""
     bias = acceleration_error_bias(state, data, d)
     rhs = np.zeros(data.m)
     acceleration_errors(state, data, d.cache, d.cache.A_GB, udot, rhs)
@@ -388,7 +391,7 @@ def solve_constrained_accelerations(state, data: ConstraintData, d, udot: np.nda
     lam = least_squares_solve(W, rhs)
     udot -= Y @ lam
     calc_body_accelerations(d.tree_i, d.tree_f, d.buf, d.status, True, udot, d.cache.A_GB)
-    return lam
+    return lam, rhs - W @ lam
 
 
 def least_squares_solve(W: np.ndarray, rhs: np.ndarray) -> np.ndarray:

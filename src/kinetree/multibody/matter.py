@@ -255,10 +255,9 @@ class SimbodyMatterSubsystem(Subsystem):
                                 d.body_forces, udot)
         data = self._constraint_data(state)
         if data.m:
-            self.upd_multipliers(state)[:] = cs.solve_constrained_accelerations(
-                state, data, d, udot)
-            cs.acceleration_errors(state, data, d.cache, d.cache.A_GB, udot,
-                                   self.upd_u_dot_err(state))
+            lam, udoterr = cs.solve_constrained_accelerations(state, data, d, udot)
+            self.upd_multipliers(state)[:] = lam
+            self.upd_u_dot_err(state)[:] = udoterr
         calc_qdotdot(d.tree_i, d.tree_f, self.get_q(state), self.get_u(state), udot,
                      d.qdotdot_work, self.upd_q_dot_dot(state))
         if data.layouts:
