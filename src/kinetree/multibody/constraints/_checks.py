@@ -1,4 +1,4 @@
-"""Argument checks and small accessors shared by the built-in constraint types (private).
+"""Argument checks and small helpers shared by the built-in constraint types (private).
 
 Every check raises InvalidArgumentError naming the constraint (``where``), the argument and
 the fix, before anything is added to the matter subsystem.
@@ -11,8 +11,10 @@ import operator
 
 import numpy as np
 
-from kinetree.errors import InvalidArgumentError
+from kinetree.errors import InvalidArgumentError, KinetreeError
 from kinetree.math.functions import Function
+from kinetree.math.rotation import Rotation
+from kinetree.math.transform import Transform
 from kinetree.multibody.matter import SimbodyMatterSubsystem
 from kinetree.multibody.mobilized_body import MobilizedBody
 
@@ -180,10 +182,65 @@ def check_num_q(state, pairs, where: str, index_name: str, single: bool = False)
                 f"State (quaternions or Euler angles); use an index from 0 to {n - 1}.")
 
 
+def two_bodies(body1, body2, where: str, name1: str, name2: str):
+    """The matter subsystem of two distinct MobilizedBody objects of the same subsystem."""
+    for name, body in ((name1, body1), (name2, body2)):
+        if not isinstance(body, MobilizedBody):
+            raise InvalidArgumentError(
+                f"{where}: {name} must be a MobilizedBody (for example matter.Ground() or a "
+                f"kt.MobilizedBody.Pin), got {type(body).__name__}.")
+    matter = body1.get_matter_subsystem()
+    if body2.get_matter_subsystem() is not matter:
+        raise InvalidArgumentError(
+            f"{where}: {name1} and {name2} belong to different matter subsystems; both "
+            f"bodies must be in the same SimbodyMatterSubsystem.")
+    if body1 is body2:
+        raise InvalidArgumentError(
+            f"{where}: {name1} and {name2} are the same body ({body1._name()}), and a body "
+            f"cannot move relative to itself, so the equations would be empty or "
+            f"unsatisfiable; connect two different bodies.")
+    return matter
+
+def rotation(value, where: str, what: str) -> Rotation:
+    """``value`` as a Rotation (a Rotation, or a proper orthonormal 3x3 matrix)."""
+    if isinstance(value, Rotation):
+        return value
+    try:
+        return Rotation(value)
+    except KinetreeError as exc:
+        raise InvalidArgumentError(
+            f"{where}: {what} must be a kt.Rotation or a proper orthonormal 3x3 matrix; "
+            f"{exc}") from None
+
+def transform(value, where: str, what: str) -> Transform:
+    """``value`` as a Transform (a Transform, a Rotation or a translation 3-vector)."""
+    if isinstance(value, Transform):
+        return value
+    try:
+        return Transform(value)
+    except KinetreeError as exc:
+        raise InvalidArgumentError(
+            f"{where}: {what} must be a kt.Transform (or a Rotation, or a translation "
+            f"p given as 3 numbers); {exc}") from None
+
 def one(constraint, values: np.ndarray, method: str) -> float:
     """The single entry of a one-equation constraint's error or multiplier vector."""
+    return float(some(constraint, values, method)[0])
+
+def some(constraint, values: np.ndarray, method: str) -> np.ndarray:
+    """A constraint's error or multiplier vector, refused while it is disabled (empty)."""
     if values.size == 0:
         raise InvalidArgumentError(
             f"{constraint._name()}.{method}: the constraint is disabled in this State, so it "
-            f"has no equation; enable it first.")
-    return float(values[0])
+            f"has no equations; enable it first.")
+    return values
+
+def perpendicular(z: np.ndarray) -> np.ndarray:
+    """A unit vector perpendicular to unit z, chosen as Simbody's UnitVec3::perp() does:
+    z × (the coordinate axis along which z has its smallest |component|), normalized."""
+    a = np.abs(z)
+    axis = (0 if a[0] <= a[2] else 2) if a[0] <= a[1] else (1 if a[1] <= a[2] else 2)
+    e = np.zeros(3)
+    e[axis] = 1.0
+    x = np.cross(z, e)
+    return x / np.linalg.norm(x)

@@ -17,7 +17,7 @@ import numpy as np
 
 from kinetree.errors import InvalidArgumentError
 from kinetree.multibody.constraint import Constraint, ConstraintImplementation
-from kinetree.multibody.constraints import _body_checks as _checks
+from kinetree.multibody.constraints import _checks
 from kinetree.system.stage import Stage
 
 _WHERE = "Constraint.Ball"

@@ -21,7 +21,7 @@ import numpy as np
 
 from kinetree.errors import InvalidArgumentError
 from kinetree.multibody.constraint import Constraint, ConstraintImplementation, _cross
-from kinetree.multibody.constraints import _body_checks as _checks
+from kinetree.multibody.constraints import _checks
 
 _WHERE = "Constraint.ConstantAngle"
 

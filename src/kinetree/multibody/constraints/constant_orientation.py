@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from kinetree.multibody.constraint import Constraint, ConstraintImplementation, _cross
-from kinetree.multibody.constraints import _body_checks as _checks
+from kinetree.multibody.constraints import _checks
 from kinetree.multibody.constraints.constant_angle import angle_acceleration, angle_rate
 
 _WHERE = "Constraint.ConstantOrientation"

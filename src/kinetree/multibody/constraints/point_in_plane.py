@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from kinetree.multibody.constraint import Constraint, ConstraintImplementation, _cross
-from kinetree.multibody.constraints import _body_checks as _checks
+from kinetree.multibody.constraints import _checks
 from kinetree.multibody.constraints.ball import (
     add_in_coincident_force,
     coincident_station,

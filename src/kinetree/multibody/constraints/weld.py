@@ -19,7 +19,7 @@ import numpy as np
 from kinetree.errors import InvalidArgumentError
 from kinetree.math.transform import Transform
 from kinetree.multibody.constraint import Constraint, ConstraintImplementation
-from kinetree.multibody.constraints import _body_checks as _checks
+from kinetree.multibody.constraints import _checks
 from kinetree.multibody.constraints.ball import (
     add_in_coincident_force,
     coincident_station,
