@@ -9,11 +9,13 @@ multipliers are Gᵀλ, so that M u̇ + Gᵀλ = f. Forward dynamics then solves
 
     (G M⁻¹ Gᵀ) λ = G u̇₀ - b,    u̇ = u̇₀ - M⁻¹ Gᵀ λ,
 
-u̇₀ being the unconstrained (articulated-body) solution. G is applied through the
-constraints' own error methods (G x = udoterr(x) - udoterr(0)) and Gᵀ through their force
-methods, M⁻¹ by the O(n) articulated-body solve: m solves and m error sweeps, then an m x m
-least-squares solve, so that consistent redundant constraints (rank G < m) still give a
-unique u̇ and the minimum-norm, finite λ.
+u̇₀ being the unconstrained (articulated-body) solution. Gᵀ comes from the constraints'
+force methods, one column per equation, M⁻¹ from the O(n) articulated-body solve, and the
+right-hand side G u̇₀ - b is the acceleration errors at u̇₀: m force evaluations, m O(n)
+solves and an m x m least-squares solve, O(n·m + m³), so that consistent redundant
+constraints (rank G < m) still give a unique u̇ and the minimum-norm, finite λ. The
+operators for users (``multiply_by_g``) apply G through the error methods
+(G x = udoterr(x) - udoterr(0)).
 
 Every constraint computes its errors in its ancestor frame A from the kinematics of its
 constrained bodies relative to A (``ConstraintKinematics``), refreshed at POSITION and
@@ -38,6 +40,7 @@ from kinetree.multibody.kernels.ancestor_frame import (
 from kinetree.multibody.kernels.jacobian import (
     multiply_by_system_jacobian,
     multiply_by_system_jacobian_transpose,
+    multiply_by_system_jacobian_transpose_columns,
 )
 
 RANK_TOLERANCE = 1e-12
@@ -93,6 +96,7 @@ class ConstraintData:
     mp: int
     mv: int
     ma: int
+    owners: list = field(default_factory=list)   # the layout owning each udoterr row
 
     @property
     def m(self) -> int:
@@ -104,7 +108,7 @@ class ConstraintData:
         place, when a stage is realized."""
         return ConstraintData(self.layouts, {k: copy.copy(kin) for k, kin in
                                              self.kinematics.items()},
-                              self.nu, self.mp, self.mv, self.ma)
+                              self.nu, self.mp, self.mv, self.ma, self.owners)
 
     def multiplier_slices(self, layout: ConstraintLayout) -> tuple[slice, slice, slice]:
         """Where a constraint's holonomic, nonholonomic and acceleration-only multipliers
@@ -144,7 +148,12 @@ def build_layouts(constraints, ancestors, tree) -> ConstraintData:
         mp, mv, ma = mp + cp, mv + cv, ma + ca
         layouts.append(layout)
         kinematics[c._index] = ConstraintKinematics(layout)
-    return ConstraintData(layouts, kinematics, int(tree.nu.sum()), mp, mv, ma)
+    data = ConstraintData(layouts, kinematics, int(tree.nu.sum()), mp, mv, ma)
+    data.owners = [None] * data.m
+    for layout in layouts:
+        for rows in data.multiplier_slices(layout):
+            data.owners[rows] = [layout] * (rows.stop - rows.start)
+    return data
 
 
 # --------------------------------------------------------- kinematics in A
@@ -347,25 +356,27 @@ def multiply_by_velocity_g(state, data: ConstraintData, d, x) -> np.ndarray:
     return at(x) - at(np.zeros(data.nu))
 
 
-def _equation_layout(data: ConstraintData, j: int) -> ConstraintLayout:
-    """The constraint that owns row j of the udoterr layout."""
-    for layout in data.layouts:
-        for s in data.multiplier_slices(layout):
-            if s.start <= j < s.stop:
-                return layout
-    raise IndexError(j)
-
-
 def calc_g_transpose(state, data: ConstraintData, d, rows=None) -> np.ndarray:
-    """Gᵀ (nu x m), or the columns ``rows`` of it, one force evaluation of the owning
-    constraint per column."""
+    """Gᵀ (nu x m), or the columns ``rows`` of it: one force evaluation of the owning
+    constraint per column, then all the Jᵀ products in one compiled call."""
     rows = range(data.m) if rows is None else rows
-    cols = []
-    for j in rows:
-        lam = np.zeros(data.m)
+    F = np.zeros((len(rows), d.cache.R_GB.shape[0], 6))
+    f = np.zeros((len(rows), data.nu))
+    lam = np.zeros(data.m)
+    for c, j in enumerate(rows):
+        layout = data.owners[j]
         lam[j] = 1.0
-        cols.append(multiply_by_g_transpose(state, data, d, lam, [_equation_layout(data, j)]))
-    return np.column_stack(cols) if cols else np.zeros((data.nu, 0))
+        F_c, f_c = _forces_of(state, data, layout, d.cache, lam)
+        lam[j] = 0.0
+        if layout.repeats:
+            np.add.at(F[c], layout.bodies, F_c)
+            np.add.at(f[c], layout.u_index, f_c)
+        else:
+            F[c, layout.bodies] += F_c
+            f[c, layout.u_index] += f_c
+    out = np.empty((len(rows), data.nu))
+    multiply_by_system_jacobian_transpose_columns(d.tree_i, d.tree_f, d.buf, d.status, F, out)
+    return (out + f).T
 
 
 # ----------------------------------------------------------- the solve
@@ -374,9 +385,11 @@ def solve_constrained_accelerations(state, data: ConstraintData, d, udot: np.nda
     the constrained u̇ in place, with the matching body accelerations; returns (λ, the
     acceleration errors left). Needs the articulated-body inertias of DYNAMICS.
 
-    The errors left are udoterr(u̇₀) - W λ, exact since udoterr is affine in u̇: zero up to
-    roundoff for consistent constraints, the least-squares residual otherwise."""
-    bias = acceleration_error_bias(state, data, d)
+    G M⁻¹ Gᵀ is formed as (Gᵀ)ᵀ M⁻¹ Gᵀ from the force methods alone: m force evaluations,
+    each of one constraint, and m O(n) solves, instead of m sweeps of every constraint's
+    error methods. That uses G = (Gᵀ)ᵀ, the defining property of a correct constraint
+    (``kt.check_constraint`` verifies it); the error methods still give the right-hand side
+    and the errors left, which are evaluated afresh at the final u̇."""
     rhs = np.zeros(data.m)
     acceleration_errors(state, data, d.cache, d.cache.A_GB, udot, rhs)
     GT = calc_g_transpose(state, data, d)
@@ -386,12 +399,12 @@ def solve_constrained_accelerations(state, data: ConstraintData, d, udot: np.nda
         calc_tree_accelerations(d.tree_i, d.tree_f, d.buf, d.status, False, GT[:, j],
                                 d.cache.zero, column)
         Y[:, j] = column
-    W = np.column_stack([multiply_by_g(state, data, d, Y[:, j], bias)
-                         for j in range(data.m)])
-    lam = least_squares_solve(W, rhs)
+    lam = least_squares_solve(GT.T @ Y, rhs)
     udot -= Y @ lam
     calc_body_accelerations(d.tree_i, d.tree_f, d.buf, d.status, True, udot, d.cache.A_GB)
-    return lam, rhs - W @ lam
+    left = np.zeros(data.m)
+    acceleration_errors(state, data, d.cache, d.cache.A_GB, udot, left)
+    return lam, left
 
 
 def least_squares_solve(W: np.ndarray, rhs: np.ndarray) -> np.ndarray:

@@ -3,6 +3,8 @@ origin in Ground, are J u. Column block of body a's mobilities in body b's rows,
 ancestor of b (or b itself): [H_ang; H_lin − (p_GB − p_GA) × H_ang]. The products J u and
 Jᵀ F are O(n) sweeps that never form J."""
 
+import numba
+
 from kinetree.multibody.kernels.small import (
     shift_acceleration_from_parent,
     shift_force_to_parent_add,
@@ -49,13 +51,9 @@ def multiply_by_system_jacobian(tree_i, tree_f, buf, status, u, V):
             Vb[i] += s
 
 
-@kernel
-def multiply_by_system_jacobian_transpose(tree_i, tree_f, buf, status, F, f):
-    """f (nu) = Jᵀ F in O(n): tip to base, each body's force plus its subtree's, moved to
-    its origin, projected on its hinge: f_B = Hᵀ F_subtree. Uses cache.F_work."""
-    tree = unpack_tree(tree_i, tree_f)
-    cache = unpack_cache(buf, status)
-    acc = cache.F_work
+@numba.njit(cache=True, inline="always")
+def _jacobian_transpose(tree, cache, F, acc, f):
+    """f = Jᵀ F with ``acc`` (nb x 6) as the running subtree forces."""
     nb = tree.parent.shape[0]
     for b in range(nb):
         for i in range(6):
@@ -70,3 +68,22 @@ def multiply_by_system_jacobian_transpose(tree_i, tree_f, buf, status, F, f):
         p = tree.parent[b]
         if p != 0:
             shift_force_to_parent_add(acc[b], cache.p_PB[b], acc[p])
+
+
+@kernel
+def multiply_by_system_jacobian_transpose(tree_i, tree_f, buf, status, F, f):
+    """f (nu) = Jᵀ F in O(n): tip to base, each body's force plus its subtree's, moved to
+    its origin, projected on its hinge: f_B = Hᵀ F_subtree. Uses cache.F_work."""
+    tree = unpack_tree(tree_i, tree_f)
+    cache = unpack_cache(buf, status)
+    _jacobian_transpose(tree, cache, F, cache.F_work, f)
+
+
+@kernel
+def multiply_by_system_jacobian_transpose_columns(tree_i, tree_f, buf, status, F, f):
+    """f[c] = Jᵀ F[c] for each of the sets of body forces F (k x nb x 6): k products in one
+    call. Uses cache.F_work."""
+    tree = unpack_tree(tree_i, tree_f)
+    cache = unpack_cache(buf, status)
+    for c in range(F.shape[0]):
+        _jacobian_transpose(tree, cache, F[c], cache.F_work, f[c])
