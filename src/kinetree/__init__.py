@@ -23,6 +23,7 @@ from kinetree.multibody import (
     MultibodySystem,
     SimbodyMatterSubsystem,
 )
+from kinetree.multibody.check_constraint import check_constraint
 from kinetree.system import Stage, State, Subsystem, System
 
 __version__ = "0.1.0"
@@ -48,5 +49,6 @@ __all__ = [
     "System",
     "Transform",
     "UnitInertia",
+    "check_constraint",
     "errors",
 ]
