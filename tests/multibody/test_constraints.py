@@ -162,6 +162,12 @@ def test_accessors_need_their_stage():
         rods[0].get_velocity_errors_as_vector(state)
     with pytest.raises(StageTooLowError, match="ACCELERATION"):
         rods[0].get_multipliers_as_vector(state)
+    impl = rods[0].get_implementation()
+    assert np.isfinite(impl.get_body_origin_location_from_state(state, 0)).all()
+    for velocity_helper in (lambda: impl.get_body_velocity_from_state(state, 0),
+                            lambda: impl.find_station_velocity_from_state(state, 0, [0, 1, 0])):
+        with pytest.raises(StageTooLowError, match="VELOCITY"):
+            velocity_helper()
 
 
 def test_projection_lands_on_the_manifold_and_normalizes_quaternions():

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kinetree.errors import InvalidArgumentError
+from kinetree.errors import InvalidArgumentError, StageTooLowError
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
 from kinetree.system.stage import Stage
@@ -117,6 +117,14 @@ class ConstraintImplementation:
                 f"Constraint.Custom(implementation) before using it with a State.")
         return self._matter._constraint_kinematics(state, self._constraint)
 
+    def _kin_velocity(self, state, method: str):
+        """The constraint's kinematics, refusing a State realized only to POSITION."""
+        kin = self._kin(state)
+        if kin.V_AB is None:
+            raise StageTooLowError(Stage.VELOCITY, Stage.POSITION,
+                                   f"{type(self).__qualname__}.{method}")
+        return kin
+
     def _q_at(self, state, mobilizer: int, which_q: int) -> int:
         layout = self._kin(state).layout
         return layout.q_offset[mobilizer] + self._which(which_q, layout.nq[mobilizer], "q")
@@ -142,7 +150,8 @@ class ConstraintImplementation:
         return float(constrained_qdot[self._q_at(state, mobilizer, which_q)])
 
     def get_one_q_dot_from_state(self, state, mobilizer: int, which_q: int) -> float:
-        return float(self._kin(state).qdot[self._q_at(state, mobilizer, which_q)])
+        kin = self._kin_velocity(state, "get_one_q_dot_from_state")
+        return float(kin.qdot[self._q_at(state, mobilizer, which_q)])
 
     def get_one_q_dot_dot(self, state, constrained_qdotdot, mobilizer: int,
                           which_q: int) -> float:
@@ -152,7 +161,8 @@ class ConstraintImplementation:
         return float(constrained_u[self._u_at(state, mobilizer, which_u)])
 
     def get_one_u_from_state(self, state, mobilizer: int, which_u: int) -> float:
-        return float(self._kin(state).u[self._u_at(state, mobilizer, which_u)])
+        kin = self._kin_velocity(state, "get_one_u_from_state")
+        return float(kin.u[self._u_at(state, mobilizer, which_u)])
 
     def get_one_u_dot(self, state, constrained_udot, mobilizer: int, which_u: int) -> float:
         return float(constrained_udot[self._u_at(state, mobilizer, which_u)])
@@ -205,13 +215,13 @@ class ConstraintImplementation:
         return V_AB[body, 3:]
 
     def get_body_velocity_from_state(self, state, body: int) -> np.ndarray:
-        return self._kin(state).V_AB[body]
+        return self._kin_velocity(state, "get_body_velocity_from_state").V_AB[body]
 
     def get_body_angular_velocity_from_state(self, state, body: int) -> np.ndarray:
-        return self._kin(state).V_AB[body, :3]
+        return self._kin_velocity(state, "get_body_angular_velocity_from_state").V_AB[body, :3]
 
     def get_body_origin_velocity_from_state(self, state, body: int) -> np.ndarray:
-        return self._kin(state).V_AB[body, 3:]
+        return self._kin_velocity(state, "get_body_origin_velocity_from_state").V_AB[body, 3:]
 
     @staticmethod
     def get_body_acceleration(A_AB, body: int) -> np.ndarray:
@@ -241,11 +251,12 @@ class ConstraintImplementation:
         return V_AB[body, 3:] + _cross(V_AB[body, :3], r)
 
     def find_station_velocity_from_state(self, state, body: int, p_BS) -> np.ndarray:
-        return self.find_station_velocity(state, self._kin(state).V_AB, body, p_BS)
+        kin = self._kin_velocity(state, "find_station_velocity_from_state")
+        return self.find_station_velocity(state, kin.V_AB, body, p_BS)
 
     def find_station_acceleration(self, state, A_AB, body: int, p_BS) -> np.ndarray:
         """a_AS (m/s²) of station S in A, in A: a + α × r + w × (w × r)."""
-        kin = self._kin(state)
+        kin = self._kin_velocity(state, "find_station_acceleration")
         r = kin.X_AB[body].R.as_matrix() @ np.asarray(p_BS, dtype=float)
         w = kin.V_AB[body, :3]
         return A_AB[body, 3:] + _cross(A_AB[body, :3], r) + _cross(w, _cross(w, r))
