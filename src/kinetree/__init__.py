@@ -7,6 +7,19 @@ contract. Names are Simbody's, methods in snake_case.
 from kinetree import errors
 from kinetree.errors import StageTooLowError
 from kinetree.forces import Force, ForceSubsystem, GeneralForceSubsystem
+from kinetree.integrators import (
+    ExplicitEulerIntegrator,
+    Integrator,
+    RungeKutta2Integrator,
+    RungeKutta3Integrator,
+    RungeKuttaFeldbergIntegrator,
+    RungeKuttaMersonIntegrator,
+    SemiExplicitEuler2Integrator,
+    SemiExplicitEulerIntegrator,
+    SuccessfulStepStatus,
+    TerminationReason,
+    VerletIntegrator,
+)
 from kinetree.math import (
     BodyOrSpaceType,
     Function,
@@ -24,31 +37,65 @@ from kinetree.multibody import (
     SimbodyMatterSubsystem,
 )
 from kinetree.multibody.check_constraint import check_constraint
+from kinetree.study import Assembler, AssemblyCondition, Markers, QValue
+from kinetree.study.time_stepper import TimeStepper
 from kinetree.system import Stage, State, Subsystem, System
+from kinetree.system.events import (
+    EventTriggerInfo,
+    PeriodicEventHandler,
+    PeriodicEventReporter,
+    ScheduledEventHandler,
+    ScheduledEventReporter,
+    TriggeredEventHandler,
+    TriggeredEventReporter,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Assembler",
+    "AssemblyCondition",
     "Body",
     "BodyOrSpaceType",
+    "check_constraint",
     "Constraint",
+    "EventTriggerInfo",
+    "ExplicitEulerIntegrator",
     "Force",
     "ForceSubsystem",
+    "Function",
     "GeneralForceSubsystem",
+    "Inertia",
+    "Integrator",
+    "Markers",
+    "MassProperties",
     "MobilizedBody",
     "MultibodySystem",
-    "SimbodyMatterSubsystem",
-    "Function",
-    "Inertia",
-    "MassProperties",
+    "PeriodicEventHandler",
+    "PeriodicEventReporter",
+    "QValue",
     "Rotation",
+    "RungeKutta2Integrator",
+    "RungeKutta3Integrator",
+    "RungeKuttaFeldbergIntegrator",
+    "RungeKuttaMersonIntegrator",
+    "ScheduledEventHandler",
+    "ScheduledEventReporter",
+    "SemiExplicitEuler2Integrator",
+    "SemiExplicitEulerIntegrator",
+    "SimbodyMatterSubsystem",
     "Stage",
     "StageTooLowError",
     "State",
     "Subsystem",
+    "SuccessfulStepStatus",
     "System",
+    "TerminationReason",
+    "TimeStepper",
     "Transform",
+    "TriggeredEventHandler",
+    "TriggeredEventReporter",
     "UnitInertia",
-    "check_constraint",
+    "VerletIntegrator",
     "errors",
 ]

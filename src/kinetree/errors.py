@@ -72,3 +72,8 @@ class RealizeTopologyMustBeCalledFirstError(KinetreeError, RuntimeError):
 
 class StateMismatchError(KinetreeError, ValueError):
     """A State (or a saved State file) that belongs to a different System."""
+
+
+class IntegrationError(KinetreeError, RuntimeError):
+    """An integrator could not advance: the step size fell below its minimum, or the
+    State could not be projected onto the constraints at any step size tried."""

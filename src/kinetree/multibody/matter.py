@@ -75,6 +75,7 @@ class _TreeData:
     body_forces: np.ndarray      # (nb, 6)
     mobility_forces: np.ndarray  # (nu,)
     qdotdot_work: np.ndarray     # (nq,)
+    quaternion_q: np.ndarray     # (k, 4) int64: the q indices of each quaternion
 
     def __deepcopy__(self, memo) -> _TreeData:
         """State.copy(): new cache buffers with views of them; the model buffers are
@@ -82,7 +83,8 @@ class _TreeData:
         buf, status = self.buf.copy(), self.status.copy()
         return _TreeData(self.tree_i, self.tree_f, buf, status, self.tree,
                          unpack_cache(buf, status), self.body_forces.copy(),
-                         self.mobility_forces.copy(), self.qdotdot_work.copy())
+                         self.mobility_forces.copy(), self.qdotdot_work.copy(),
+                         self.quaternion_q)
 
 
 class SimbodyMatterSubsystem(Subsystem):
@@ -155,9 +157,13 @@ class SimbodyMatterSubsystem(Subsystem):
         nb = len(self._bodies)
         tree_i, tree_f = pack_tree(tree)
         buf, status = allocate_cache(nb)
+        quaternion_q = [tree.q_start[b._index] + np.arange(4) for b in self._bodies[1:]
+                        if getattr(b._module, "NQ_EULER", None) is not None
+                        and tree.nq[b._index] == b._module.NQ]
         data = _TreeData(tree_i, tree_f, buf, status, tree, unpack_cache(buf, status),
                          np.zeros((nb, 6)), np.zeros(int(tree.nu.sum())),
-                         np.zeros(int(tree.nq.sum())))
+                         np.zeros(int(tree.nq.sum())),
+                         np.array(quaternion_q, dtype=np.int64).reshape(-1, 4))
         self.set_cache_entry(state, self._data_index, data)
         self._constraint_hooks("realize_model", state)
 
@@ -279,6 +285,34 @@ class SimbodyMatterSubsystem(Subsystem):
     def upd_mobility_forces(self, state) -> np.ndarray:
         """(nu,) generalized forces, to add into in DYNAMICS."""
         return self._tree_data(state, Stage.VELOCITY, "upd_mobility_forces").mobility_forces
+
+    # ------------------------------------------------------- error weights
+    def calc_u_unit_weights(self, state) -> np.ndarray:
+        """1 for a u whose hinge column turns the body (rad/s), 1/length scale for one that
+        only translates it (m/s): from H at the current configuration."""
+        d = self._tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.calc_u_unit_weights")
+        tree, H = d.tree, d.cache.H
+        w = np.ones(int(tree.nu.sum()))
+        inv_length = 1.0 / self.get_system().get_default_length_scale()
+        for b in range(1, len(tree.parent)):
+            u0, nu = tree.u_start[b], tree.nu[b]
+            turns = np.abs(H[b, :3, :nu]).max(axis=0) > 0 if nu else []
+            w[u0:u0 + nu] = np.where(turns, 1.0, inv_length)
+        return w
+
+    def calc_q_unit_weights(self, state) -> np.ndarray:
+        """As the u weights, q for u; a quaternion's four q weigh 1 each and the q after
+        it take the weights of the mobilizer's last u."""
+        d = self._tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.calc_q_unit_weights")
+        tree, wu = d.tree, self.calc_u_unit_weights(state)
+        w = np.ones(int(tree.nq.sum()))
+        for b in range(1, len(tree.parent)):
+            q0, nq, u0, nu = tree.q_start[b], tree.nq[b], tree.u_start[b], tree.nu[b]
+            if nq == nu:
+                w[q0:q0 + nq] = wu[u0:u0 + nu]
+            elif nq > 4:
+                w[q0 + 4:q0 + nq] = wu[u0 + nu - (nq - 4):u0 + nu]
+        return w
 
     # ------------------------------------------------------------ operators
     def calc_m(self, state) -> np.ndarray:
@@ -706,12 +740,11 @@ class SimbodyMatterSubsystem(Subsystem):
     def _normalize_quaternions(self, state, d) -> None:
         """Scale every quaternion block of q to unit length (the orientation it stands for
         is unchanged)."""
+        if not d.quaternion_q.size:
+            return
         q = self.upd_q(state)
-        for b in self._bodies[1:]:
-            if getattr(b._module, "NQ_EULER", None) is not None and \
-                    d.tree.nq[b._index] == b._module.NQ:
-                qs = d.tree.q_start[b._index]
-                q[qs:qs + 4] /= np.linalg.norm(q[qs:qs + 4])
+        quaternions = q[d.quaternion_q]
+        q[d.quaternion_q] = quaternions / np.linalg.norm(quaternions, axis=1)[:, None]
 
     @staticmethod
     def _worst_constraint(data, perr):

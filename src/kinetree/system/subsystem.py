@@ -93,6 +93,21 @@ class Subsystem:
         return {}
 
     # -------------------------------------------------------------- stages
+    def calc_q_unit_weights(self, state) -> np.ndarray:
+        """For each of this subsystem's q, 1 over the change that counts as one unit of
+        error (paper eq 6); ones unless overridden. The State is realized to POSITION."""
+        return np.ones(len(self.get_q(state)))
+
+    def calc_u_unit_weights(self, state) -> np.ndarray:
+        """For each u, 1 over the change of rate (per time scale) that counts as one unit of
+        error; ones unless overridden. The System multiplies by its time scale."""
+        return np.ones(len(self.get_u(state)))
+
+    def calc_z_unit_weights(self, state) -> np.ndarray:
+        """For each z, 1 over the change that counts as one unit of error; ones unless
+        overridden."""
+        return np.ones(len(self.get_z(state)))
+
     def get_stage(self, state) -> Stage:
         """The stage this subsystem's part of ``state`` has been realized to."""
         return state._part(self._index, "Subsystem.get_stage").stage

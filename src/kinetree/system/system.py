@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
+
+import numpy as np
 
 from kinetree.errors import (
     InvalidArgumentError,
@@ -16,6 +19,14 @@ from kinetree.errors import (
     StageTooLowError,
     StateMismatchError,
     TopologyChangedError,
+)
+from kinetree.system.events import (
+    EventHandler,
+    EventReporter,
+    ScheduledEventHandler,
+    ScheduledEventReporter,
+    TriggeredEventHandler,
+    TriggeredEventReporter,
 )
 from kinetree.system.stage import STAGES, Stage
 from kinetree.system.state import State, _SubsystemPart
@@ -44,6 +55,10 @@ class System:
         self._last_change = "the System was built"
         self._default_state: State | None = None
         self._order: list[int] = []
+        self._event_handlers: list = []
+        self._event_reporters: list = []
+        self._time_scale = 0.1
+        self._length_scale = 1.0
 
     def get_name(self) -> str:
         return self._name
@@ -203,6 +218,98 @@ class System:
                 self._subsystems[i].project_u(state, tolerance))
         self.realize(state, Stage.VELOCITY)
         return reports
+
+    # ------------------------------------------------------ scales, weights
+    def set_default_time_scale(self, time_scale: float) -> None:
+        """The time (s) over which something interesting happens; scales velocity errors
+        against position errors and the event localization windows (default 0.1 s)."""
+        self._time_scale = self._positive(time_scale, "set_default_time_scale")
+
+    def get_default_time_scale(self) -> float:
+        return self._time_scale
+
+    def set_default_length_scale(self, length_scale: float) -> None:
+        """The size (m) of a significant change of a translational coordinate; angles count
+        in radians (default 1 m)."""
+        self._length_scale = self._positive(length_scale, "set_default_length_scale")
+
+    def get_default_length_scale(self) -> float:
+        return self._length_scale
+
+    @staticmethod
+    def _positive(value: float, method: str) -> float:
+        if not (value > 0 and math.isfinite(value)):
+            raise InvalidArgumentError(f"System.{method}: expected a positive finite value, "
+                                       f"got {value!r}.")
+        return float(value)
+
+    def calc_y_unit_weights(self, state: State) -> np.ndarray:
+        """W of the paper's eq 6: for each y = [q u z], 1 over the change that counts as one
+        unit of error (a radian, a length scale, a length scale per time scale, ...). The
+        State is realized to POSITION; each subsystem weighs its own variables."""
+        self.realize(state, Stage.POSITION)
+        nq, nu = state.get_num_q(), state.get_num_u()
+        w = np.ones(state.get_num_y())
+        for ss, part in zip(self._subsystems, state._parts):
+            w[part.q_slice] = ss.calc_q_unit_weights(state)
+            w[nq:nq + nu][part.u_slice] = ss.calc_u_unit_weights(state)
+            w[nq + nu:][part.z_slice] = ss.calc_z_unit_weights(state)
+        w[nq:nq + nu] *= self._time_scale
+        return w
+
+    # ---------------------------------------------------------------- events
+    def add_event_handler(self, handler: EventHandler) -> EventHandler:
+        """Adopt a ScheduledEventHandler, PeriodicEventHandler or TriggeredEventHandler; a
+        TimeStepper calls it. Returns it."""
+        if not isinstance(handler, (ScheduledEventHandler, TriggeredEventHandler)):
+            raise InvalidArgumentError(
+                f"System.add_event_handler: expected a ScheduledEventHandler or "
+                f"TriggeredEventHandler subclass instance, got {type(handler).__name__}.")
+        self._event_handlers.append(handler)
+        return handler
+
+    def add_event_reporter(self, reporter: EventReporter) -> EventReporter:
+        """Adopt a ScheduledEventReporter, PeriodicEventReporter or TriggeredEventReporter."""
+        if not isinstance(reporter, (ScheduledEventReporter, TriggeredEventReporter)):
+            raise InvalidArgumentError(
+                f"System.add_event_reporter: expected a ScheduledEventReporter or "
+                f"TriggeredEventReporter subclass instance, got {type(reporter).__name__}.")
+        self._event_reporters.append(reporter)
+        return reporter
+
+    def get_event_triggers(self) -> list:
+        """The triggered handlers and reporters, in the order of calc_event_trigger_values."""
+        return [e for e in (*self._event_handlers, *self._event_reporters)
+                if isinstance(e, (TriggeredEventHandler, TriggeredEventReporter))]
+
+    def calc_event_trigger_values(self, state: State, triggers=None) -> np.ndarray:
+        """The trigger functions' values at ``state``, realized as far as they need."""
+        triggers = self.get_event_triggers() if triggers is None else triggers
+        if not triggers:
+            return np.empty(0)
+        self.realize(state, max(t.get_required_stage() for t in triggers))
+        return np.array([t.get_value(state) for t in triggers], dtype=float)
+
+    def calc_time_of_next_scheduled_event(self, state: State, include_current_time: bool):
+        """(t, handlers): the next scheduled handlers' time (s) and who is due then."""
+        return self._next_scheduled(
+            [h for h in self._event_handlers if isinstance(h, ScheduledEventHandler)],
+            state, include_current_time)
+
+    def calc_time_of_next_scheduled_report(self, state: State, include_current_time: bool):
+        """(t, reporters): the next scheduled reporters' time (s) and who is due then."""
+        return self._next_scheduled(
+            [r for r in self._event_reporters if isinstance(r, ScheduledEventReporter)],
+            state, include_current_time)
+
+    @staticmethod
+    def _next_scheduled(objects, state: State, include_current_time: bool):
+        times = [float(o.get_next_event_time(state, include_current_time)) for o in objects]
+        t = min(times, default=math.inf)
+        if math.isinf(t):
+            return t, []
+        tol = 1e-12 * max(1.0, abs(t))
+        return t, [o for o, ti in zip(objects, times) if ti <= t + tol]
 
     def require_stage(self, state: State, stage: Stage, where: str) -> None:
         """Raise StageTooLowError unless ``state`` is realized to ``stage``; for element

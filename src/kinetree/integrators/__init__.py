@@ -1,0 +1,32 @@
+"""Integrators: advance a State through time (the paper's §3.2-3.3), one file per method,
+all behind the Integrator interface of integrator.py."""
+
+from kinetree.integrators.explicit_euler import ExplicitEulerIntegrator
+from kinetree.integrators.integrator import (
+    IntegrationError,
+    Integrator,
+    SuccessfulStepStatus,
+    TerminationReason,
+)
+from kinetree.integrators.runge_kutta2 import RungeKutta2Integrator
+from kinetree.integrators.runge_kutta3 import RungeKutta3Integrator
+from kinetree.integrators.runge_kutta_feldberg import RungeKuttaFeldbergIntegrator
+from kinetree.integrators.runge_kutta_merson import RungeKuttaMersonIntegrator
+from kinetree.integrators.semi_explicit_euler import SemiExplicitEulerIntegrator
+from kinetree.integrators.semi_explicit_euler2 import SemiExplicitEuler2Integrator
+from kinetree.integrators.verlet import VerletIntegrator
+
+__all__ = [
+    "ExplicitEulerIntegrator",
+    "IntegrationError",
+    "Integrator",
+    "RungeKutta2Integrator",
+    "RungeKutta3Integrator",
+    "RungeKuttaFeldbergIntegrator",
+    "RungeKuttaMersonIntegrator",
+    "SemiExplicitEuler2Integrator",
+    "SemiExplicitEulerIntegrator",
+    "SuccessfulStepStatus",
+    "TerminationReason",
+    "VerletIntegrator",
+]

@@ -1,0 +1,591 @@
+"""Integrator: advances a State through time with error control, projection, dense output
+and event isolation (the paper's §3.2-3.3; Simbody's Integrator).
+
+An integrator sees only the System/State interface: it writes t and y = [q u z] into its
+own State, asks ``system.realize(state, Stage.ACCELERATION)`` for ẏ, projects onto the
+constraint manifold with ``system.project``, weighs errors with ``system.calc_y_unit_weights``
+and watches ``system.calc_event_trigger_values``. Each method (Runge-Kutta, Verlet, BDF)
+supplies one step attempt; this class owns everything around it:
+
+- accuracy α (eq 6): a step is accepted when the weighted RMS (or infinity norm) of the
+  error estimate is at most α; weights W from the System's unit weights, made relative as
+  W_i / max(1, |y_i| W_i); the step size then adapts;
+- constraints (eq 7): the state is projected every step to the constraint tolerance and
+  quaternions normalized; a step whose projection fails is retried smaller;
+- dense output: the state anywhere inside the last step by cubic Hermite interpolation of
+  (y, ẏ) at its two ends, so reports land on exact times without shortening steps;
+- events: trigger functions are compared at the two ends of each step; a watched sign
+  change is isolated inside the step by bracketing on the interpolant, and the advanced
+  state is backed up to just after it.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+
+import numpy as np
+
+from kinetree.errors import IntegrationError, InvalidArgumentError, KinetreeError
+from kinetree.system.stage import Stage
+
+
+class SuccessfulStepStatus(enum.IntEnum):
+    """Why ``step_to`` returned (Simbody's Integrator::SuccessfulStepStatus)."""
+
+    REACHED_REPORT_TIME = 1
+    REACHED_EVENT_TRIGGER = 2
+    REACHED_SCHEDULED_EVENT = 3
+    TIME_HAS_ADVANCED = 4
+    REACHED_STEP_LIMIT = 5
+    END_OF_SIMULATION = 6
+    START_OF_CONTINUOUS_INTERVAL = 7
+
+
+class TerminationReason(enum.IntEnum):
+    """Why the simulation is over (Simbody's Integrator::TerminationReason)."""
+
+    REACHED_FINAL_TIME = 1
+    ANY_EVENT_HANDLER_REQUESTED_TERMINATION = 2
+    EVENT_HANDLER_REQUESTED_TERMINATION = 3
+    INVALID_TERMINATION_REASON = 4
+
+
+_SAFETY = 0.9
+_MAX_GROWTH = 5.0
+_MAX_SHRINK = 0.1
+
+
+class Integrator:
+    """The interface every integrator offers (Simbody's Integrator), and the machinery
+    they share. A subclass sets the class attributes and implements ``_attempt``."""
+
+    method_name = ""
+    min_order = 1
+    max_order = 1
+    has_error_control = True
+
+    def __init__(self, system, step_size: float | None = None):
+        from kinetree.system.system import System
+        if not isinstance(system, System):
+            raise InvalidArgumentError(
+                f"{type(self).__name__}: expected a System, got {type(system).__name__}.")
+        self._system = system
+        self._accuracy = 1e-3
+        self._constraint_tolerance: float | None = None
+        self._fixed_step: float | None = None
+        self._max_step = math.inf
+        self._min_step = 0.0
+        self._initial_step: float | None = None
+        self._final_time = math.inf
+        self._project_every_step = True
+        self._infinity_norm = False
+        self._return_every_internal_step = False
+        self._allow_interpolation = True
+        self._project_interpolated_states = True
+        self._internal_step_limit = 0
+        self._advanced = None
+        if step_size is not None:
+            self.set_fixed_step_size(step_size)
+        elif not self.has_error_control:
+            raise InvalidArgumentError(
+                f"{type(self).__name__} has no error control: give it a step size, "
+                f"{type(self).__name__}(system, step_size).")
+
+    # ------------------------------------------------------------ settings
+    def _positive(self, value, method: str, allow_inf: bool = False) -> float:
+        value = float(value)
+        if not (value > 0 and (allow_inf or math.isfinite(value))):
+            raise InvalidArgumentError(
+                f"{type(self).__name__}.{method}: expected a positive value, got {value!r}.")
+        return value
+
+    def set_accuracy(self, accuracy: float) -> None:
+        """α: the acceptable fraction of a unit error per step (paper eq 5-6); 1e-3 by
+        default, about three significant digits."""
+        self._accuracy = self._positive(accuracy, "set_accuracy")
+
+    def get_accuracy_in_use(self) -> float:
+        return self._accuracy
+
+    def set_constraint_tolerance(self, tolerance: float) -> None:
+        """The largest position-constraint error left after projection; the accuracy
+        unless set."""
+        self._constraint_tolerance = self._positive(tolerance, "set_constraint_tolerance")
+
+    def get_constraint_tolerance_in_use(self) -> float:
+        return self._constraint_tolerance or self._accuracy
+
+    def set_fixed_step_size(self, h: float) -> None:
+        """Take steps of exactly ``h`` (s), with no error test (the last step before a
+        stop time is shortened to land on it)."""
+        self._fixed_step = self._positive(h, "set_fixed_step_size")
+
+    def set_maximum_step_size(self, h: float) -> None:
+        self._max_step = self._positive(h, "set_maximum_step_size", allow_inf=True)
+
+    def set_minimum_step_size(self, h: float) -> None:
+        """Below this step size (s) an error-test failure raises IntegrationError."""
+        self._min_step = float(h)
+        if not self._min_step >= 0:
+            raise InvalidArgumentError(
+                f"{type(self).__name__}.set_minimum_step_size: expected h >= 0, got {h!r}.")
+
+    def set_initial_step_size(self, h: float) -> None:
+        self._initial_step = self._positive(h, "set_initial_step_size")
+
+    def set_final_time(self, t_final: float) -> None:
+        """Past this time (s) step_to returns END_OF_SIMULATION."""
+        self._final_time = float(t_final)
+
+    def set_projection_every_step(self, flag: bool) -> None:
+        """Project onto the constraints after every step (the default), or only when the
+        errors exceed the tolerance."""
+        self._project_every_step = bool(flag)
+
+    def set_use_infinity_norm(self, flag: bool) -> None:
+        """Test the largest weighted error instead of the RMS."""
+        self._infinity_norm = bool(flag)
+
+    def set_return_every_internal_step(self, flag: bool) -> None:
+        """Return TIME_HAS_ADVANCED after every step instead of only at report times."""
+        self._return_every_internal_step = bool(flag)
+
+    def set_allow_interpolation(self, flag: bool) -> None:
+        """False: stop steps at report times instead of interpolating inside a step."""
+        self._allow_interpolation = bool(flag)
+
+    def set_project_interpolated_states(self, flag: bool) -> None:
+        self._project_interpolated_states = bool(flag)
+
+    def set_internal_step_limit(self, n: int) -> None:
+        """At most ``n`` steps per step_to call (0: no limit); then REACHED_STEP_LIMIT."""
+        self._internal_step_limit = int(n)
+
+    # ------------------------------------------------------------ queries
+    def get_method_name(self) -> str:
+        return self.method_name
+
+    def get_method_min_order(self) -> int:
+        return self.min_order
+
+    def get_method_max_order(self) -> int:
+        return self.max_order
+
+    def method_has_error_control(self) -> bool:
+        return self.has_error_control
+
+    def get_system(self):
+        return self._system
+
+    def get_state(self):
+        """The current State: interpolated at the last report time when step_to returned
+        inside a step, otherwise the advanced State."""
+        self._require_initialized("get_state")
+        return self._interpolated if self._is_interpolated else self._advanced
+
+    def get_time(self) -> float:
+        return self.get_state().get_time()
+
+    def is_state_interpolated(self) -> bool:
+        return self._is_interpolated
+
+    def get_advanced_state(self):
+        """The State at the end of the last step taken."""
+        self._require_initialized("get_advanced_state")
+        return self._advanced
+
+    def upd_advanced_state(self):
+        """The advanced State, to change at an event; call ``reinitialize`` after."""
+        self._require_initialized("upd_advanced_state")
+        return self._advanced
+
+    def get_advanced_time(self) -> float:
+        return self.get_advanced_state().get_time()
+
+    def get_previous_time_step(self) -> float:
+        return self._h_taken
+
+    def get_predicted_next_step_size(self) -> float:
+        return self._h_next
+
+    def get_num_steps_taken(self) -> int:
+        return self._steps_taken
+
+    def get_num_steps_attempted(self) -> int:
+        return self._steps_attempted
+
+    def get_num_realizations(self) -> int:
+        return self._realizations
+
+    def get_num_projections(self) -> int:
+        return self._projections
+
+    def get_num_error_test_failures(self) -> int:
+        return self._error_test_failures
+
+    def get_num_projection_failures(self) -> int:
+        return self._projection_failures
+
+    def get_num_convergence_test_failures(self) -> int:
+        return self._convergence_failures
+
+    def get_triggered_events(self) -> list:
+        """The triggered handlers and reporters whose functions changed sign at the
+        REACHED_EVENT_TRIGGER just returned, as (object, +1 rising / -1 falling)."""
+        return list(self._triggered)
+
+    def is_simulation_over(self) -> bool:
+        return self._termination is not None
+
+    def get_termination_reason(self) -> TerminationReason:
+        if self._termination is None:
+            raise InvalidArgumentError(
+                f"{type(self).__name__}.get_termination_reason: the simulation is not over.")
+        return self._termination
+
+    def reset_all_statistics(self) -> None:
+        self._steps_taken = self._steps_attempted = self._realizations = 0
+        self._projections = self._error_test_failures = self._projection_failures = 0
+        self._convergence_failures = 0
+
+    def _require_initialized(self, method: str) -> None:
+        if self._advanced is None:
+            raise InvalidArgumentError(
+                f"{type(self).__name__}.{method}: call initialize(state) first.")
+
+    # ----------------------------------------------------------- lifetime
+    def initialize(self, state) -> None:
+        """Take a copy of ``state``, project it onto the constraints, realize it to
+        ACCELERATION and get ready to step from its time."""
+        self._system._check_state(state, f"{type(self).__name__}.initialize")
+        self.reset_all_statistics()
+        self._advanced = state.copy()
+        self._interpolated = state.copy()
+        self._scratch = state.copy()
+        self._is_interpolated = False
+        self._termination = None
+        self._triggered: list = []
+        self._pending_trigger = False
+        self._h_taken = 0.0
+        self._h_next = math.nan
+        self._start_interval()
+        ny = self._advanced.get_num_y()
+        self._y0, self._ydot0 = np.empty(ny), np.empty(ny)
+        self._y1, self._ydot1 = np.empty(ny), np.empty(ny)
+        self._err = np.empty(ny)
+        self._allocate(ny)
+        self._begin_continuous_interval()
+
+    def reinitialize(self, stage=Stage.POSITION, should_terminate: bool = False) -> None:
+        """After an event changed the advanced State: restart integration from it (a new
+        continuous interval), or end the simulation."""
+        self._require_initialized("reinitialize")
+        if should_terminate:
+            self._termination = TerminationReason.ANY_EVENT_HANDLER_REQUESTED_TERMINATION
+            return
+        self._begin_continuous_interval()
+
+    def _begin_continuous_interval(self) -> None:
+        state = self._advanced
+        self._project(state, force=True)
+        self._realize(state)
+        self._unit_weights = self._system.calc_y_unit_weights(state)
+        self._triggers = self._system.get_event_triggers()
+        self._trigger_values = self._system.calc_event_trigger_values(state, self._triggers)
+        t = state.get_time()
+        self._t0 = self._t1 = t
+        self._y1[:] = state.get_y()
+        self._ydot1[:] = state.get_y_dot()
+        self._y0[:] = self._y1
+        self._ydot0[:] = self._ydot1
+        self._is_interpolated = False
+        self._pending_trigger = False
+        self._restart()
+
+    def _start_interval(self) -> None:
+        """Hook: forget any multistep history (a new continuous interval begins)."""
+
+    def _allocate(self, ny: int) -> None:
+        """Hook: allocate the method's work arrays for ``ny`` state variables."""
+
+    def _restart(self) -> None:
+        """Hook: the method's own restart after initialize or an event."""
+        self._start_interval()
+
+    # ------------------------------------------------------ the main call
+    def step_to(self, report_time: float, scheduled_event_time: float = math.inf):
+        """Advance until the report time is reached (interpolating inside a step if it
+        overshoots), an event trigger fires, the scheduled event time or the final time is
+        reached, or the step limit; returns the SuccessfulStepStatus saying which."""
+        self._require_initialized("step_to")
+        if self._termination is not None:
+            raise IntegrationError(
+                f"{type(self).__name__}.step_to: the simulation is over "
+                f"({self._termination.name}); initialize again to start a new one.")
+        report_time = float(report_time)
+        if report_time < self.get_time() - self._time_tol(self.get_time()):
+            raise InvalidArgumentError(
+                f"{type(self).__name__}.step_to: report time {report_time} is before the "
+                f"current time {self.get_time()}.")
+        steps = 0
+        while True:
+            t1 = self._t1
+            tol = self._time_tol(t1)
+            if report_time < t1 - tol:
+                return self._report_at(report_time)
+            self._is_interpolated = False
+            if self._pending_trigger:
+                self._pending_trigger = False
+                return SuccessfulStepStatus.REACHED_EVENT_TRIGGER
+            if t1 >= self._final_time - tol:
+                self._termination = TerminationReason.REACHED_FINAL_TIME
+                return SuccessfulStepStatus.END_OF_SIMULATION
+            if t1 >= scheduled_event_time - tol:
+                return SuccessfulStepStatus.REACHED_SCHEDULED_EVENT
+            if abs(report_time - t1) <= tol:
+                return SuccessfulStepStatus.REACHED_REPORT_TIME
+            if self._internal_step_limit and steps >= self._internal_step_limit:
+                return SuccessfulStepStatus.REACHED_STEP_LIMIT
+            t_stop = min(scheduled_event_time, self._final_time)
+            if not self._allow_interpolation:
+                t_stop = min(t_stop, report_time)
+            self._take_step(t_stop)
+            steps += 1
+            self._check_triggers()
+            if self._return_every_internal_step and not self._pending_trigger and \
+                    report_time > self._t1 + self._time_tol(self._t1):
+                return SuccessfulStepStatus.TIME_HAS_ADVANCED
+
+    def step_by(self, interval: float, scheduled_event_time: float = math.inf):
+        return self.step_to(self.get_time() + interval, scheduled_event_time)
+
+    @staticmethod
+    def _time_tol(t: float) -> float:
+        return 1e-14 * max(1.0, abs(t))
+
+    # ------------------------------------------------------------ stepping
+    def _take_step(self, t_stop: float) -> None:
+        """One accepted step from (t1, y1) toward at most ``t_stop``, adapting h."""
+        t0 = self._t1
+        self._t0 = t0
+        self._y0, self._y1 = self._y1, self._y0
+        self._ydot0, self._ydot1 = self._ydot1, self._ydot0
+        if math.isnan(self._h_next):
+            self._h_next = self._fixed_step or self._initial_step or self._starting_step()
+        while True:
+            h = min(self._fixed_step or self._h_next, self._max_step)
+            remaining = t_stop - t0
+            if h >= remaining or remaining - h < 1e-3 * h:
+                h = remaining
+            self._steps_attempted += 1
+            accepted, h_new = self._attempt_with_control(t0, h)
+            if accepted:
+                self._steps_taken += 1
+                self._h_taken = h
+                self._t1 = t0 + h if t_stop - (t0 + h) > self._time_tol(t0 + h) else t_stop
+                if self._fixed_step is None:
+                    self._h_next = min(h_new, self._max_step)
+                return
+            if self._fixed_step is not None or h_new < max(self._min_step,
+                                                          1e-14 * max(1.0, abs(t0))):
+                raise IntegrationError(
+                    f"{type(self).__name__}: cannot meet accuracy {self._accuracy:g} at t = "
+                    f"{t0:.17g}: the step size fell to {h_new:.3g} s (minimum "
+                    f"{self._min_step:g}). The model may be stiff (try CPodesIntegrator), "
+                    f"discontinuous without an event, or the accuracy too tight.")
+            self._h_next = h_new
+
+    def _attempt_with_control(self, t0: float, h: float):
+        """Attempt a step of h; returns (accepted, next step size). On acceptance the
+        advanced State holds the projected end of the step, realized to ACCELERATION, and
+        _y1/_ydot1 its y and ẏ."""
+        err = self._attempt(t0, h)
+        if self._fixed_step is None and err is not None:
+            norm = self._error_norm(err)
+            factor = _SAFETY * (self._accuracy / norm) ** (1.0 / (self.min_order + 1)) \
+                if norm > 0 else _MAX_GROWTH
+            if norm > self._accuracy:
+                self._error_test_failures += 1
+                return False, h * max(_MAX_SHRINK, min(factor, 0.9))
+            h_new = h * min(_MAX_GROWTH, max(1.0, factor))
+        else:
+            h_new = h
+        state = self._advanced
+        self._write(state, t0 + h, self._y1)
+        try:
+            self._project(state, force=self._project_every_step)
+        except KinetreeError:
+            self._projection_failures += 1
+            return False, h * 0.5
+        self._realize(state)
+        self._y1[:] = state.get_y()
+        self._ydot1[:] = state.get_y_dot()
+        self._accepted(t0, h)
+        return True, h_new
+
+    def _accepted(self, t0: float, h: float) -> None:
+        """Hook: the attempt at (t0, h) was accepted (multistep methods keep history)."""
+
+    def _attempt(self, t0: float, h: float):
+        """Compute ``self._y1`` from (t0, y0, ẏ0) over h; return the local error estimate
+        (an array the size of y) or None when the method has none."""
+        raise NotImplementedError
+
+    def _starting_step(self) -> float:
+        """Hairer and Wanner's starting step: h with h^(p+1) times the scaled second
+        derivative about α, from the first derivative and one trial Euler step."""
+        y0, f0 = self._y0, self._ydot0
+        scale = self._scale(y0, y0)
+        d0 = self._rms(y0 / scale)
+        d1 = self._rms(f0 / scale)
+        h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
+        h0 = min(h0, self._max_step, self._system.get_default_time_scale())
+        f1 = self._f(self._t0 + h0, y0 + h0 * f0, self._err)
+        d2 = self._rms((f1 - f0) / scale) / h0
+        p = self.min_order + 1
+        h1 = max(1e-6, h0 * 1e-3) if max(d1, d2) <= 1e-15 else \
+            (0.01 / max(d1, d2)) ** (1.0 / p)
+        return min(100 * h0, h1, self._max_step)
+
+    # ------------------------------------------------------------ helpers
+    def _f(self, t: float, y: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """ẏ at (t, y), written into ``out``: one realization of the scratch State."""
+        state = self._scratch
+        self._write(state, t, y)
+        self._realize(state)
+        np.copyto(out, state.get_y_dot())
+        return out
+
+    @staticmethod
+    def _write(state, t: float, y: np.ndarray) -> None:
+        state.set_time(t)
+        state.upd_y()[:] = y
+
+    def _realize(self, state) -> None:
+        self._system.realize(state, Stage.ACCELERATION)
+        self._realizations += 1
+
+    def _project(self, state, force: bool) -> None:
+        """Project q and u onto the constraints to the constraint tolerance (normalizing
+        quaternions); counted when it runs."""
+        if not force:
+            self._system.realize(state, Stage.VELOCITY)
+            tol = self.get_constraint_tolerance_in_use()
+            errs = [a for a in (state.get_q_err(), state.get_u_err()) if a.size]
+            if not any(np.max(np.abs(a)) > tol for a in errs):
+                return
+        self._system.project(state, self.get_constraint_tolerance_in_use())
+        self._projections += 1
+
+    def _scale(self, y0: np.ndarray, y1: np.ndarray) -> np.ndarray:
+        """Per y, the size of one unit of error: max(1, |y| W) / W, so α is a relative
+        error for large y and an absolute one (in units of 1/W) for small y."""
+        w = self._unit_weights
+        return np.maximum(1.0, np.maximum(np.abs(y0), np.abs(y1)) * w) / w
+
+    def _rms(self, x: np.ndarray) -> float:
+        return float(np.sqrt(np.mean(x * x))) if x.size else 0.0
+
+    def _error_norm(self, err: np.ndarray) -> float:
+        """The weighted norm of the error estimate that eq 6 compares with α."""
+        scaled = err / self._scale(self._y0, self._y1)
+        if self._infinity_norm:
+            return float(np.max(np.abs(scaled))) if scaled.size else 0.0
+        return self._rms(scaled)
+
+    # ------------------------------------------------------- dense output
+    def _interpolate(self, t: float, out: np.ndarray) -> np.ndarray:
+        """y(t) inside the last step by cubic Hermite interpolation of (y, ẏ) at its ends;
+        methods with a better interpolant override this."""
+        h = self._t1 - self._t0
+        if h <= 0:
+            out[:] = self._y1
+            return out
+        s = (t - self._t0) / h
+        h00 = (1 + 2 * s) * (1 - s) ** 2
+        h10 = s * (1 - s) ** 2
+        h01 = s * s * (3 - 2 * s)
+        h11 = s * s * (s - 1)
+        np.multiply(self._y0, h00, out=out)
+        out += (h * h10) * self._ydot0
+        out += h01 * self._y1
+        out += (h * h11) * self._ydot1
+        return out
+
+    def _report_at(self, t: float):
+        """Make the interpolated State the current one, at time t inside the last step."""
+        state = self._interpolated
+        self._write(state, t, self._interpolate(t, self._err))
+        if self._project_interpolated_states:
+            self._system.project(state, self.get_constraint_tolerance_in_use())
+        self._system.realize(state, Stage.ACCELERATION)
+        self._is_interpolated = True
+        return SuccessfulStepStatus.REACHED_REPORT_TIME
+
+    # -------------------------------------------------------------- events
+    def _check_triggers(self) -> None:
+        """Compare the trigger functions at the two ends of the step just taken; isolate
+        the first watched sign change and back the advanced State up to just after it."""
+        if not self._triggers:
+            return
+        before = self._trigger_values
+        after = self._system.calc_event_trigger_values(self._advanced, self._triggers)
+        fired = [(i, info.calc_transition(before[i], after[i]))
+                 for i, info in enumerate(t.get_trigger_info() for t in self._triggers)]
+        fired = [(i, d) for i, d in fired if d]
+        if not fired:
+            self._trigger_values = after
+            return
+        windows = {i: self._isolate(i, before[i], self._t0, self._t1) for i, _ in fired}
+        t_high = min(th for _, th in windows.values())
+        self._triggered = [(self._triggers[i], d) for i, d in fired if windows[i][0] < t_high]
+        y_high = self._interpolate(t_high, np.empty_like(self._y1))
+        state = self._advanced
+        self._write(state, t_high, y_high)
+        self._project(state, force=True)
+        self._realize(state)
+        values = self._system.calc_event_trigger_values(state, self._triggers)
+        self._accepted(self._t0, t_high - self._t0)
+        self._trigger_values = values
+        self._t1 = t_high
+        self._y1[:] = state.get_y()
+        self._ydot1[:] = state.get_y_dot()
+        self._pending_trigger = True
+
+    def _trigger_at(self, i: int, t: float) -> float:
+        state = self._scratch
+        self._write(state, t, self._interpolate(t, self._err))
+        self._system.realize(state, self._triggers[i].get_required_stage())
+        return float(self._triggers[i].get_value(state))
+
+    def _isolate(self, i: int, value_low: float, t_low: float, t_high: float):
+        """Shrink [t_low, t_high] around trigger i's first sign change to its localization
+        window (window fraction × α × time scale) by the Illinois variant of regula falsi;
+        the change is known to happen by t_high."""
+        window = max(self._triggers[i].get_trigger_info()
+                     .get_required_localization_time_window()
+                     * self._accuracy * self._system.get_default_time_scale(),
+                     4 * self._time_tol(t_high))
+        f_low = value_low
+        f_high = self._trigger_at(i, t_high)
+        if np.sign(f_high) == np.sign(f_low):
+            return t_low, t_high
+        side = 0
+        while t_high - t_low > window:
+            t = (t_low * f_high - t_high * f_low) / (f_high - f_low) if f_high != f_low \
+                else 0.5 * (t_low + t_high)
+            lo, hi = t_low + 0.1 * window, t_high - 0.1 * window
+            t = min(max(t, lo), hi) if lo < hi else 0.5 * (t_low + t_high)
+            f = self._trigger_at(i, t)
+            if (f < 0) == (f_low < 0) and f != 0:
+                t_low, f_low = t, f
+                if side == -1:
+                    f_high *= 0.5
+                side = -1
+            else:
+                t_high, f_high = t, f
+                if side == 1:
+                    f_low *= 0.5
+                side = 1
+        return t_low, t_high

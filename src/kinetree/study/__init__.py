@@ -1,0 +1,8 @@
+"""Studies: what drives States through a System (TimeStepper, Assembler, ...)."""
+
+from kinetree.study.assembler import Assembler
+from kinetree.study.assembly_condition import AssemblyCondition, QValue
+from kinetree.study.markers import Markers
+from kinetree.study.time_stepper import TimeStepper
+
+__all__ = ["Assembler", "AssemblyCondition", "Markers", "QValue", "TimeStepper"]

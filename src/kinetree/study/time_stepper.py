@@ -1,0 +1,127 @@
+"""TimeStepper: runs an integrator through time and calls the System's event handlers and
+reporters at their events (Simbody's TimeStepper).
+
+The integrator stops at each scheduled event, triggered event and scheduled report time;
+the TimeStepper calls who is due, lets a handler change the advanced State, then restarts
+the integrator on a new continuous interval. ``step_to(t)`` returns once t is reached (or
+the simulation ends), with the State at exactly t.
+"""
+
+from __future__ import annotations
+
+import math
+
+from kinetree.errors import InvalidArgumentError
+from kinetree.integrators.integrator import Integrator, SuccessfulStepStatus
+from kinetree.system.events import TriggeredEventReporter
+from kinetree.system.stage import Stage
+
+
+class TimeStepper:
+    """Drives ``integrator`` on ``system``: ``initialize(state)``, then ``step_to(t)``."""
+
+    def __init__(self, system, integrator: Integrator):
+        if not isinstance(integrator, Integrator):
+            raise InvalidArgumentError(
+                f"TimeStepper: expected an Integrator, got {type(integrator).__name__}.")
+        if integrator.get_system() is not system:
+            raise InvalidArgumentError(
+                "TimeStepper: the integrator was made for another System; construct it with "
+                "this one.")
+        self._system = system
+        self._integrator = integrator
+        self._report_all_significant_states = False
+        self._initialized = False
+
+    def get_system(self):
+        return self._system
+
+    def get_integrator(self) -> Integrator:
+        return self._integrator
+
+    def set_report_all_significant_states(self, flag: bool) -> None:
+        """Return from step_to after every event as well as at the requested time."""
+        self._report_all_significant_states = bool(flag)
+
+    def initialize(self, state) -> None:
+        """Start at a copy of ``state`` (projected and realized by the integrator);
+        reporters due at its time report at the first step_to."""
+        self._integrator.initialize(state)
+        self._include_current_time = True
+        self._initialized = True
+
+    def get_state(self):
+        return self._integrator.get_state()
+
+    def get_time(self) -> float:
+        return self._integrator.get_time()
+
+    def step_to(self, time: float) -> SuccessfulStepStatus:
+        """Advance to ``time`` (s), handling every event on the way; returns
+        REACHED_REPORT_TIME there, END_OF_SIMULATION if the integrator's final time or a
+        handler ended it first, or REACHED_EVENT_TRIGGER / REACHED_SCHEDULED_EVENT with
+        set_report_all_significant_states."""
+        if not self._initialized:
+            raise InvalidArgumentError("TimeStepper.step_to: call initialize(state) first.")
+        integ, system = self._integrator, self._system
+        time = float(time)
+        if time < integ.get_time() - 1e-14 * max(1.0, abs(time)):
+            raise InvalidArgumentError(
+                f"TimeStepper.step_to: time {time} is before the current time "
+                f"{integ.get_time()}.")
+        while True:
+            current = integ.get_state()
+            include = self._include_current_time
+            self._include_current_time = False
+            t_event, handlers = system.calc_time_of_next_scheduled_event(current, include)
+            t_report, reporters = system.calc_time_of_next_scheduled_report(current, include)
+            if reporters and t_report <= current.get_time():
+                self._report(reporters, current)
+                continue
+            status = integ.step_to(min(time, t_report), t_event)
+            state = integ.get_state()
+            t = state.get_time()
+            if status == SuccessfulStepStatus.REACHED_REPORT_TIME:
+                if reporters and abs(t - t_report) <= _tol(t_report):
+                    self._report(reporters, state)
+                if abs(t - time) <= _tol(time):
+                    return status
+            elif status == SuccessfulStepStatus.REACHED_SCHEDULED_EVENT:
+                self._handle(handlers, [])
+                if self._report_all_significant_states:
+                    return status
+            elif status == SuccessfulStepStatus.REACHED_EVENT_TRIGGER:
+                self._handle([], integ.get_triggered_events())
+                if self._report_all_significant_states:
+                    return status
+            elif status in (SuccessfulStepStatus.END_OF_SIMULATION,
+                            SuccessfulStepStatus.REACHED_STEP_LIMIT,
+                            SuccessfulStepStatus.TIME_HAS_ADVANCED):
+                return status
+
+    def _report(self, reporters, state) -> None:
+        self._system.realize(state, Stage.REPORT)
+        for r in reporters:
+            r.handle_event(state)
+        self._include_current_time = False
+
+    def _handle(self, handlers, triggered) -> None:
+        """Call the due handlers on the advanced State, then restart the integrator from
+        it (or end the simulation if a handler asked to)."""
+        integ = self._integrator
+        state = integ.upd_advanced_state()
+        accuracy = integ.get_accuracy_in_use()
+        terminate = False
+        for h in handlers:
+            terminate |= bool(h.handle_event(state, accuracy))
+        for obj, _ in triggered:
+            if isinstance(obj, TriggeredEventReporter):
+                self._system.realize(state, Stage.REPORT)
+                obj.handle_event(state)
+            else:
+                terminate |= bool(obj.handle_event(state, accuracy))
+        integ.reinitialize(Stage.TIME, terminate)
+
+
+def _tol(t: float) -> float:
+    return 1e-12 * max(1.0, abs(t)) if math.isfinite(t) else 0.0

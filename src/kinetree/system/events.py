@@ -1,0 +1,180 @@
+"""Event handlers and reporters (Simbody's EventHandler / EventReporter family).
+
+An event is a moment at which the continuous integration stops so that something discrete
+can happen: a handler may change the State (a velocity reversed at an impact, a constraint
+enabled, a discrete variable set), after which integration restarts cleanly; a reporter
+only looks at the State. Scheduled events happen at times the object names in advance;
+triggered events happen where a trigger function of the State changes sign, which the
+integrator isolates to a small time window. Add them with ``system.add_event_handler`` and
+``system.add_event_reporter``; a TimeStepper calls them.
+"""
+
+from __future__ import annotations
+
+import math
+
+from kinetree.errors import InvalidArgumentError
+from kinetree.system.stage import Stage
+
+
+class EventTriggerInfo:
+    """Which sign transitions of a trigger function count as events, and how closely the
+    integrator must isolate them: the window is this fraction of accuracy × time scale
+    (seconds), Simbody's required localization time window."""
+
+    def __init__(self):
+        self._rising = True
+        self._falling = True
+        self._window = 0.1
+
+    def set_trigger_on_rising_sign_transition(self, flag: bool) -> EventTriggerInfo:
+        self._rising = bool(flag)
+        return self
+
+    def set_trigger_on_falling_sign_transition(self, flag: bool) -> EventTriggerInfo:
+        self._falling = bool(flag)
+        return self
+
+    def should_trigger_on_rising_sign_transition(self) -> bool:
+        return self._rising
+
+    def should_trigger_on_falling_sign_transition(self) -> bool:
+        return self._falling
+
+    def set_required_localization_time_window(self, window: float) -> EventTriggerInfo:
+        if not window > 0:
+            raise InvalidArgumentError(
+                f"EventTriggerInfo.set_required_localization_time_window: the window must be "
+                f"positive, got {window!r}.")
+        self._window = float(window)
+        return self
+
+    def get_required_localization_time_window(self) -> float:
+        return self._window
+
+    def calc_transition(self, before: float, after: float) -> int:
+        """+1 for a watched rising transition (negative to non-negative), -1 for a watched
+        falling one (positive to non-positive), 0 otherwise."""
+        if before < 0 <= after and self._rising:
+            return 1
+        if before > 0 >= after and self._falling:
+            return -1
+        return 0
+
+
+class EventHandler:
+    """Base of objects that may change the State at an event."""
+
+    def handle_event(self, state, accuracy: float):
+        """Change ``state`` as the event requires, to ``accuracy``. Return True to end the
+        simulation."""
+        raise NotImplementedError(
+            f"{type(self).__qualname__}.handle_event: override it to say what the event "
+            f"does to the State.")
+
+
+class EventReporter:
+    """Base of objects that look at the State at an event without changing it."""
+
+    def handle_event(self, state) -> None:
+        raise NotImplementedError(
+            f"{type(self).__qualname__}.handle_event: override it to say what to report.")
+
+
+def _next_multiple(t: float, interval: float, include_current_time: bool) -> float:
+    """The smallest multiple of ``interval`` after t (or at t, if ``include_current_time``),
+    robust to t being a multiple up to rounding."""
+    k = math.floor(t / interval + 0.5)
+    candidate = k * interval
+    tol = 1e-12 * max(1.0, abs(t))
+    if include_current_time and abs(candidate - t) <= tol:
+        return candidate
+    return (k + 1) * interval if candidate <= t + tol else candidate
+
+
+class _Interval:
+    def __init__(self, interval: float, owner: str):
+        if not (interval > 0 and math.isfinite(interval)):
+            raise InvalidArgumentError(
+                f"{owner}: the event interval must be positive and finite, got {interval!r}.")
+        self._interval = float(interval)
+
+    def get_event_interval(self) -> float:
+        return self._interval
+
+
+class ScheduledEventHandler(EventHandler):
+    """A handler that names the time of its next event; override get_next_event_time."""
+
+    def get_next_event_time(self, state, include_current_time: bool) -> float:
+        raise NotImplementedError(
+            f"{type(self).__qualname__}.get_next_event_time: override it to return the time "
+            f"(s) of the next event, or inf for none.")
+
+
+class PeriodicEventHandler(_Interval, ScheduledEventHandler):
+    """A handler called at every multiple of ``interval`` (s)."""
+
+    def __init__(self, interval: float):
+        _Interval.__init__(self, interval, type(self).__qualname__)
+
+    def get_next_event_time(self, state, include_current_time: bool) -> float:
+        return _next_multiple(state.get_time(), self._interval, include_current_time)
+
+
+class TriggeredEventHandler(EventHandler):
+    """A handler called where ``get_value(state)`` changes sign; ``stage`` is the stage the
+    value needs (POSITION for a height, VELOCITY for a speed, ...)."""
+
+    def __init__(self, stage=Stage.POSITION):
+        self._stage = Stage.coerce(stage, type(self).__qualname__)
+        self._trigger_info = EventTriggerInfo()
+
+    def get_required_stage(self) -> Stage:
+        return self._stage
+
+    def get_trigger_info(self) -> EventTriggerInfo:
+        return self._trigger_info
+
+    def get_value(self, state) -> float:
+        raise NotImplementedError(
+            f"{type(self).__qualname__}.get_value: override it to return the trigger "
+            f"function, which changes sign at the event.")
+
+
+class ScheduledEventReporter(EventReporter):
+    """A reporter that names the time of its next report; override get_next_event_time."""
+
+    def get_next_event_time(self, state, include_current_time: bool) -> float:
+        raise NotImplementedError(
+            f"{type(self).__qualname__}.get_next_event_time: override it to return the time "
+            f"(s) of the next report, or inf for none.")
+
+
+class PeriodicEventReporter(_Interval, ScheduledEventReporter):
+    """A reporter called at every multiple of ``interval`` (s)."""
+
+    def __init__(self, interval: float):
+        _Interval.__init__(self, interval, type(self).__qualname__)
+
+    def get_next_event_time(self, state, include_current_time: bool) -> float:
+        return _next_multiple(state.get_time(), self._interval, include_current_time)
+
+
+class TriggeredEventReporter(EventReporter):
+    """A reporter called where ``get_value(state)`` changes sign."""
+
+    def __init__(self, stage=Stage.POSITION):
+        self._stage = Stage.coerce(stage, type(self).__qualname__)
+        self._trigger_info = EventTriggerInfo()
+
+    def get_required_stage(self) -> Stage:
+        return self._stage
+
+    def get_trigger_info(self) -> EventTriggerInfo:
+        return self._trigger_info
+
+    def get_value(self, state) -> float:
+        raise NotImplementedError(
+            f"{type(self).__qualname__}.get_value: override it to return the trigger "
+            f"function, which changes sign at the report.")
