@@ -261,15 +261,11 @@ class Integrator:
         self._system._check_state(state, f"{type(self).__name__}.initialize")
         self.reset_all_statistics()
         self._advanced = state.copy()
-        self._interpolated = state.copy()
-        self._scratch = state.copy()
         self._is_interpolated = False
         self._termination = None
         self._triggered: list = []
         self._pending_trigger = False
         self._h_taken = 0.0
-        self._h_next = math.nan
-        self._start_interval()
         ny = self._advanced.get_num_y()
         self._y0, self._ydot0 = np.empty(ny), np.empty(ny)
         self._y1, self._ydot1 = np.empty(ny), np.empty(ny)
@@ -287,7 +283,13 @@ class Integrator:
         self._begin_continuous_interval()
 
     def _begin_continuous_interval(self) -> None:
+        """Start integrating from the advanced State as it is now (after initialize or an
+        event): the work States take its discrete variables, the step size is estimated
+        afresh, and the trigger functions get new starting values."""
         state = self._advanced
+        self._scratch = state.copy()
+        self._interpolated = state.copy()
+        self._h_next = math.nan
         self._project(state, force=True)
         self._realize(state)
         self._unit_weights = self._system.calc_y_unit_weights(state)
@@ -303,15 +305,12 @@ class Integrator:
         self._pending_trigger = False
         self._restart()
 
-    def _start_interval(self) -> None:
-        """Hook: forget any multistep history (a new continuous interval begins)."""
-
     def _allocate(self, ny: int) -> None:
         """Hook: allocate the method's work arrays for ``ny`` state variables."""
 
     def _restart(self) -> None:
-        """Hook: the method's own restart after initialize or an event."""
-        self._start_interval()
+        """Hook: a new continuous interval begins at the advanced State (after initialize
+        or an event); methods forget any history here."""
 
     # ------------------------------------------------------ the main call
     def step_to(self, report_time: float, scheduled_event_time: float = math.inf):

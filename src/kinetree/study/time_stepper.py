@@ -45,7 +45,8 @@ class TimeStepper:
 
     def initialize(self, state) -> None:
         """Start at a copy of ``state`` (projected and realized by the integrator);
-        reporters due at its time report at the first step_to."""
+        reporters due at its time report at the first step_to (handlers due then do not
+        run: the State given is taken as the one after any event at that time)."""
         self._integrator.initialize(state)
         self._include_current_time = True
         self._initialized = True
@@ -73,7 +74,7 @@ class TimeStepper:
             current = integ.get_state()
             include = self._include_current_time
             self._include_current_time = False
-            t_event, handlers = system.calc_time_of_next_scheduled_event(current, include)
+            t_event, handlers = system.calc_time_of_next_scheduled_event(current, False)
             t_report, reporters = system.calc_time_of_next_scheduled_report(current, include)
             if reporters and t_report <= current.get_time():
                 self._report(reporters, current)
@@ -86,12 +87,14 @@ class TimeStepper:
                     self._report(reporters, state)
                 if abs(t - time) <= _tol(time):
                     return status
-            elif status == SuccessfulStepStatus.REACHED_SCHEDULED_EVENT:
-                self._handle(handlers, [])
-                if self._report_all_significant_states:
-                    return status
-            elif status == SuccessfulStepStatus.REACHED_EVENT_TRIGGER:
-                self._handle([], integ.get_triggered_events())
+            elif status in (SuccessfulStepStatus.REACHED_SCHEDULED_EVENT,
+                            SuccessfulStepStatus.REACHED_EVENT_TRIGGER):
+                if status == SuccessfulStepStatus.REACHED_SCHEDULED_EVENT:
+                    self._handle(handlers, [])
+                else:
+                    self._handle([], integ.get_triggered_events())
+                if integ.is_simulation_over():
+                    return SuccessfulStepStatus.END_OF_SIMULATION
                 if self._report_all_significant_states:
                     return status
             elif status in (SuccessfulStepStatus.END_OF_SIMULATION,

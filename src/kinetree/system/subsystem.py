@@ -99,8 +99,8 @@ class Subsystem:
         return np.ones(len(self.get_q(state)))
 
     def calc_u_unit_weights(self, state) -> np.ndarray:
-        """For each u, 1 over the change of rate (per time scale) that counts as one unit of
-        error; ones unless overridden. The System multiplies by its time scale."""
+        """For each u, 1 over the change of rate that counts as one unit of error; ones
+        unless overridden."""
         return np.ones(len(self.get_u(state)))
 
     def calc_z_unit_weights(self, state) -> np.ndarray:

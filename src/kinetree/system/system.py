@@ -221,8 +221,8 @@ class System:
 
     # ------------------------------------------------------ scales, weights
     def set_default_time_scale(self, time_scale: float) -> None:
-        """The time (s) over which something interesting happens; scales velocity errors
-        against position errors and the event localization windows (default 0.1 s)."""
+        """The time (s) over which something interesting happens: it sizes the event
+        localization windows and bounds the first step (default 0.1 s)."""
         self._time_scale = self._positive(time_scale, "set_default_time_scale")
 
     def get_default_time_scale(self) -> float:
@@ -245,8 +245,9 @@ class System:
 
     def calc_y_unit_weights(self, state: State) -> np.ndarray:
         """W of the paper's eq 6: for each y = [q u z], 1 over the change that counts as one
-        unit of error (a radian, a length scale, a length scale per time scale, ...). The
-        State is realized to POSITION; each subsystem weighs its own variables."""
+        unit of error (a radian or a length scale for q, a radian or a length scale per
+        second for u). The State is realized to POSITION; each subsystem weighs its own
+        variables."""
         self.realize(state, Stage.POSITION)
         nq, nu = state.get_num_q(), state.get_num_u()
         w = np.ones(state.get_num_y())
@@ -254,7 +255,6 @@ class System:
             w[part.q_slice] = ss.calc_q_unit_weights(state)
             w[nq:nq + nu][part.u_slice] = ss.calc_u_unit_weights(state)
             w[nq + nu:][part.z_slice] = ss.calc_z_unit_weights(state)
-        w[nq:nq + nu] *= self._time_scale
         return w
 
     # ---------------------------------------------------------------- events
