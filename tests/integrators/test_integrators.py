@@ -328,3 +328,40 @@ def test_minimum_step_size_failure_names_the_fix():
     integ.initialize(state)
     with pytest.raises(IntegrationError, match="CPodes"):
         integ.step_to(1.0)
+
+
+class EnableAt(kt.ScheduledEventHandler):
+    def __init__(self, constraint, t_on):
+        self.constraint, self.t_on = constraint, t_on
+
+    def get_next_event_time(self, state, include_current_time):
+        return self.t_on if state.get_time() < self.t_on else math.inf
+
+    def handle_event(self, state, accuracy):
+        self.constraint.enable(state)
+
+
+def test_handler_enabling_a_constraint_changes_the_equations_in_use():
+    """A ConstantSpeed constraint, disabled by default, switched on at t = 0.4 by a
+    handler: from then on the slider's speed is held at 2 m/s against its spring (the
+    restart projects u onto it), before it the oscillator moves freely."""
+    system, state, exact = oscillator()
+    matter = system.get_matter_subsystem()
+    slider = matter.get_mobilized_body(1)
+    speed = kt.Constraint.ConstantSpeed(slider, 0, 2.0)
+    speed.set_disabled_by_default(True)
+    system.add_event_handler(EnableAt(speed, 0.4))
+    state = system.realize_topology()
+    slider.set_one_q(state, 0, 0.3)
+    slider.set_one_u(state, 0, -1.0)
+    integ = kt.RungeKuttaMersonIntegrator(system)
+    integ.set_accuracy(1e-8)
+    ts = kt.TimeStepper(system, integ)
+    ts.initialize(state)
+    ts.step_to(0.3)
+    assert slider.get_one_q(ts.get_state(), 0) == pytest.approx(exact(0.3)[0], abs=1e-6)
+    ts.step_to(1.0)
+    final = ts.get_state()
+    assert not speed.is_disabled(final)
+    assert slider.get_one_u(final, 0) == pytest.approx(2.0, abs=1e-10)
+    assert slider.get_one_q(final, 0) == pytest.approx(exact(0.4)[0] + 2.0 * 0.6, abs=1e-6)
