@@ -365,3 +365,60 @@ def test_handler_enabling_a_constraint_changes_the_equations_in_use():
     assert not speed.is_disabled(final)
     assert slider.get_one_u(final, 0) == pytest.approx(2.0, abs=1e-10)
     assert slider.get_one_q(final, 0) == pytest.approx(exact(0.4)[0] + 2.0 * 0.6, abs=1e-6)
+
+
+class CountingOscillator(kt.Subsystem):
+    """q̈ = -k q with its own events (seed 000 §3.5.4): a trigger slot q at POSITION whose
+    zero crossings it records, and a scheduled event at t = 1 s that quadruples k."""
+
+    def realize_topology(self, state):
+        self.allocate_q(state, [1.0])
+        self.allocate_u(state, [0.0])
+        self.k = self.allocate_discrete_variable(state, kt.Stage.DYNAMICS, 1.0)
+        self.crossings, self.switched = [], []
+
+    def realize_instance(self, state):
+        self.allocate_event_triggers_by_stage(state, kt.Stage.POSITION, 1)
+
+    def realize_position(self, state):
+        self.upd_event_triggers_by_stage(state, kt.Stage.POSITION)[0] = self.get_q(state)[0]
+
+    def realize_velocity(self, state):
+        self.upd_q_dot(state)[:] = self.get_u(state)
+
+    def realize_acceleration(self, state):
+        k = self.get_discrete_variable(state, self.k)
+        self.upd_u_dot(state)[:] = -k * self.get_q(state)
+
+    def calc_time_of_next_scheduled_event(self, state, include_current_time):
+        return (1.0, ["stiffen"]) if state.get_time() < 1.0 else (math.inf, [])
+
+    def handle_events(self, state, cause, event_ids, accuracy):
+        if cause == "scheduled":
+            self.switched.append((state.get_time(), list(event_ids)))
+            self.set_discrete_variable(state, self.k, 4.0)
+        else:
+            self.crossings.append((state.get_time(), list(event_ids)))
+
+
+def test_subsystem_events_scheduled_and_triggered():
+    """Zero crossings of cos t at π/2 and 3π/2 ... until t = 1 s, then of the stiffer
+    oscillator continuing from there; at accuracy 1e-12 each is found to 1e-9."""
+    system = kt.System()
+    osc = CountingOscillator(system)
+    state = system.realize_topology()
+    integ = kt.RungeKuttaMersonIntegrator(system)
+    integ.set_accuracy(1e-12)
+    integ.set_maximum_step_size(0.2)
+    ts = kt.TimeStepper(system, integ)
+    ts.initialize(state)
+    ts.step_to(6.0)
+    assert osc.switched == [(1.0, ["stiffen"])]
+    # after t = 1: q = cos 1 cos 2(t-1) - (sin 1 / 2) sin 2(t-1) = A cos(2(t-1) + φ)
+    phase = math.atan2(math.sin(1.0) / 2, math.cos(1.0))
+    expected = [(math.pi / 2 + n * math.pi - phase) / 2 + 1.0 for n in range(5)]
+    expected = [t for t in expected if 1.0 < t < 6.0]
+    times = [t for t, ids in osc.crossings]
+    assert all(ids == [(kt.Stage.POSITION, 0)] for _, ids in osc.crossings)
+    assert len(times) == len(expected)
+    assert np.max(np.abs(np.array(times) - expected)) < 1e-9

@@ -293,7 +293,7 @@ class Integrator:
         self._project(state, force=True)
         self._realize(state)
         self._unit_weights = self._system.calc_y_unit_weights(state)
-        self._triggers = self._system.get_event_triggers()
+        self._triggers = self._system.get_event_triggers(state)
         self._trigger_values = self._system.calc_event_trigger_values(state, self._triggers)
         t = state.get_time()
         self._t0 = self._t1 = t

@@ -178,3 +178,40 @@ class TriggeredEventReporter(EventReporter):
         raise NotImplementedError(
             f"{type(self).__qualname__}.get_value: override it to return the trigger "
             f"function, which changes sign at the report.")
+
+
+class SubsystemTrigger:
+    """One trigger slot a Subsystem allocated (``allocate_event_triggers_by_stage``),
+    watched like a TriggeredEventHandler: both sign transitions count, and the event goes
+    to the subsystem's ``handle_events`` with cause "triggered" and id (stage, index)."""
+
+    def __init__(self, subsystem, stage: Stage, index: int):
+        self._subsystem, self._stage, self._index = subsystem, stage, index
+        self._trigger_info = EventTriggerInfo()
+
+    def get_required_stage(self) -> Stage:
+        return self._stage
+
+    def get_trigger_info(self) -> EventTriggerInfo:
+        return self._trigger_info
+
+    def get_value(self, state) -> float:
+        return float(self._subsystem.get_event_triggers_by_stage(state, self._stage)
+                     [self._index])
+
+    def handle_event(self, state, accuracy: float):
+        return self._subsystem.handle_events(state, "triggered", [(self._stage, self._index)],
+                                             accuracy)
+
+
+class SubsystemScheduledEvents:
+    """A Subsystem's scheduled events due at one time, called like a handler (or, with
+    ``report``, like a reporter)."""
+
+    def __init__(self, subsystem, event_ids, report: bool = False):
+        self._subsystem, self._ids, self._report = subsystem, list(event_ids), report
+
+    def handle_event(self, state, accuracy: float | None = None):
+        if self._report:
+            return self._subsystem.report_events(state, "scheduled", self._ids)
+        return self._subsystem.handle_events(state, "scheduled", self._ids, accuracy)

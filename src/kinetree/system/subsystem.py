@@ -14,6 +14,8 @@ before the change are refused instead of being silently stale (seed 000 §3.3).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from kinetree.errors import StageTooLowError
@@ -107,6 +109,32 @@ class Subsystem:
         """For each z, 1 over the change that counts as one unit of error; ones unless
         overridden."""
         return np.ones(len(self.get_z(state)))
+
+    # --------------------------------------------- its own events (seed 000 §3.5.4)
+    def calc_time_of_next_scheduled_event(self, state, include_current_time: bool):
+        """(t, event_ids): when this subsystem's next scheduled event happens and which of
+        its events those are; (inf, []) unless overridden."""
+        return math.inf, []
+
+    def calc_time_of_next_scheduled_report(self, state, include_current_time: bool):
+        """(t, event_ids) of this subsystem's next scheduled report; (inf, []) unless
+        overridden."""
+        return math.inf, []
+
+    def handle_events(self, state, cause: str, event_ids, accuracy: float):
+        """Change ``state`` for the events that happened: ``cause`` is "scheduled" (ids as
+        returned by calc_time_of_next_scheduled_event) or "triggered" (ids are (stage,
+        index) of this subsystem's trigger slots whose value changed sign). Return True to
+        end the simulation."""
+        raise NotImplementedError(
+            f"{self._where('handle_events')}: this subsystem has events (scheduled, or trigger "
+            f"slots from allocate_event_triggers_by_stage); override handle_events.")
+
+    def report_events(self, state, cause: str, event_ids) -> None:
+        """Look at ``state`` at this subsystem's scheduled reports."""
+        raise NotImplementedError(
+            f"{self._where('report_events')}: this subsystem schedules reports; override "
+            f"report_events.")
 
     def get_stage(self, state) -> Stage:
         """The stage this subsystem's part of ``state`` has been realized to."""

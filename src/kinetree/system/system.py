@@ -25,6 +25,8 @@ from kinetree.system.events import (
     EventReporter,
     ScheduledEventHandler,
     ScheduledEventReporter,
+    SubsystemScheduledEvents,
+    SubsystemTrigger,
     TriggeredEventHandler,
     TriggeredEventReporter,
 )
@@ -277,39 +279,58 @@ class System:
         self._event_reporters.append(reporter)
         return reporter
 
-    def get_event_triggers(self) -> list:
-        """The triggered handlers and reporters, in the order of calc_event_trigger_values."""
-        return [e for e in (*self._event_handlers, *self._event_reporters)
-                if isinstance(e, (TriggeredEventHandler, TriggeredEventReporter))]
+    def get_event_triggers(self, state: State | None = None) -> list:
+        """The triggered handlers and reporters, then (given a State realized to INSTANCE)
+        a SubsystemTrigger for each trigger slot the subsystems allocated in it: the order
+        of calc_event_trigger_values."""
+        triggers = [e for e in (*self._event_handlers, *self._event_reporters)
+                    if isinstance(e, (TriggeredEventHandler, TriggeredEventReporter))]
+        if state is not None:
+            self.realize(state, Stage.INSTANCE)
+            for ss, part in zip(self._subsystems, state._parts):
+                for stage, sl in part.trigger_slices.items():
+                    triggers += [SubsystemTrigger(ss, stage, k)
+                                 for k in range(sl.stop - sl.start)]
+        return triggers
 
     def calc_event_trigger_values(self, state: State, triggers=None) -> np.ndarray:
         """The trigger functions' values at ``state``, realized as far as they need."""
-        triggers = self.get_event_triggers() if triggers is None else triggers
+        triggers = self.get_event_triggers(state) if triggers is None else triggers
         if not triggers:
             return np.empty(0)
         self.realize(state, max(t.get_required_stage() for t in triggers))
         return np.array([t.get_value(state) for t in triggers], dtype=float)
 
     def calc_time_of_next_scheduled_event(self, state: State, include_current_time: bool):
-        """(t, handlers): the next scheduled handlers' time (s) and who is due then."""
-        return self._next_scheduled(
-            [h for h in self._event_handlers if isinstance(h, ScheduledEventHandler)],
-            state, include_current_time)
+        """(t, due): the time (s) of the next scheduled events, of handlers and of the
+        subsystems' own, and who is due then (each callable as handle_event(state,
+        accuracy))."""
+        due = [(float(h.get_next_event_time(state, include_current_time)), h)
+               for h in self._event_handlers if isinstance(h, ScheduledEventHandler)]
+        for ss in self._subsystems:
+            t, ids = ss.calc_time_of_next_scheduled_event(state, include_current_time)
+            if ids:
+                due.append((float(t), SubsystemScheduledEvents(ss, ids)))
+        return self._earliest(due)
 
     def calc_time_of_next_scheduled_report(self, state: State, include_current_time: bool):
-        """(t, reporters): the next scheduled reporters' time (s) and who is due then."""
-        return self._next_scheduled(
-            [r for r in self._event_reporters if isinstance(r, ScheduledEventReporter)],
-            state, include_current_time)
+        """(t, due): the time (s) of the next scheduled reports, of reporters and of the
+        subsystems' own, and who is due then (each callable as handle_event(state))."""
+        due = [(float(r.get_next_event_time(state, include_current_time)), r)
+               for r in self._event_reporters if isinstance(r, ScheduledEventReporter)]
+        for ss in self._subsystems:
+            t, ids = ss.calc_time_of_next_scheduled_report(state, include_current_time)
+            if ids:
+                due.append((float(t), SubsystemScheduledEvents(ss, ids, report=True)))
+        return self._earliest(due)
 
     @staticmethod
-    def _next_scheduled(objects, state: State, include_current_time: bool):
-        times = [float(o.get_next_event_time(state, include_current_time)) for o in objects]
-        t = min(times, default=math.inf)
+    def _earliest(due):
+        t = min((ti for ti, _ in due), default=math.inf)
         if math.isinf(t):
             return t, []
         tol = 1e-12 * max(1.0, abs(t))
-        return t, [o for o, ti in zip(objects, times) if ti <= t + tol]
+        return t, [o for ti, o in due if ti <= t + tol]
 
     def require_stage(self, state: State, stage: Stage, where: str) -> None:
         """Raise StageTooLowError unless ``state`` is realized to ``stage``; for element
