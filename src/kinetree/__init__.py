@@ -37,7 +37,7 @@ from kinetree.multibody import (
     SimbodyMatterSubsystem,
 )
 from kinetree.multibody.check_constraint import check_constraint
-from kinetree.study import Assembler, AssemblyCondition, Markers, QValue
+from kinetree.study import Assembler, AssemblyCondition, Markers, QValue, Trajectory, simulate
 from kinetree.study.time_stepper import TimeStepper
 from kinetree.system import Stage, State, Subsystem, System
 from kinetree.system.events import (
@@ -84,6 +84,7 @@ __all__ = [
     "SemiExplicitEuler2Integrator",
     "SemiExplicitEulerIntegrator",
     "SimbodyMatterSubsystem",
+    "simulate",
     "Stage",
     "StageTooLowError",
     "State",
@@ -92,6 +93,7 @@ __all__ = [
     "System",
     "TerminationReason",
     "TimeStepper",
+    "Trajectory",
     "Transform",
     "TriggeredEventHandler",
     "TriggeredEventReporter",

@@ -3,6 +3,9 @@
 from kinetree.study.assembler import Assembler
 from kinetree.study.assembly_condition import AssemblyCondition, QValue
 from kinetree.study.markers import Markers
+from kinetree.study.simulate import simulate
 from kinetree.study.time_stepper import TimeStepper
+from kinetree.study.trajectory import Trajectory
 
-__all__ = ["Assembler", "AssemblyCondition", "Markers", "QValue", "TimeStepper"]
+__all__ = ["Assembler", "AssemblyCondition", "Markers", "QValue", "simulate", "TimeStepper",
+           "Trajectory"]

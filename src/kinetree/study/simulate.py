@@ -1,0 +1,248 @@
+"""simulate: one call from a State to a Trajectory, for when the whole run is wanted rather
+than a loop of ``TimeStepper.step_to`` calls.
+
+It builds the integrator (RungeKuttaMerson unless told otherwise), drives a TimeStepper
+from the State's time to ``t_final``, and records t, q, u, z, the energy (when the System
+can compute it) and any requested outputs at every report time. The integrator
+interpolates to the report times, so they cost no step shortening and do not change the
+accuracy; event handlers and reporters of the System run as the TimeStepper meets them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+from tqdm import tqdm
+
+import kinetree.integrators as _integrators
+from kinetree.errors import InvalidArgumentError
+from kinetree.integrators.integrator import Integrator, SuccessfulStepStatus
+from kinetree.study.time_stepper import TimeStepper
+from kinetree.study.trajectory import Trajectory
+
+DEFAULT_ACCURACY = 1e-3
+DEFAULT_REPORTS = 100
+"""Without a report interval, (t_final - t0) / 100: about a hundred rows."""
+
+PROGRESS_DELAY = 2.0
+"""s of wall time before the automatic progress bar (progress=None) appears."""
+
+_NOT_THERE_YET = (SuccessfulStepStatus.REACHED_STEP_LIMIT, SuccessfulStepStatus.TIME_HAS_ADVANCED)
+
+
+def simulate(system, state, t_final: float, accuracy: float | None = None,
+             integrator=None, report_interval: float | None = None,
+             progress: bool | None = None,
+             outputs: dict[str, Callable] | None = None, **options) -> Trajectory:
+    """Integrate ``system`` from a copy of ``state`` (left unchanged) to ``t_final`` (s) and
+    return the Trajectory of its report times.
+
+    - ``accuracy``: the integrator's α (default 1e-3). It is applied to an integrator
+      instance only when given here; an instance otherwise keeps its own.
+    - ``integrator``: None (RungeKuttaMerson), an Integrator subclass, its name as a string
+      (``"Verlet"``, ``"RungeKuttaFeldbergIntegrator"``; case-insensitive), or an instance
+      made for ``system``, already configured. The last step may pass ``t_final``; the
+      final row is interpolated at it, so reporters due then still report.
+    - ``report_interval`` (s): rows at the initial time, at every multiple k·interval
+      after it and before ``t_final``, and at ``t_final``; default (t_final - t0) / 100.
+    - ``progress``: a progress bar on stderr; None shows one only on a terminal and only
+      once the run has taken 2 s, True always, False never.
+    - ``outputs``: extra columns, label -> function(state) -> float, evaluated on each
+      report State (realized to ACCELERATION). An ``energy`` column is recorded whenever
+      the System has ``calc_energy``.
+    - ``options``: integrator settings by the name of their setter without ``set_``:
+      ``constraint_tolerance=1e-8``, ``maximum_step_size=0.01``, ``fixed_step_size=1e-3``
+      (which a method without error control, such as SemiExplicitEuler, needs), ...
+
+    The Trajectory's ``stats`` are the integrator's counts (steps taken and attempted,
+    realizations, projections, error-test failures, ...) and the wall time; a handler
+    that ends the simulation early ends the Trajectory at its time.
+    """
+    t0 = state.get_time()
+    t_final = float(t_final)
+    if not (math.isfinite(t_final) and t_final > t0):
+        raise InvalidArgumentError(
+            f"simulate: t_final = {t_final!r} s is not after the State's time {t0!r} s; ask "
+            f"for a later t_final (or state.set_time to start earlier).")
+    if report_interval is None:
+        report_interval = (t_final - t0) / DEFAULT_REPORTS
+    report_interval = float(report_interval)
+    if not (math.isfinite(report_interval) and report_interval > 0):
+        raise InvalidArgumentError(
+            f"simulate: report_interval must be a positive number of seconds, got "
+            f"{report_interval!r}.")
+    integ = _make_integrator(system, integrator, accuracy, options)
+    outputs = dict(outputs or {})
+    if hasattr(system, "calc_energy"):
+        outputs = {"energy": system.calc_energy, **outputs}
+    for label, f in outputs.items():
+        if not callable(f):
+            raise InvalidArgumentError(
+                f"simulate: output '{label}' must be a function of the State returning a "
+                f"number, got {type(f).__name__}.")
+
+    times = report_times(t0, t_final, report_interval)
+    stepper = TimeStepper(system, integ)
+    wall = time.perf_counter()
+    stepper.initialize(state)
+    first = stepper.get_state()
+    n = len(times)
+    y = np.empty((n, first.get_num_y()))
+    t = np.empty(n)
+    extra = {label: np.empty(n) for label in outputs}
+    bar = tqdm(total=t_final - t0, desc="simulate", unit="s", file=sys.stderr,
+               disable=None if progress is None else not progress,
+               delay=PROGRESS_DELAY if progress is None else 0.0,
+               bar_format="{desc}: {percentage:3.0f}%|{bar}| t = {n:.4g} of {total:.4g} s "
+                          "[{elapsed}<{remaining}]")
+    rows = 0
+    with bar:
+        for target in times:
+            status = stepper.step_to(target)
+            while status in _NOT_THERE_YET:
+                status = stepper.step_to(target)
+            current = stepper.get_state()
+            t[rows] = current.get_time()
+            y[rows] = current.get_y()
+            for label, f in outputs.items():
+                extra[label][rows] = float(f(current))
+            bar.update(t[rows] - (t[rows - 1] if rows else t0))
+            rows += 1
+            if status == SuccessfulStepStatus.END_OF_SIMULATION:
+                break
+    wall = time.perf_counter() - wall
+
+    final = stepper.get_state()
+    nq, nu = final.get_num_q(), final.get_num_u()
+    names = coordinate_labels(system, final)
+    return Trajectory(
+        t[:rows], y[:rows, :nq], y[:rows, nq:nq + nu], y[:rows, nq + nu:],
+        q_names=names["q"], u_names=names["u"], z_names=names["z"],
+        columns={label: v[:rows] for label, v in extra.items()},
+        stats=integrator_statistics(integ, wall), template=final, name=system.get_name())
+
+
+def integrator_statistics(integ: Integrator, wall_time: float) -> dict:
+    """The integrator's counts after a run, its wall time (s), and why the run ended
+    (``REACHED_FINAL_TIME``, or the integrator's TerminationReason when it ended first)."""
+    return {
+        "integrator": integ.get_method_name(),
+        "accuracy": integ.get_accuracy_in_use(),
+        "steps_taken": integ.get_num_steps_taken(),
+        "steps_attempted": integ.get_num_steps_attempted(),
+        "realizations": integ.get_num_realizations(),
+        "projections": integ.get_num_projections(),
+        "error_test_failures": integ.get_num_error_test_failures(),
+        "projection_failures": integ.get_num_projection_failures(),
+        "convergence_test_failures": integ.get_num_convergence_test_failures(),
+        "termination": integ.get_termination_reason().name
+        if integ.is_simulation_over() else "REACHED_FINAL_TIME",
+        "wall_time_s": wall_time,
+    }
+
+
+def report_times(t0: float, t_final: float, interval: float) -> np.ndarray:
+    """t0, every k·interval strictly between t0 and t_final, and t_final (s): multiples are
+    computed as products, not sums, so they are exact to rounding."""
+    tol = 1e-12 * max(1.0, abs(t0), abs(t_final))
+    k = np.arange(math.floor(t0 / interval), math.ceil(t_final / interval) + 1)
+    inner = k * interval
+    inner = inner[(inner > t0 + tol) & (inner < t_final - tol)]
+    return np.concatenate([[t0], inner, [t_final]])
+
+
+def integrator_classes() -> dict[str, type[Integrator]]:
+    """The built-in integrators by method name ("RungeKuttaMerson", "Verlet", ...)."""
+    found = (getattr(_integrators, name) for name in _integrators.__all__)
+    return {cls.method_name: cls for cls in found
+            if isinstance(cls, type) and issubclass(cls, Integrator) and cls.method_name}
+
+
+def _make_integrator(system, integrator, accuracy, options: dict) -> Integrator:
+    """An Integrator for ``system`` from what simulate was given, with the accuracy and
+    options applied."""
+    options = dict(options)
+    if integrator is None or isinstance(integrator, str):
+        integrator = _integrator_class(integrator or "RungeKuttaMerson")
+    if isinstance(integrator, type) and issubclass(integrator, Integrator):
+        step = options.pop("fixed_step_size", None)
+        if step is None and not integrator.has_error_control:
+            raise InvalidArgumentError(
+                f"simulate: {integrator.__name__} has no error control; give its step size, "
+                f"simulate(..., fixed_step_size=h) with h in seconds.")
+        integ = integrator(system, step)
+        integ.set_accuracy(DEFAULT_ACCURACY if accuracy is None else accuracy)
+    elif isinstance(integrator, Integrator):
+        integ = integrator
+        if integ.get_system() is not system:
+            raise InvalidArgumentError(
+                f"simulate: the {type(integ).__name__} was made for another System; "
+                f"construct it with this one.")
+        if accuracy is not None:
+            integ.set_accuracy(accuracy)
+    else:
+        raise InvalidArgumentError(
+            f"simulate: integrator must be None, a name, an Integrator subclass or an "
+            f"instance, got {type(integrator).__name__}.")
+    setters = {name[4:]: getattr(integ, name) for name in dir(integ)
+               if name.startswith("set_") and name not in ("set_accuracy", "set_final_time")}
+    for key, value in options.items():
+        if key not in setters:
+            raise InvalidArgumentError(
+                f"simulate: unknown option '{key}' for {type(integ).__name__}; the options "
+                f"are {', '.join(sorted(setters))} (accuracy is its own argument).")
+        setters[key](value)
+    return integ
+
+
+def _integrator_class(name: str) -> type[Integrator]:
+    """The integrator class named ``name``, case-insensitive, "Integrator" optional."""
+    classes = integrator_classes()
+    key = name.strip().lower().replace("_", "")
+    key = key.removesuffix("integrator")
+    for method, cls in classes.items():
+        if method.lower() == key:
+            return cls
+    raise InvalidArgumentError(
+        f"simulate: unknown integrator '{name}'; the integrators are "
+        f"{', '.join(sorted(classes))}.")
+
+
+def coordinate_labels(system, state) -> dict[str, list[str]]:
+    """Column labels for q, u and z: ``<Type><index>.q<k>`` for a matter subsystem's
+    mobilized bodies (``Pin1.q0``, ``Ball2.q3``), ``<subsystem name>.q<k>`` for the
+    variables of any other subsystem, in the State's order."""
+    labels = {"q": [], "u": [], "z": []}
+    for i in range(system.get_num_subsystems()):
+        sub = system.get_subsystem(i)
+        counts = {"q": sub.get_q(state).size, "u": sub.get_u(state).size,
+                  "z": sub.get_z(state).size}
+        per_body = _body_labels(sub, state)
+        for kind in ("q", "u", "z"):
+            if per_body is not None and kind != "z":
+                labels[kind] += per_body[kind]
+            else:
+                tag = re.sub(r"[,\s]+", "_", sub.get_name())
+                labels[kind] += [f"{tag}.{kind}{k}" for k in range(counts[kind])]
+    return labels
+
+
+def _body_labels(sub, state) -> dict[str, list[str]] | None:
+    """Per-mobilized-body labels of a matter subsystem's q and u, or None if ``sub`` has
+    no bodies or its variables are not laid out body by body."""
+    if not (hasattr(sub, "get_num_bodies") and hasattr(sub, "get_mobilized_body")):
+        return None
+    labels = {"q": [], "u": []}
+    for b in range(1, sub.get_num_bodies()):
+        mobod = sub.get_mobilized_body(b)
+        tag = f"{type(mobod).__name__}{b}"
+        labels["q"] += [f"{tag}.q{k}" for k in range(mobod.get_num_q(state))]
+        labels["u"] += [f"{tag}.u{k}" for k in range(mobod.get_num_u(state))]
+    if len(labels["q"]) != sub.get_q(state).size or len(labels["u"]) != sub.get_u(state).size:
+        return None
+    return labels
