@@ -290,6 +290,8 @@ def test_fixed_step_integrators_and_options():
     traj = kt.simulate(system, state, 0.2, integrator="SemiExplicitEuler",
                        fixed_step_size=1e-3)
     assert traj.stats["steps_taken"] == 200
+    fixed_rk3 = kt.simulate(system, state, 0.2, integrator="RungeKutta3", fixed_step_size=0.01)
+    assert fixed_rk3.stats["steps_taken"] == 20 and fixed_rk3.stats["error_test_failures"] == 0
     capped = kt.simulate(system, state, 0.2, maximum_step_size=0.01)
     assert capped.stats["steps_taken"] >= 20
 

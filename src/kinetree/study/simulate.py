@@ -170,12 +170,14 @@ def _make_integrator(system, integrator, accuracy, options: dict) -> Integrator:
     if integrator is None or isinstance(integrator, str):
         integrator = _integrator_class(integrator or "RungeKuttaMerson")
     if isinstance(integrator, type) and issubclass(integrator, Integrator):
-        step = options.pop("fixed_step_size", None)
-        if step is None and not integrator.has_error_control:
+        if integrator.has_error_control:
+            integ = integrator(system)
+        elif "fixed_step_size" in options:
+            integ = integrator(system, step_size=options.pop("fixed_step_size"))
+        else:
             raise InvalidArgumentError(
                 f"simulate: {integrator.__name__} has no error control; give its step size, "
                 f"simulate(..., fixed_step_size=h) with h in seconds.")
-        integ = integrator(system, step)
         integ.set_accuracy(DEFAULT_ACCURACY if accuracy is None else accuracy)
     elif isinstance(integrator, Integrator):
         integ = integrator
