@@ -8,6 +8,7 @@ from kinetree import errors
 from kinetree.errors import StageTooLowError
 from kinetree.forces import Force, ForceSubsystem, GeneralForceSubsystem
 from kinetree.integrators import (
+    CPodesIntegrator,
     ExplicitEulerIntegrator,
     Integrator,
     RungeKutta2Integrator,
@@ -59,6 +60,7 @@ __all__ = [
     "BodyOrSpaceType",
     "check_constraint",
     "Constraint",
+    "CPodesIntegrator",
     "EventTriggerInfo",
     "ExplicitEulerIntegrator",
     "Force",

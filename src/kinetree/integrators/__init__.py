@@ -1,6 +1,7 @@
 """Integrators: advance a State through time (the paper's §3.2-3.3), one file per method,
 all behind the Integrator interface of integrator.py."""
 
+from kinetree.integrators.cpodes import CPodesIntegrator
 from kinetree.integrators.explicit_euler import ExplicitEulerIntegrator
 from kinetree.integrators.integrator import (
     IntegrationError,
@@ -17,6 +18,7 @@ from kinetree.integrators.semi_explicit_euler2 import SemiExplicitEuler2Integrat
 from kinetree.integrators.verlet import VerletIntegrator
 
 __all__ = [
+    "CPodesIntegrator",
     "ExplicitEulerIntegrator",
     "IntegrationError",
     "Integrator",

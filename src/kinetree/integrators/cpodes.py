@@ -74,8 +74,9 @@ def _coerce(value, kind: type[enum.Enum], argument: str) -> enum.Enum:
 
 
 def _spacing_matrix(order: int, factor: float) -> np.ndarray:
-    """R with D_new = Rᵀ-style products re-expressing backward differences of a polynomial of
-    degree ``order`` at spacing ``factor`` times the old one (Shampine and Reichelt 1997)."""
+    """Shampine and Reichelt's (1997) R(order, factor): with U = R(order, 1), (R U)ᵀ D holds
+    the backward differences of the polynomial whose differences are D, at ``factor`` times
+    the spacing."""
     i = np.arange(1, order + 1)[:, None]
     j = np.arange(1, order + 1)
     m = np.zeros((order + 1, order + 1))
@@ -126,7 +127,8 @@ class CPodesIntegrator(Integrator):
     def set_order_limit(self, order: int) -> None:
         """Use BDF orders 1..``order`` only (5 by default); lower orders are more stable for
         lightly damped oscillations."""
-        if isinstance(order, bool) or int(order) != order or not 1 <= order <= _MAX_ORDER:
+        if isinstance(order, bool) or not isinstance(order, (int, np.integer)) or \
+                not 1 <= order <= _MAX_ORDER:
             raise InvalidArgumentError(
                 f"CPodesIntegrator.set_order_limit: expected an order from 1 to "
                 f"{_MAX_ORDER}, got {order!r}.")
@@ -168,11 +170,13 @@ class CPodesIntegrator(Integrator):
         self._identity = np.eye(ny)
         self._J = np.empty((ny, ny))
         self._dense_D = np.zeros((_MAX_ORDER + 1, ny))
-        self._start_interval()
 
-    def _start_interval(self) -> None:
-        """Forget the history: the next step starts again at order 1 from the advanced
-        State, with a fresh Jacobian and starting step."""
+    def _restart(self) -> None:
+        self._forget_history()
+
+    def _forget_history(self) -> None:
+        """The next step starts again at order 1 from the advanced State, with a fresh
+        Jacobian (a new continuous interval, or an event isolated inside the last step)."""
         self._h = None
         self._t_hist = math.nan
         self._order = 1
@@ -185,15 +189,15 @@ class CPodesIntegrator(Integrator):
         self._dense_h = 0.0
         self._dense_order = 0
         self._dense_t = math.nan
-        self._h_next = math.nan
 
     def _accepted(self, t0: float, h: float) -> None:
         """The base cut the last step back to t0 + h (an event was isolated there): the
         history no longer ends at the advanced State, so start a new one from it."""
         if abs(t0 + h - self._t_hist) > self._time_tol(t0 + h):
             dense = self._dense_h, self._dense_order, self._dense_t
-            self._start_interval()
+            self._forget_history()
             self._dense_h, self._dense_order, self._dense_t = dense
+            self._h_next = math.nan
 
     # ------------------------------------------------------------ stepping
     def _attempt_with_control(self, t0: float, h: float):
@@ -202,7 +206,7 @@ class CPodesIntegrator(Integrator):
         realized to ACCELERATION, the history has been advanced and the order chosen."""
         D = self._D
         if self._h is None or abs(t0 - self._t_hist) > self._time_tol(t0):
-            self._start_interval()
+            self._forget_history()
             D[0] = self._y0
             D[1] = h * self._ydot0
             self._h, self._t_hist = h, t0
@@ -264,8 +268,9 @@ class CPodesIntegrator(Integrator):
 
     def _next_step_factor(self, k: int, safety: float) -> float:
         """After k+1 equal steps, move to the order among k−1, k, k+1 whose error estimate
-        allows the largest step, and return that step's ratio to h (1 before then)."""
-        if self._fixed_step is not None or self._equal_steps < k + 1:
+        allows the largest step, and return that step's ratio to h (1 before then, and
+        always with a fixed step size)."""
+        if self._equal_steps < k + 1:
             return 1.0
         D = self._D
         norms = [self._error_norm(_ERROR_CONST[k - 1] * D[k]) if k > 1 else math.inf,
@@ -277,6 +282,8 @@ class CPodesIntegrator(Integrator):
         best = int(np.argmax(factors))
         self._order = k + best - 1
         self._equal_steps = 0
+        if self._fixed_step is not None:
+            return 1.0
         return min(_MAX_FACTOR, safety * float(factors[best]))
 
     # --------------------------------------------------------------- Newton
@@ -325,8 +332,7 @@ class CPodesIntegrator(Integrator):
             d += dy
             size = self._rms(dy / scale)
             if m > 0:
-                self._rate = max(_RATE_MEMORY * self._rate, size / previous) \
-                    if previous > 0 else _RATE_MEMORY * self._rate
+                self._rate = max(_RATE_MEMORY * self._rate, size / previous)
             if size * min(1.0, self._rate) <= tolerance:
                 return True, m + 1
             if m > 0 and size > _NEWTON_DIVERGENCE * previous:
