@@ -283,6 +283,17 @@ def test_handler_can_end_the_simulation():
         kt.TerminationReason.ANY_EVENT_HANDLER_REQUESTED_TERMINATION
 
 
+def test_reporters_due_at_the_final_time_report():
+    system, state, _ = oscillator()
+    recorder = system.add_event_reporter(Recorder(system, 0.25))
+    integ = kt.RungeKuttaMersonIntegrator(system)
+    integ.set_final_time(1.0)
+    ts = kt.TimeStepper(system, integ)
+    ts.initialize(state)
+    assert ts.step_to(5.0) == kt.SuccessfulStepStatus.END_OF_SIMULATION
+    assert recorder.times == [0.0, 0.25, 0.5, 0.75, 1.0]
+
+
 def test_integrator_stops_at_final_time_and_at_step_limits():
     system, state, _ = oscillator()
     integ = kt.RungeKuttaMersonIntegrator(system)

@@ -97,8 +97,11 @@ class TimeStepper:
                     return SuccessfulStepStatus.END_OF_SIMULATION
                 if self._report_all_significant_states:
                     return status
-            elif status in (SuccessfulStepStatus.END_OF_SIMULATION,
-                            SuccessfulStepStatus.REACHED_STEP_LIMIT,
+            elif status == SuccessfulStepStatus.END_OF_SIMULATION:
+                if reporters and abs(t - t_report) <= _tol(t_report):
+                    self._report(reporters, state)
+                return status
+            elif status in (SuccessfulStepStatus.REACHED_STEP_LIMIT,
                             SuccessfulStepStatus.TIME_HAS_ADVANCED):
                 return status
 
