@@ -17,65 +17,29 @@ import time
 
 import numpy as np
 import pinocchio as pin
-from scipy.spatial.transform import Rotation as SciRot
+from fig3_model import G, build_kinetree, chain_tree, fig3_tree, random_model
 
 import kinetree as kt
 
-G = np.array([0.0, -9.81, 0.0])
-
-
-def random_bodies(rng, n):
-    """n (mass, com, central inertia) triples of plausible links."""
-    out = []
-    for _ in range(n):
-        m = rng.uniform(0.5, 2.0)
-        com = rng.uniform(-0.1, 0.1, 3) + [0, -0.25, 0]
-        moments = rng.uniform(0.02, 0.04, 3)    # any two sum to more than the third
-        out.append((m, com, np.diag(moments)))
-    return out
-
 
 def build(parents, kinds, frames, bodies, with_pinocchio=True):
-    """The same tree in kinetree and in Pinocchio. Body frames coincide with the joint's
-    outboard frame (X_BM = identity), so Pinocchio's joint frame is kinetree's body frame."""
-    system = kt.MultibodySystem()
-    matter = kt.SimbodyMatterSubsystem(system)
-    forces = kt.GeneralForceSubsystem(system)
-    kt.Force.UniformGravity(forces, matter, G)
-    model = pin.Model() if with_pinocchio else None
-    if model is not None:
-        model.gravity.linear = G
-    mobods = [matter.Ground()]
+    """The same tree in kinetree (``fig3_model.build_kinetree``) and in Pinocchio. Body
+    frames coincide with the joint's outboard frame (X_BM = identity), so Pinocchio's
+    joint frame is kinetree's body frame."""
+    system = build_kinetree(parents, kinds, frames, bodies)
+    if not with_pinocchio:
+        return system, None
+    model = pin.Model()
+    model.gravity.linear = G
     joint_ids = [0]
     for parent, kind, (R, p), (m, com, I_c) in zip(parents, kinds, frames, bodies):
-        inertia_origin = kt.Inertia(I_c).shift_from_mass_center(com, m)
-        body = kt.Body.Rigid(kt.MassProperties(m, com, inertia_origin))
-        cls = kt.MobilizedBody.Pin if kind == "pin" else kt.MobilizedBody.Slider
-        mobods.append(cls(mobods[parent], kt.Transform(kt.Rotation(R), p), body,
-                          kt.Transform()))
-        if model is not None:
-            joint = pin.JointModelRZ() if kind == "pin" else pin.JointModelPX()
-            placement = pin.SE3(R, np.asarray(p, dtype=float))
-            jid = model.addJoint(joint_ids[parent], joint, placement, f"j{len(mobods)}")
-            model.appendBodyToJoint(jid, pin.Inertia(m, np.asarray(com), I_c),
-                                    pin.SE3.Identity())
-            joint_ids.append(jid)
+        joint = pin.JointModelRZ() if kind == "pin" else pin.JointModelPX()
+        placement = pin.SE3(R, np.asarray(p, dtype=float))
+        jid = model.addJoint(joint_ids[parent], joint, placement, f"j{len(joint_ids)}")
+        model.appendBodyToJoint(jid, pin.Inertia(m, np.asarray(com), I_c),
+                                pin.SE3.Identity())
+        joint_ids.append(jid)
     return system, model
-
-
-def fig3_tree(rng):
-    parents, kinds = [0], ["slider"]
-    for _ in range(11):
-        prev = 1
-        for _ in range(20):
-            parents.append(prev)
-            kinds.append("pin")
-            prev = len(parents)
-    return parents, kinds
-
-
-def chain_tree(n):
-    return list(range(n)), ["pin"] * n
 
 
 def best_time(fn, repeat=5, batch_seconds=0.05):
@@ -100,14 +64,10 @@ def best_time(fn, repeat=5, batch_seconds=0.05):
 
 def compare(parents, kinds, seed=0, with_pinocchio=True):
     """(bodies, kinetree s/call, Pinocchio s/call or nan, max relative |Δu̇|)."""
-    rng = np.random.default_rng(seed)
     n = len(parents)
-    frames = [(SciRot.random(random_state=rng.integers(1 << 31)).as_matrix(),
-               rng.uniform(-0.1, 0.1, 3) + [0, -0.5, 0]) for _ in range(n)]
-    system, model = build(parents, kinds, frames, random_bodies(rng, n), with_pinocchio)
+    frames, bodies, q, u = random_model(parents, seed)
+    system, model = build(parents, kinds, frames, bodies, with_pinocchio)
     state = system.realize_topology()
-    q = rng.uniform(-1, 1, n)
-    u = rng.uniform(-1, 1, n)
     tau = np.zeros(n)
     state.set_q(q)
     state.set_u(u)
@@ -131,7 +91,7 @@ def compare(parents, kinds, seed=0, with_pinocchio=True):
 def main():
     print("Fig. 3 tree (slider base, 11 chains x 20 pins)")
     print(f"{'bodies':>7} {'kinetree µs':>12} {'pinocchio µs':>13} {'ratio':>7} {'max |Δu̇|':>10}")
-    n, t_kt, t_pin, err = compare(*fig3_tree(None))
+    n, t_kt, t_pin, err = compare(*fig3_tree())
     print(f"{n:>7} {t_kt * 1e6:>12.1f} {t_pin * 1e6:>13.1f} {t_kt / t_pin:>7.2f} {err:>10.1e}")
     print("\nPin chains: time per body, and the marginal time per added body (the slope")
     print("between this chain and the previous one, free of the fixed per-call cost)")
