@@ -93,38 +93,26 @@ def _next_multiple(t: float, interval: float, include_current_time: bool) -> flo
 
 
 class _Interval:
-    def __init__(self, interval: float, owner: str):
+    """What the periodic handler and reporter share: an event at every multiple of the
+    interval (s)."""
+
+    def __init__(self, interval: float):
         if not (interval > 0 and math.isfinite(interval)):
             raise InvalidArgumentError(
-                f"{owner}: the event interval must be positive and finite, got {interval!r}.")
+                f"{type(self).__qualname__}: the event interval must be positive and finite, "
+                f"got {interval!r}.")
         self._interval = float(interval)
 
     def get_event_interval(self) -> float:
         return self._interval
 
-
-class ScheduledEventHandler(EventHandler):
-    """A handler that names the time of its next event; override get_next_event_time."""
-
-    def get_next_event_time(self, state, include_current_time: bool) -> float:
-        raise NotImplementedError(
-            f"{type(self).__qualname__}.get_next_event_time: override it to return the time "
-            f"(s) of the next event, or inf for none.")
-
-
-class PeriodicEventHandler(_Interval, ScheduledEventHandler):
-    """A handler called at every multiple of ``interval`` (s)."""
-
-    def __init__(self, interval: float):
-        _Interval.__init__(self, interval, type(self).__qualname__)
-
     def get_next_event_time(self, state, include_current_time: bool) -> float:
         return _next_multiple(state.get_time(), self._interval, include_current_time)
 
 
-class TriggeredEventHandler(EventHandler):
-    """A handler called where ``get_value(state)`` changes sign; ``stage`` is the stage the
-    value needs (POSITION for a height, VELOCITY for a speed, ...)."""
+class _Triggered:
+    """What the triggered handler and reporter share: the stage their trigger function
+    needs, its EventTriggerInfo, and the function itself to override."""
 
     def __init__(self, stage=Stage.POSITION):
         self._stage = Stage.coerce(stage, type(self).__qualname__)
@@ -142,42 +130,39 @@ class TriggeredEventHandler(EventHandler):
             f"function, which changes sign at the event.")
 
 
-class ScheduledEventReporter(EventReporter):
-    """A reporter that names the time of its next report; override get_next_event_time."""
+class _Scheduled:
+    """What the scheduled handler and reporter share: the time of the next event."""
 
     def get_next_event_time(self, state, include_current_time: bool) -> float:
         raise NotImplementedError(
             f"{type(self).__qualname__}.get_next_event_time: override it to return the time "
-            f"(s) of the next report, or inf for none.")
+            f"(s) of the next event (at the current time only if include_current_time), or "
+            f"inf for none.")
+
+
+class ScheduledEventHandler(_Scheduled, EventHandler):
+    """A handler that names the time of its next event; override get_next_event_time."""
+
+
+class PeriodicEventHandler(_Interval, ScheduledEventHandler):
+    """A handler called at every multiple of ``interval`` (s)."""
+
+
+class TriggeredEventHandler(_Triggered, EventHandler):
+    """A handler called where ``get_value(state)`` changes sign; ``stage`` is the stage the
+    value needs (POSITION for a height, VELOCITY for a speed, ...)."""
+
+
+class ScheduledEventReporter(_Scheduled, EventReporter):
+    """A reporter that names the time of its next report; override get_next_event_time."""
 
 
 class PeriodicEventReporter(_Interval, ScheduledEventReporter):
     """A reporter called at every multiple of ``interval`` (s)."""
 
-    def __init__(self, interval: float):
-        _Interval.__init__(self, interval, type(self).__qualname__)
 
-    def get_next_event_time(self, state, include_current_time: bool) -> float:
-        return _next_multiple(state.get_time(), self._interval, include_current_time)
-
-
-class TriggeredEventReporter(EventReporter):
+class TriggeredEventReporter(_Triggered, EventReporter):
     """A reporter called where ``get_value(state)`` changes sign."""
-
-    def __init__(self, stage=Stage.POSITION):
-        self._stage = Stage.coerce(stage, type(self).__qualname__)
-        self._trigger_info = EventTriggerInfo()
-
-    def get_required_stage(self) -> Stage:
-        return self._stage
-
-    def get_trigger_info(self) -> EventTriggerInfo:
-        return self._trigger_info
-
-    def get_value(self, state) -> float:
-        raise NotImplementedError(
-            f"{type(self).__qualname__}.get_value: override it to return the trigger "
-            f"function, which changes sign at the report.")
 
 
 class SubsystemTrigger:
