@@ -24,6 +24,7 @@ from __future__ import annotations
 import enum
 import math
 
+import numba
 import numpy as np
 
 from kinetree.errors import IntegrationError, InvalidArgumentError, KinetreeError
@@ -54,6 +55,28 @@ class TerminationReason(enum.IntEnum):
 _SAFETY = 0.9
 _MAX_GROWTH = 5.0
 _MAX_SHRINK = 0.1
+
+
+@numba.njit(cache=True)
+def _scaled_error_norm(err, y0, y1, w, group_ends, infinity_norm):
+    """max over the groups q, u, z (ending at ``group_ends``) of the RMS, or the largest,
+    of |err_i| W_i / max(1, max(|y0_i|, |y1_i|) W_i)."""
+    norm = 0.0
+    start = 0
+    for end in group_ends:
+        total = 0.0
+        for i in range(start, end):
+            size = max(abs(y0[i]), abs(y1[i])) * w[i]
+            e = abs(err[i]) * w[i] / (size if size > 1.0 else 1.0)
+            if infinity_norm:
+                total = max(total, e)
+            else:
+                total += e * e
+        if not infinity_norm and end > start:
+            total = np.sqrt(total / (end - start))
+        norm = max(norm, total)
+        start = end
+    return norm
 
 
 class Integrator:
@@ -271,7 +294,7 @@ class Integrator:
         self._y1, self._ydot1 = np.empty(ny), np.empty(ny)
         self._err = np.empty(ny)
         nq, nu = self._advanced.get_num_q(), self._advanced.get_num_u()
-        self._groups = (slice(0, nq), slice(nq, nq + nu), slice(nq + nu, ny))
+        self._group_ends = np.array([nq, nq + nu, ny], dtype=np.int64)
         self._allocate(ny)
         self._begin_continuous_interval()
 
@@ -492,10 +515,8 @@ class Integrator:
         """The weighted norm of the error estimate that eq 6 compares with α: the largest
         of the RMS (or largest) scaled errors of q, of u and of z, as Simbody measures it,
         so a few badly integrated speeds are not averaged away by many exact angles."""
-        scaled = np.abs(err / self._scale(self._y0, self._y1))
-        if self._infinity_norm:
-            return float(scaled.max()) if scaled.size else 0.0
-        return max(self._rms(scaled[group]) for group in self._groups)
+        return _scaled_error_norm(err, self._y0, self._y1, self._unit_weights,
+                                  self._group_ends, self._infinity_norm)
 
     # ------------------------------------------------------- dense output
     def _interpolate(self, t: float, out: np.ndarray) -> np.ndarray:
