@@ -172,8 +172,10 @@ def _relative_accelerations(cache, a: int, bodies: np.ndarray, A_GB: np.ndarray)
     return out
 
 
-def update_position_kinematics(data: ConstraintData, cache, q: np.ndarray) -> None:
-    """X_AB, the constrained q and each constrained mobilizer's N block (POSITION)."""
+def update_position_kinematics(data: ConstraintData, cache, q: np.ndarray,
+                               custom=None) -> None:
+    """X_AB, the constrained q and each constrained mobilizer's N block (POSITION); a
+    custom mobilizer's block comes from ``custom`` (custom_hinges.CustomHinges)."""
     for layout in data.layouts:
         kin = data.kinematics[layout.constraint._index]
         R_AG = cache.R_GB[layout.ancestor].T
@@ -184,6 +186,9 @@ def update_position_kinematics(data: ConstraintData, cache, q: np.ndarray) -> No
         kin.N = []
         for mobod, qo, nq, nu in zip(layout.mobilizers, layout.q_offset, layout.nq,
                                      layout.nu):
+            if custom is not None and hasattr(mobod, "_impl"):
+                kin.N.append(custom.n_block(mobod._index).copy())
+                continue
             N, column, e = np.zeros((nq, nu)), np.zeros(nq), np.zeros(nu)
             for j in range(nu):
                 e[:] = 0.0
@@ -193,8 +198,9 @@ def update_position_kinematics(data: ConstraintData, cache, q: np.ndarray) -> No
             kin.N.append(N)
 
 
-def update_velocity_kinematics(data: ConstraintData, cache, q, u, qdot) -> None:
-    """V_AB, the constrained u and q̇, and Ṅ u of the constrained q (VELOCITY)."""
+def update_velocity_kinematics(data: ConstraintData, cache, q, u, qdot, custom=None) -> None:
+    """V_AB, the constrained u and q̇, and Ṅ u of the constrained q (VELOCITY); a custom
+    mobilizer's Ṅ u comes from ``custom`` (custom_hinges.CustomHinges)."""
     for layout in data.layouts:
         kin = data.kinematics[layout.constraint._index]
         kin.V_AB = _relative_velocities(cache, layout.ancestor, layout.bodies, cache.V_GB)
@@ -202,6 +208,9 @@ def update_velocity_kinematics(data: ConstraintData, cache, q, u, qdot) -> None:
         ndot = []
         for mobod, qo, nq, uo, nu in zip(layout.mobilizers, layout.q_offset, layout.nq,
                                          layout.u_offset, layout.nu):
+            if custom is not None and hasattr(mobod, "_impl"):
+                ndot.append(custom.ndot_u_block(mobod._index).copy())
+                continue
             out = np.zeros(nq)
             mobod._module.ndot_u(kin.q[qo:qo + nq], kin.u[uo:uo + nu], mobod._params, out)
             ndot.append(out)

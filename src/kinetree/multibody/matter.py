@@ -21,12 +21,14 @@ corrected by the multipliers (constraint_solver.py).
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError, KinetreeError, StageTooLowError
 from kinetree.multibody import constraint_solver as cs
+from kinetree.multibody.custom_hinges import CustomHinges
 from kinetree.multibody.kernels.aba import (
     calc_articulated_body_inertias,
     calc_tree_accelerations,
@@ -76,6 +78,7 @@ class _TreeData:
     mobility_forces: np.ndarray  # (nu,)
     qdotdot_work: np.ndarray     # (nq,)
     quaternion_q: np.ndarray     # (k, 4) int64: the q indices of each quaternion
+    custom: CustomHinges | None  # the custom bodies' blocks (None if there are none)
 
     def __deepcopy__(self, memo) -> _TreeData:
         """State.copy(): new cache buffers with views of them; the model buffers are
@@ -84,7 +87,8 @@ class _TreeData:
         return _TreeData(self.tree_i, self.tree_f, buf, status, self.tree,
                          unpack_cache(buf, status), self.body_forces.copy(),
                          self.mobility_forces.copy(), self.qdotdot_work.copy(),
-                         self.quaternion_q)
+                         self.quaternion_q,
+                         None if self.custom is None else copy.deepcopy(self.custom, memo))
 
 
 class SimbodyMatterSubsystem(Subsystem):
@@ -94,6 +98,7 @@ class SimbodyMatterSubsystem(Subsystem):
         self._bodies: list[MobilizedBody] = []
         self._constraints: list = []
         self._ancestors: list[int] = []
+        self._custom: list[MobilizedBody] = []
         super().__init__(system, "SimbodyMatterSubsystem")
         Ground(self)
         system._set_matter_subsystem(self)
@@ -146,6 +151,8 @@ class SimbodyMatterSubsystem(Subsystem):
             state, Stage.INSTANCE, Stage.INSTANCE, None)
         self._ancestors = [self._common_ancestor(c) for c in self._constraints]
         self._constraint_hooks("realize_topology", state)
+        self._custom = self._custom_bodies()
+        self._custom_hook("realize_topology", state)
 
     def realize_model(self, state):
         euler = self.get_use_euler_angles(state)
@@ -158,14 +165,26 @@ class SimbodyMatterSubsystem(Subsystem):
         tree_i, tree_f = pack_tree(tree)
         buf, status = allocate_cache(nb)
         quaternion_q = [tree.q_start[b._index] + np.arange(4) for b in self._bodies[1:]
-                        if getattr(b._module, "NQ_EULER", None) is not None
-                        and tree.nq[b._index] == b._module.NQ]
+                        if b._default_q.size != b._default_q_euler.size
+                        and tree.nq[b._index] == b._default_q.size]
+        custom = self._custom
         data = _TreeData(tree_i, tree_f, buf, status, tree, unpack_cache(buf, status),
                          np.zeros((nb, 6)), np.zeros(int(tree.nu.sum())),
                          np.zeros(int(tree.nq.sum())),
-                         np.array(quaternion_q, dtype=np.int64).reshape(-1, 4))
+                         np.array(quaternion_q, dtype=np.int64).reshape(-1, 4),
+                         CustomHinges(custom, tree) if custom else None)
         self.set_cache_entry(state, self._data_index, data)
         self._constraint_hooks("realize_model", state)
+        self._custom_hook("realize_model", state)
+
+    def _custom_bodies(self) -> list:
+        """The Custom and FunctionBased bodies, in body order."""
+        return [b for b in self._bodies if hasattr(b, "_impl")]
+
+    def _custom_hook(self, hook: str, state) -> None:
+        """Run a realize hook of every custom mobilizer implementation."""
+        for b in self._custom:
+            getattr(b._impl, hook)(state)
 
     def realize_instance(self, state):
         d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_instance")
@@ -177,12 +196,15 @@ class SimbodyMatterSubsystem(Subsystem):
         self.allocate_u_dot_err(state, data.m)
         self.set_cache_entry(state, self._constraint_data_index, data)
         self._constraint_hooks("realize_instance", state)
+        self._custom_hook("realize_instance", state)
 
     def realize_time(self, state):
         self._constraint_hooks("realize_time", state)
+        self._custom_hook("realize_time", state)
 
     def realize_report(self, state):
         self._constraint_hooks("realize_report", state)
+        self._custom_hook("realize_report", state)
 
     def _build_tree(self, euler: bool) -> TreeModel:
         nb = len(self._bodies)
@@ -203,7 +225,7 @@ class SimbodyMatterSubsystem(Subsystem):
             parent[i] = b._parent._index
             code[i] = mod.CODE
             nq[i] = b.get_default_q(euler).size
-            nu[i] = mod.NU
+            nu[i] = b._default_u.size
             prm[i] = b._params
             R_PF[i], p_PF[i] = b._X_PF.R.as_matrix(), b._X_PF.p
             X_MB = b._X_BM.invert()
@@ -228,10 +250,12 @@ class SimbodyMatterSubsystem(Subsystem):
     def realize_position(self, state):
         d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_position")
         q = self.get_q(state)
+        if d.custom is not None:
+            d.custom.position(state, d.cache, q)
         calc_position_kinematics(d.tree_i, d.tree_f, q, d.buf, d.status)
         data = self._constraint_data(state)
         if data.layouts:
-            cs.update_position_kinematics(data, d.cache, q)
+            cs.update_position_kinematics(data, d.cache, q, d.custom)
             cs.position_errors(state, data, self.upd_q_err(state))
             self._constraint_hooks("realize_position", state)
 
@@ -239,10 +263,14 @@ class SimbodyMatterSubsystem(Subsystem):
         d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_velocity")
         q, u = self.get_q(state), self.get_u(state)
         qdot = self.upd_q_dot(state)
+        if d.custom is not None:
+            d.custom.velocity(state, d.cache, q, u)
         calc_velocity_kinematics(d.tree_i, d.tree_f, q, u, d.buf, d.status, qdot)
+        if d.custom is not None:
+            d.custom.n_mult(u, qdot)
         data = self._constraint_data(state)
         if data.layouts:
-            cs.update_velocity_kinematics(data, d.cache, q, u, qdot)
+            cs.update_velocity_kinematics(data, d.cache, q, u, qdot, d.custom)
             cs.velocity_errors(state, data, d.cache, d.cache.V_GB, u, self.upd_u_err(state))
             self._constraint_hooks("realize_velocity", state)
 
@@ -253,6 +281,7 @@ class SimbodyMatterSubsystem(Subsystem):
         d.body_forces[:] = 0.0
         d.mobility_forces[:] = 0.0
         self._constraint_hooks("realize_dynamics", state)
+        self._custom_hook("realize_dynamics", state)
 
     def realize_acceleration(self, state):
         d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_acceleration")
@@ -264,10 +293,14 @@ class SimbodyMatterSubsystem(Subsystem):
             lam, udoterr = cs.solve_constrained_accelerations(state, data, d, udot)
             self.upd_multipliers(state)[:] = lam
             self.upd_u_dot_err(state)[:] = udoterr
+        qdotdot = self.upd_q_dot_dot(state)
         calc_qdotdot(d.tree_i, d.tree_f, self.get_q(state), self.get_u(state), udot,
-                     d.qdotdot_work, self.upd_q_dot_dot(state))
+                     d.qdotdot_work, qdotdot)
+        if d.custom is not None:
+            d.custom.qdotdot(udot, qdotdot)
         if data.layouts:
             self._constraint_hooks("realize_acceleration", state)
+        self._custom_hook("realize_acceleration", state)
 
     def _raise_if_singular(self, d: _TreeData) -> None:
         bad = int(d.status[0])
@@ -374,13 +407,17 @@ class SimbodyMatterSubsystem(Subsystem):
         nq, nu = d.qdotdot_work.size, d.mobility_forces.size
         if transpose:
             out = np.zeros(nu)
-            multiply_by_n_transpose(d.tree_i, d.tree_f, self.get_q(state),
-                                    self._vector(u, nq, "multiply_by_n"), np.zeros((2, 7)),
-                                    out)
+            f = self._vector(u, nq, "multiply_by_n")
+            multiply_by_n_transpose(d.tree_i, d.tree_f, self.get_q(state), f,
+                                    np.zeros((2, 7)), out)
+            if d.custom is not None:
+                d.custom.n_transpose(f, out)
             return out
         out = np.zeros(nq)
-        multiply_by_n(d.tree_i, d.tree_f, self.get_q(state), self._vector(u, nu, "multiply_by_n"),
-                      out)
+        u = self._vector(u, nu, "multiply_by_n")
+        multiply_by_n(d.tree_i, d.tree_f, self.get_q(state), u, out)
+        if d.custom is not None:
+            d.custom.n_mult(u, out)
         return out
 
     def multiply_by_n_inv(self, state, qdot, transpose: bool = False) -> np.ndarray:
@@ -390,13 +427,17 @@ class SimbodyMatterSubsystem(Subsystem):
         nq, nu = d.qdotdot_work.size, d.mobility_forces.size
         if transpose:
             out = np.zeros(nq)
-            multiply_by_n_inv_transpose(d.tree_i, d.tree_f, self.get_q(state),
-                                        self._vector(qdot, nu, "multiply_by_n_inv"),
+            x = self._vector(qdot, nu, "multiply_by_n_inv")
+            multiply_by_n_inv_transpose(d.tree_i, d.tree_f, self.get_q(state), x,
                                         np.zeros((2, 7)), out)
+            if d.custom is not None:
+                d.custom.n_inv_transpose(x, out)
             return out
         out = np.zeros(nu)
-        multiply_by_n_inv(d.tree_i, d.tree_f, self.get_q(state),
-                          self._vector(qdot, nq, "multiply_by_n_inv"), out)
+        qdot = self._vector(qdot, nq, "multiply_by_n_inv")
+        multiply_by_n_inv(d.tree_i, d.tree_f, self.get_q(state), qdot, out)
+        if d.custom is not None:
+            d.custom.n_inv_mult(qdot, out)
         return out
 
     def calc_system_jacobian(self, state) -> np.ndarray:
@@ -484,7 +525,10 @@ class SimbodyMatterSubsystem(Subsystem):
         plus, minus = np.zeros_like(q), np.zeros_like(q)
         multiply_by_n(d.tree_i, d.tree_f, q + h * qdot, v, plus)
         multiply_by_n(d.tree_i, d.tree_f, q - h * qdot, v, minus)
-        return (plus - minus) / (2 * h)
+        out = (plus - minus) / (2 * h)
+        if d.custom is not None:
+            d.custom.n_dot(state, v, out)
+        return out
 
     def calc_kinetic_energy(self, state) -> float:
         """½ Σ V_GBᵀ M_B V_GB over the bodies (J)."""

@@ -20,10 +20,12 @@ from kinetree.multibody.mobilizers import (
     ball,
     bend_stretch,
     bushing,
+    custom,
     cylinder,
     ellipsoid,
     free,
     free_line,
+    function_based,
     gimbal,
     line_orientation,
     pin,
@@ -367,6 +369,105 @@ class _Ellipsoid(MobilizedBody):
         return self._params[:3].copy()
 
 
+class _Custom(MobilizedBody):
+    """A mobilizer whose X_FM(q), H, (dH/dt) u and N come from a Python implementation
+    (seed 001): ``MobilizedBody.Custom(parent, X_PF, body, X_BM, implementation)`` or
+    ``MobilizedBody.Custom(parent, body, implementation)``, the implementation a subclass of
+    ``MobilizedBody.Custom.Implementation``. Every operator, constraint and integrator works
+    with it as with a built-in mobilizer."""
+
+    _module = custom
+    Implementation = custom.Implementation
+
+    def __init__(self, parent, *args):
+        where = f"MobilizedBody.{type(self).__name__}"
+        if len(args) not in (2, 4):
+            raise InvalidArgumentError(
+                f"{where}: call it as Custom(parent, X_PF, body, X_BM, implementation) or "
+                f"Custom(parent, body, implementation).")
+        impl = args[-1]
+        if not isinstance(impl, custom.Implementation):
+            raise InvalidArgumentError(
+                f"{where}: the implementation must subclass MobilizedBody.Custom."
+                f"Implementation, got {type(impl).__name__}.")
+        if impl._mobod is not None:
+            raise InvalidArgumentError(
+                f"{where}: this {type(impl).__name__} object already implements "
+                f"{impl._mobod._name()}; give each Custom body its own implementation.")
+        if isinstance(parent, MobilizedBody) and impl._matter is not parent._matter:
+            raise InvalidArgumentError(
+                f"{where}: the implementation was made for another matter subsystem; "
+                f"construct it with the parent's matter subsystem.")
+        super().__init__(parent, *args[:-1])
+        self._impl = impl
+        impl._mobod = self
+        self._default_q = np.zeros(impl._num_q(False))
+        if impl._n_angles == 4:
+            self._default_q[0] = 1.0
+        self._default_q_euler = np.zeros(impl._num_q(True))
+        self._default_u = np.zeros(impl._nu)
+
+    def get_implementation(self) -> custom.Implementation:
+        return self._impl
+
+    def set_q_to_fit_transform(self, state, X_FM: Transform) -> None:
+        """Set q to the implementation's fit of X_FM (its ``set_q_to_fit_transform``: a
+        numerical fit unless it has its own). Needs MODEL."""
+        X_FM = _transform(X_FM, f"{self._name()}.set_q_to_fit_transform")
+        data = self._tree(state, Stage.MODEL, "set_q_to_fit_transform")
+        sl = self._q_slice(data)
+        q = custom._checked_vector(self._impl.set_q_to_fit_transform(state, X_FM),
+                                   sl.stop - sl.start, self._impl, "set_q_to_fit_transform")
+        self._matter.upd_q(state)[sl] = q
+
+    def set_u_to_fit_velocity(self, state, V_FM) -> None:
+        """Set u to the implementation's fit of V_FM = [w_FM; v_FM] in F (its
+        ``set_u_to_fit_velocity``: least squares on H unless it has its own). Needs
+        POSITION."""
+        data = self._tree(state, Stage.POSITION, "set_u_to_fit_velocity")
+        V = np.asarray(V_FM, dtype=float)
+        if V.shape != (6,):
+            raise InvalidArgumentError(
+                f"{self._name()}.set_u_to_fit_velocity: V_FM must be 6 numbers [w; v], got "
+                f"shape {V.shape}.")
+        sl = self._u_slice(data)
+        u = custom._checked_vector(self._impl.set_u_to_fit_velocity(state, V),
+                                   sl.stop - sl.start, self._impl, "set_u_to_fit_velocity")
+        self._matter.upd_u(state)[sl] = u
+
+
+class _FunctionBased(_Custom):
+    """Motion given by six Functions of the coordinates, with q̇ = u (seed 000 §2.4):
+    ``MobilizedBody.FunctionBased(parent, X_PF, body, X_BM, nmobilities, functions,
+    coord_indices[, axes])`` or ``(parent, body, nmobilities, functions, coord_indices[,
+    axes])``. functions[0:3] are angles (rad) of body-fixed rotations about axes[0:3] in
+    sequence, functions[3:6] distances (m) along axes[3:6] fixed in F (default axes x, y, z
+    for both); function i takes the coordinates listed in coord_indices[i]."""
+
+    def __init__(self, parent, *args):
+        if args and isinstance(args[0], Transform):
+            frames, rest = args[:3], args[3:]
+        else:
+            frames, rest = args[:1], args[1:]
+        if len(rest) not in (3, 4) or len(frames) not in (1, 3):
+            raise InvalidArgumentError(
+                "MobilizedBody.FunctionBased: call it as FunctionBased(parent, X_PF, body, "
+                "X_BM, nmobilities, functions, coord_indices[, axes]) or "
+                "FunctionBased(parent, body, nmobilities, functions, coord_indices[, axes]).")
+        if not isinstance(parent, MobilizedBody):
+            raise InvalidArgumentError(
+                f"MobilizedBody.FunctionBased: the parent must be a MobilizedBody "
+                f"(matter.Ground() for the first body), got {type(parent).__name__}.")
+        impl = function_based.FunctionBasedImplementation(
+            parent._matter, *rest[:3], rest[3] if len(rest) == 4 else None)
+        super().__init__(parent, *frames, impl)
+
+
+_Custom.__name__ = "Custom"
+_Custom.__qualname__ = "MobilizedBody.Custom"
+_FunctionBased.__name__ = "FunctionBased"
+_FunctionBased.__qualname__ = "MobilizedBody.FunctionBased"
+
 _Ellipsoid.__name__ = "Ellipsoid"
 _Ellipsoid.__qualname__ = "MobilizedBody.Ellipsoid"
 
@@ -392,5 +493,7 @@ MobilizedBody.LineOrientation = _mobilizer_type("LineOrientation", line_orientat
                                                 line_orientation.__doc__)
 MobilizedBody.FreeLine = _mobilizer_type("FreeLine", free_line, free_line.__doc__)
 MobilizedBody.Ellipsoid = _Ellipsoid
+MobilizedBody.Custom = _Custom
+MobilizedBody.FunctionBased = _FunctionBased
 MobilizedBody.Ground = Ground
 

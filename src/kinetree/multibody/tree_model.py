@@ -55,6 +55,7 @@ TreeCache = namedtuple("TreeCache", [
     "V_PB",              # (nb, 6) relative velocity of B in P, in G
     "c",                 # (nb, 6) Coriolis/centripetal acceleration bias
     "b",                 # (nb, 6) gyroscopic force bias
+    "hdot_u",            # (nb, 6) (dH_F/dt) u in F (the custom pre-pass writes its bodies')
     # articulated-body quantities: P, U, Dinv from positions; z, eps from forces
     "P", "U", "Dinv",
     "z", "eps",
@@ -75,7 +76,7 @@ atomic reference-count updates, which halves the time of the sweeps. An allocati
 a kernel fails to compile, which keeps the hot path free of them."""
 
 _TREE_FLOATS_PER_BODY = PARAM_SIZE + 9 + 3 + 9 + 3 + 1 + 3 + 9
-_CACHE_FLOATS_PER_BODY = 405
+_CACHE_FLOATS_PER_BODY = 411
 
 
 @numba.njit(cache=True, inline="always")
@@ -128,6 +129,7 @@ def unpack_cache(buf, status):
     V_PB, at = _take(buf, at, nb * 6)
     c, at = _take(buf, at, nb * 6)
     b, at = _take(buf, at, nb * 6)
+    hdot_u, at = _take(buf, at, nb * 6)
     P, at = _take(buf, at, nb * 36)
     U, at = _take(buf, at, nb * 36)
     Dinv, at = _take(buf, at, nb * 36)
@@ -145,6 +147,7 @@ def unpack_cache(buf, status):
         R_GB.reshape(m33), p_GB.reshape(v3), p_PB.reshape(v3), H_F.reshape(m66),
         H.reshape(m66), com_G.reshape(v3), I_G.reshape(m33),
         V_FM.reshape(v6), V_GB.reshape(v6), V_PB.reshape(v6), c.reshape(v6), b.reshape(v6),
+        hdot_u.reshape(v6),
         P.reshape(m66), U.reshape(m66), Dinv.reshape(m66), z.reshape(v6), eps.reshape(v6),
         A_GB.reshape(v6), T.reshape(m66), A_work.reshape(v6), F_work.reshape(v6),
         Ic.reshape(m66), Fc.reshape(m66), zero.reshape(v6), status)

@@ -1,6 +1,7 @@
 """Dispatch on the mobilizer type code: the one place the tree sweeps meet the
 mobilizers. Each function forwards to the module of that type (mobilizers/<type>.py);
-the commonest type is tested first."""
+the commonest type is tested first. For the custom type (Custom and FunctionBased) the
+Python pre-pass has already written X_FM, H_F and (dH/dt) u; see custom_hinges.py."""
 
 import numba
 
@@ -8,6 +9,7 @@ from kinetree.multibody.mobilizers import (
     ball,
     bend_stretch,
     bushing,
+    custom,
     cylinder,
     ellipsoid,
     free,
@@ -62,6 +64,8 @@ def x_fm(code, q, prm, R_FM, p_FM):
         ellipsoid.x_fm(q, prm, R_FM, p_FM)
     elif code == bushing.CODE:
         bushing.x_fm(q, prm, R_FM, p_FM)
+    elif code == custom.CODE:
+        custom.x_fm(q, prm, R_FM, p_FM)
 
 @numba.njit(cache=True, inline="always")
 def h_fm(code, q, prm, H):
@@ -100,6 +104,8 @@ def h_fm(code, q, prm, H):
         ellipsoid.h_fm(q, prm, H)
     elif code == bushing.CODE:
         bushing.h_fm(q, prm, H)
+    elif code == custom.CODE:
+        custom.h_fm(q, prm, H)
 
 @numba.njit(cache=True, inline="always")
 def hdot_u(code, q, u, prm, out):
@@ -138,6 +144,8 @@ def hdot_u(code, q, u, prm, out):
         ellipsoid.hdot_u(q, u, prm, out)
     elif code == bushing.CODE:
         bushing.hdot_u(q, u, prm, out)
+    elif code == custom.CODE:
+        custom.hdot_u(q, u, prm, out)
 
 @numba.njit(cache=True, inline="always")
 def n_mult(code, q, v, prm, out):
@@ -176,6 +184,8 @@ def n_mult(code, q, v, prm, out):
         ellipsoid.n_mult(q, v, prm, out)
     elif code == bushing.CODE:
         bushing.n_mult(q, v, prm, out)
+    elif code == custom.CODE:
+        custom.n_mult(q, v, prm, out)
 
 @numba.njit(cache=True, inline="always")
 def n_inv_mult(code, q, v, prm, out):
@@ -214,6 +224,8 @@ def n_inv_mult(code, q, v, prm, out):
         ellipsoid.n_inv_mult(q, v, prm, out)
     elif code == bushing.CODE:
         bushing.n_inv_mult(q, v, prm, out)
+    elif code == custom.CODE:
+        custom.n_inv_mult(q, v, prm, out)
 
 @numba.njit(cache=True, inline="always")
 def ndot_u(code, q, u, prm, out):
@@ -252,3 +264,5 @@ def ndot_u(code, q, u, prm, out):
         ellipsoid.ndot_u(q, u, prm, out)
     elif code == bushing.CODE:
         bushing.ndot_u(q, u, prm, out)
+    elif code == custom.CODE:
+        custom.ndot_u(q, u, prm, out)

@@ -54,7 +54,7 @@ def calc_velocity_kinematics(tree_i, tree_f, q, u, buf, status, qdot):
         store3(add3(add3(v_P, v_r), cross3(w_P, p_PB)), V_GB[3:])
 
         qs, nq = tree.q_start[b], tree.nq[b]
-        qb, hd = q[qs:qs + nq], cache.T[b, 0]
+        qb, hd = q[qs:qs + nq], cache.hdot_u[b]
         hinge.n_mult(tree.code[b], qb, ub, tree.prm[b], qdot[qs:qs + nq])
         hinge.hdot_u(tree.code[b], qb, ub, tree.prm[b], hd)
         hd_ang, hd_lin = vec3(hd[:3]), vec3(hd[3:])

@@ -1,0 +1,96 @@
+"""The pre-pass of the Custom and FunctionBased mobilizers, and their N blocks.
+
+A custom mobilizer's X_FM, H_F (in F), (dH_F/dt) u (in F) and N blocks depend only on its
+own q and u, so before the compiled POSITION and VELOCITY sweeps the matter subsystem asks
+each custom body's implementation for them, here, and writes them where the sweeps read
+them (cache.R_FM, p_FM, H_F, hdot_u). The sweeps' hinge functions for the custom type code
+leave those rows alone; the N products of the kernels give zeros for custom bodies, and the
+matter subsystem overwrites those blocks with the ones kept here. A tree without custom
+bodies has no ``CustomHinges`` and pays nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from kinetree.multibody.mobilizers.custom import WORK_SIZE
+
+
+class CustomHinges:
+    """One State's N, N⁻¹ and Ṅ u blocks and scratch for the custom bodies of a tree."""
+
+    def __init__(self, bodies: list, tree):
+        self.bodies = bodies
+        self.impls = [b._impl for b in bodies]
+        self.index = [b._index for b in bodies]
+        self.q = [slice(int(tree.q_start[b]), int(tree.q_start[b] + tree.nq[b]))
+                  for b in self.index]
+        self.u = [slice(int(tree.u_start[b]), int(tree.u_start[b] + tree.nu[b]))
+                  for b in self.index]
+        self.N = [np.zeros((s.stop - s.start, t.stop - t.start)) for s, t in zip(self.q, self.u)]
+        self.N_inv = [np.zeros(N.shape[::-1]) for N in self.N]
+        self.ndot_u = [np.zeros(N.shape[0]) for N in self.N]
+        self.work = [np.zeros(WORK_SIZE) for _ in self.N]
+
+    def __deepcopy__(self, memo) -> CustomHinges:
+        new = copy.copy(self)
+        for name in ("N", "N_inv", "ndot_u", "work"):
+            setattr(new, name, [a.copy() for a in getattr(self, name)])
+        return new
+
+    def position(self, state, cache, q: np.ndarray) -> None:
+        """X_FM, H_F, N and N⁻¹ of every custom body, from this State's q."""
+        for k, (impl, b, sq) in enumerate(zip(self.impls, self.index, self.q)):
+            impl.realize_position(state)
+            impl._hinge_position(state, q[sq], cache.R_FM[b], cache.p_FM[b], cache.H_F[b],
+                                 self.N[k], self.N_inv[k], self.work[k])
+
+    def velocity(self, state, cache, q: np.ndarray, u: np.ndarray) -> None:
+        """V_FM (so the implementations can read it), (dH_F/dt) u and Ṅ u of every custom
+        body, from this State's u."""
+        for k, (impl, b, sq, su) in enumerate(zip(self.impls, self.index, self.q, self.u)):
+            ub = u[su]
+            cache.V_FM[b] = cache.H_F[b, :, :ub.size] @ ub
+            impl.realize_velocity(state)
+            impl._hinge_velocity(state, q[sq], ub, cache.hdot_u[b], self.ndot_u[k],
+                                 self.work[k])
+
+    # ------------------------------------------------------------ N blocks
+    def n_mult(self, u: np.ndarray, out: np.ndarray) -> None:
+        """out[q of each custom body] = N u."""
+        for N, sq, su in zip(self.N, self.q, self.u):
+            out[sq] = N @ u[su]
+
+    def n_transpose(self, f: np.ndarray, out: np.ndarray) -> None:
+        """out[u of each custom body] = Nᵀ f."""
+        for N, sq, su in zip(self.N, self.q, self.u):
+            out[su] = N.T @ f[sq]
+
+    def n_inv_mult(self, qdot: np.ndarray, out: np.ndarray) -> None:
+        """out[u of each custom body] = N⁻¹ q̇."""
+        for N_inv, sq, su in zip(self.N_inv, self.q, self.u):
+            out[su] = N_inv @ qdot[sq]
+
+    def n_inv_transpose(self, x: np.ndarray, out: np.ndarray) -> None:
+        """out[q of each custom body] = N⁻ᵀ x."""
+        for N_inv, sq, su in zip(self.N_inv, self.q, self.u):
+            out[sq] = N_inv.T @ x[su]
+
+    def qdotdot(self, udot: np.ndarray, out: np.ndarray) -> None:
+        """out[q of each custom body] = N u̇ + Ṅ u."""
+        for N, nd, sq, su in zip(self.N, self.ndot_u, self.q, self.u):
+            out[sq] = N @ udot[su] + nd
+
+    def n_dot(self, state, v: np.ndarray, out: np.ndarray) -> None:
+        """out[q of each custom body] = Ṅ v, from the implementations."""
+        for impl, sq, su in zip(self.impls, self.q, self.u):
+            out[sq] = impl.multiply_by_n_dot(state, False, v[su])
+
+    def n_block(self, index: int) -> np.ndarray:
+        """The N block of custom body ``index`` (nq x nu)."""
+        return self.N[self.index.index(index)]
+
+    def ndot_u_block(self, index: int) -> np.ndarray:
+        return self.ndot_u[self.index.index(index)]
