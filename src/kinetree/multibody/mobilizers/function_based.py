@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
-from kinetree.math.functions import Function
+from kinetree.math.functions import Constant, Function, Linear
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
 from kinetree.multibody.mobilizers.custom import Implementation
@@ -27,14 +28,64 @@ DEFAULT_AXES = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0),
 _WHERE = "MobilizedBody.FunctionBased"
 
 
-def _rotation_about(axis: np.ndarray, angle: float) -> np.ndarray:
-    """R (3 x 3) of a right-handed rotation by ``angle`` (rad) about the unit ``axis``."""
+@numba.njit(cache=True)
+def _rotation_about(axis, angle, R):
+    """R (3 x 3) = the right-handed rotation by ``angle`` (rad) about the unit ``axis``."""
     c, s = math.cos(angle), math.sin(angle)
-    x, y, z = axis
+    x, y, z = axis[0], axis[1], axis[2]
     t = 1.0 - c
-    return np.array([[c + t * x * x, t * x * y - s * z, t * x * z + s * y],
-                     [t * x * y + s * z, c + t * y * y, t * y * z - s * x],
-                     [t * x * z - s * y, t * y * z + s * x, c + t * z * z]])
+    R[0, 0], R[0, 1], R[0, 2] = c + t * x * x, t * x * y - s * z, t * x * z + s * y
+    R[1, 0], R[1, 1], R[1, 2] = t * x * y + s * z, c + t * y * y, t * y * z - s * x
+    R[2, 0], R[2, 1], R[2, 2] = t * x * z - s * y, t * y * z + s * x, c + t * z * z
+
+
+@numba.njit(cache=True)
+def _mat_mul(A, B, C):
+    """C = A B for 3 x 3 matrices (C distinct from A and B)."""
+    for i in range(3):
+        for j in range(3):
+            C[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
+
+
+@numba.njit(cache=True)
+def position_kinematics(axes, f, D, R_FM, p_FM, H_F, E):
+    """From the function values f (6,) and derivatives D = ∂f/∂q (6 x nu): R_FM, p_FM (m,
+    in F), H_F[:, :nu] (in F) and the rotation axes in F as E's columns."""
+    R0, R1, R01 = np.empty((3, 3)), np.empty((3, 3)), np.empty((3, 3))
+    _rotation_about(axes[0], f[0], R0)
+    _rotation_about(axes[1], f[1], R1)
+    _mat_mul(R0, R1, R01)
+    _rotation_about(axes[2], f[2], R1)
+    _mat_mul(R01, R1, R_FM)
+    for i in range(3):
+        E[i, 0] = axes[0, i]
+        E[i, 1] = R0[i, 0] * axes[1, 0] + R0[i, 1] * axes[1, 1] + R0[i, 2] * axes[1, 2]
+        E[i, 2] = R01[i, 0] * axes[2, 0] + R01[i, 1] * axes[2, 1] + R01[i, 2] * axes[2, 2]
+        p_FM[i] = f[3] * axes[3, i] + f[4] * axes[4, i] + f[5] * axes[5, i]
+    for j in range(D.shape[1]):
+        for i in range(3):
+            H_F[i, j] = E[i, 0] * D[0, j] + E[i, 1] * D[1, j] + E[i, 2] * D[2, j]
+            H_F[3 + i, j] = axes[3, i] * D[3, j] + axes[4, i] * D[4, j] + axes[5, i] * D[5, j]
+
+
+@numba.njit(cache=True)
+def velocity_bias(axes, E, D, u, fdd, out):
+    """(dH_F/dt) u (6, in F) into ``out``, from E and D of ``position_kinematics`` and
+    fdd_i = Σ_jl ∂²f_i/∂q_j∂q_l u_j u_l: Σ e_i fdd_i + w0 × w1 + (w0 + w1) × w2 with
+    w_i = e_i ḟ_i, and Σ t_i fdd_(3+i)."""
+    fd = np.zeros(3)
+    for i in range(3):
+        for j in range(D.shape[1]):
+            fd[i] += D[i, j] * u[j]
+    w0 = E[:, 0] * fd[0]
+    w1 = E[:, 1] * fd[1]
+    w2 = E[:, 2] * fd[2]
+    w01 = w0 + w1
+    for i in range(3):
+        j, k = (i + 1) % 3, (i + 2) % 3
+        out[i] = (E[i, 0] * fdd[0] + E[i, 1] * fdd[1] + E[i, 2] * fdd[2]
+                  + w0[j] * w1[k] - w0[k] * w1[j] + w01[j] * w2[k] - w01[k] * w2[j])
+        out[3 + i] = axes[3, i] * fdd[3] + axes[4, i] * fdd[4] + axes[5, i] * fdd[5]
 
 
 def _checked_arguments(nmobilities, functions, coord_indices, axes):
@@ -100,7 +151,15 @@ class FunctionBasedImplementation(Implementation):
             nmobilities, functions, coord_indices, axes)
         super().__init__(matter, nu, nu, 0)
         self._T = np.ascontiguousarray(self._axes[3:].T)
-        self._active = [i for i in range(6) if self._indices[i]]
+        # Constants and one-argument Linears (fixed once made) are evaluated here, not
+        # through their argument checks; only the rest have second derivatives.
+        self._constants = [i for i, f in enumerate(self._functions) if isinstance(f, Constant)]
+        self._lines = [(i, self._indices[i][0], *f.get_coefficients())
+                       for i, f in enumerate(self._functions)
+                       if isinstance(f, Linear) and len(self._indices[i]) == 1]
+        simple = set(self._constants) | {line[0] for line in self._lines}
+        self._general = [i for i in range(6) if i not in simple]
+        self._curved = [i for i in self._general if self._indices[i]]
 
     def get_functions(self) -> list:
         return list(self._functions)
@@ -113,31 +172,44 @@ class FunctionBasedImplementation(Implementation):
         return self._axes.copy()
 
     # ---------------------------------------------------------- kinematics
-    def _values(self, q, D) -> tuple:
-        """f (6,) at q, D = ∂f/∂q (6 x nu) into ``D``."""
+    def _values(self, q, D) -> np.ndarray:
+        """f (6,) at q, and D = ∂f/∂q (6 x nu) into ``D``."""
         f = np.zeros(6)
         D[:] = 0.0
-        for i, (fn, ci) in enumerate(zip(self._functions, self._indices)):
-            x = q[ci] if ci else ()
+        for i in self._constants:
+            f[i] = self._functions[i].get_value()
+        for i, j, slope, offset in self._lines:
+            f[i] = slope * q[j] + offset
+            D[i, j] = slope
+        for i in self._general:
+            fn, ci = self._functions[i], self._indices[i]
+            if len(ci) == 1:
+                x = float(q[ci[0]])
+                f[i] = fn.calc_value(x)
+                D[i, ci[0]] = fn.calc_derivative((0,), x)
+                continue
+            x = q[ci]
             f[i] = fn.calc_value(x)
             for k, j in enumerate(ci):
                 D[i, j] += fn.calc_derivative((k,), x)
         return f
 
     def _position(self, q, E, D):
-        """R_FM, p_FM; the rotation axes in F into E's columns and ∂f/∂q into D."""
-        f = self._values(np.asarray(q, dtype=float), D)
-        a = self._axes
-        R0 = _rotation_about(a[0], f[0])
-        R01 = R0 @ _rotation_about(a[1], f[1])
-        E[:, 0], E[:, 1], E[:, 2] = a[0], R0 @ a[1], R01 @ a[2]
-        return R01 @ _rotation_about(a[2], f[2]), self._T @ f[3:]
+        """R_FM, p_FM (new arrays); the rotation axes in F into E's columns, ∂f/∂q into D."""
+        R, p, H = np.empty((3, 3)), np.empty(3), np.empty((6, self._nu))
+        position_kinematics(self._axes, self._values(np.asarray(q, dtype=float), D), D, R,
+                            p, H, E)
+        return R, p
 
     def _second(self, q, u) -> np.ndarray:
         """Σ_jl ∂²f_i/∂q_j∂q_l u_j u_l for each function i (6,)."""
         out = np.zeros(6)
-        for i in self._active:
+        for i in self._curved:
             fn, ci = self._functions[i], self._indices[i]
+            if len(ci) == 1:
+                v = u[ci[0]]
+                out[i] = fn.calc_derivative((0, 0), float(q[ci[0]])) * v * v
+                continue
             x, xd = q[ci], u[ci]
             s = 0.0
             for k in range(len(ci)):
@@ -145,15 +217,6 @@ class FunctionBasedImplementation(Implementation):
                     s += fn.calc_derivative((k, m), x) * xd[k] * xd[m]
             out[i] = s
         return out
-
-    def _bias(self, q, u, E, D, out) -> None:
-        """(dH/dt) u (6, in F) into ``out``."""
-        fd = D @ u
-        fdd = self._second(q, u)
-        w0 = E[:, 0] * fd[0]
-        w1 = E[:, 1] * fd[1]
-        out[:3] = E @ fdd[:3] + np.cross(w0, w1) + np.cross(w0 + w1, E[:, 2] * fd[2])
-        out[3:] = self._T @ fdd[3:]
 
     def _state_kinematics(self, state):
         q = np.array(self.get_q(state), dtype=float)
@@ -189,7 +252,7 @@ class FunctionBasedImplementation(Implementation):
         u = np.array(self.get_u(state), dtype=float)
         fd = D @ u
         Ddot = np.zeros((6, self._nu))
-        for i in self._active:
+        for i in self._curved:
             fn, ci = self._functions[i], self._indices[i]
             x, xd = q[ci], u[ci]
             for k, j in enumerate(ci):
@@ -214,13 +277,12 @@ class FunctionBasedImplementation(Implementation):
         nu = self._nu
         E = work[:9].reshape(3, 3)
         D = work[9:9 + 6 * nu].reshape(6, nu)
-        R_FM[:], p_FM[:] = self._position(q, E, D)
-        H_F[:3, :nu] = E @ D[:3]
-        H_F[3:, :nu] = self._T @ D[3:]
+        position_kinematics(self._axes, self._values(q, D), D, R_FM, p_FM, H_F, E)
         N[:] = np.eye(nu)
         N_inv[:] = N
 
     def _hinge_velocity(self, state, q, u, hdot_u, ndot_u, work) -> None:
         nu = self._nu
-        self._bias(q, u, work[:9].reshape(3, 3), work[9:9 + 6 * nu].reshape(6, nu), hdot_u)
+        velocity_bias(self._axes, work[:9].reshape(3, 3), work[9:9 + 6 * nu].reshape(6, nu),
+                      u, self._second(q, u), hdot_u)
         ndot_u[:] = 0.0
