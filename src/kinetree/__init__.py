@@ -38,6 +38,7 @@ from kinetree.multibody import (
     SimbodyMatterSubsystem,
 )
 from kinetree.multibody.check_constraint import check_constraint
+from kinetree.multibody.check_mobilizer import check_mobilizer
 from kinetree.study import Assembler, AssemblyCondition, Markers, QValue, Trajectory, simulate
 from kinetree.study.time_stepper import TimeStepper
 from kinetree.system import Stage, State, Subsystem, System
@@ -59,6 +60,7 @@ __all__ = [
     "Body",
     "BodyOrSpaceType",
     "check_constraint",
+    "check_mobilizer",
     "Constraint",
     "CPodesIntegrator",
     "EventTriggerInfo",
