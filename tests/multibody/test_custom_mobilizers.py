@@ -366,7 +366,11 @@ def test_hinge_quantities_are_rates(euler):
     np.testing.assert_allclose(N_inv @ N, np.eye(n), atol=1e-12)
 
 
-def test_fit_methods_round_trip():
+@pytest.mark.parametrize("euler", [False, True], ids=["quaternion", "to-euler"])
+def test_fit_methods_round_trip(euler):
+    """The default numerical fits (and CustomTranslation's own) recover X_FM and V_FM of a
+    quaternion-mode State, into a fresh State in either mode: the conversion between
+    quaternions and Euler angles goes through them."""
     system, matter, bodies = mixed_tree()
     state = system.realize_topology()
     rng = np.random.default_rng(RNG_SEED + 6)
@@ -374,6 +378,7 @@ def test_fit_methods_round_trip():
     matter.upd_u(state)[:] = rng.normal(size=matter.get_u(state).size)
     system.realize(state, kt.Stage.VELOCITY)
     fresh = system.realize_topology()
+    matter.set_use_euler_angles(fresh, euler)
     system.realize(fresh, kt.Stage.MODEL)
     knee, ball_body, _, coupled, tip = bodies
     for body in (knee, ball_body, tip):
