@@ -450,3 +450,60 @@ def test_custom_errors_name_the_method():
         kt.MobilizedBody.Custom(matter.Ground(), point_body(), object())
     with pytest.raises(InvalidArgumentError, match="nu <= nq"):
         NoTransform(matter, 3, 2)
+
+
+class RecordingTranslation(CustomTranslation):
+    def __init__(self, matter):
+        super().__init__(matter)
+        self.calls = []
+
+    def __getattribute__(self, name):
+        if name.startswith("realize_"):
+            object.__getattribute__(self, "calls").append(name)
+        return object.__getattribute__(self, name)
+
+
+def test_hooks_and_accessors():
+    """Every realize hook runs at its stage, POSITION's before X_FM is asked for; the
+    accessors read the State's q, u, their rates, X_FM and V_FM."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
+    impl = RecordingTranslation(matter)
+    body = kt.MobilizedBody.Custom(matter.Ground(), X_PF, point_body(), X_BM, impl)
+    assert body.get_implementation() is impl
+    state = system.realize_topology()
+    body.set_q(state, [0.1, 0.2, 0.3])
+    body.set_u(state, [1.0, -2.0, 0.5])
+    system.realize(state, kt.Stage.REPORT)
+    assert impl.calls == ["realize_topology", "realize_model", "realize_instance",
+                          "realize_time", "realize_position", "realize_velocity",
+                          "realize_dynamics", "realize_acceleration", "realize_report"]
+    np.testing.assert_array_equal(impl.get_q(state), [0.1, 0.2, 0.3])
+    np.testing.assert_array_equal(impl.get_u(state), [1.0, -2.0, 0.5])
+    np.testing.assert_array_equal(impl.get_q_dot(state), impl.get_u(state))
+    np.testing.assert_array_equal(impl.get_q_dot_dot(state), impl.get_u_dot(state))
+    g_F = X_PF.R.as_matrix().T @ [0, -9.81, 0]
+    np.testing.assert_allclose(impl.get_u_dot(state), g_F, atol=1e-12)
+    np.testing.assert_array_equal(impl.get_mobilizer_transform(state).p, [0.1, 0.2, 0.3])
+    np.testing.assert_array_equal(impl.get_mobilizer_velocity(state), [0, 0, 0, 1, -2, 0.5])
+    assert impl.get_use_euler_angles(state) is False
+    geometry = []
+    impl.calc_decorative_geometry_and_append(state, kt.Stage.POSITION, geometry)
+    assert geometry == []
+
+
+def test_n_dot_operator_of_a_custom_quaternion():
+    """matter.multiply_by_n_dot takes a custom body's Ṅ v from its implementation."""
+    (system, matter, state), _ = two_trees(custom_ball, builtin_ball)
+    rng = np.random.default_rng(RNG_SEED + 7)
+    matter.upd_q(state)[:] = rng.normal(size=matter.get_q(state).size)
+    matter.upd_u(state)[:] = rng.normal(size=matter.get_u(state).size)
+    system.realize(state, kt.Stage.VELOCITY)
+    q, qdot = np.array(matter.get_q(state)), np.array(matter.get_q_dot(state))
+    v = rng.normal(size=matter.get_u(state).size)
+    plus = _shifted(system, matter, state, q + H_STEP * qdot)
+    minus = _shifted(system, matter, state, q - H_STEP * qdot)
+    expected = (matter.multiply_by_n(plus, v) - matter.multiply_by_n(minus, v)) / (2 * H_STEP)
+    np.testing.assert_allclose(matter.multiply_by_n_dot(state, v), expected, atol=1e-8)

@@ -269,27 +269,46 @@ class Implementation:
         pass
 
     # ------------------------------------------------ hinge (the pre-pass)
+    def _inherits(self, method: str) -> bool:
+        """True if the subclass keeps this class's default ``method``."""
+        return getattr(type(self), method) is getattr(Implementation, method)
+
     def _hinge_position(self, state, q, R_FM, p_FM, H_F, N, N_inv, work) -> None:
         """Write X_FM into R_FM (3 x 3) and p_FM (3,), H into H_F[:, :nu] (in F), and the
-        N (nq x nu) and N⁻¹ (nu x nq) blocks, from the public methods. ``work`` is per-State
-        scratch that a subclass may use to carry results to ``_hinge_velocity``."""
+        N (nq x nu) and N⁻¹ (nu x nq) blocks, from the public methods (the identity
+        defaults of N and N⁻¹ directly). ``work`` is per-State scratch that a subclass may
+        use to carry results to ``_hinge_velocity``."""
         X = _checked_transform(self.calc_mobilizer_transform_from_q(state, q), self)
         R_FM[:] = X.R.as_matrix()
         p_FM[:] = X.p
         nq, nu = N.shape
-        for j, e in enumerate(np.eye(nu)):
-            H_F[:, j] = _checked_vector(self.multiply_by_h_matrix(state, e), 6, self,
+        identity = nq == nu and self._n_angles != 4
+        eye = np.eye(max(nq, nu))
+        for j in range(nu):
+            H_F[:, j] = _checked_vector(self.multiply_by_h_matrix(state, eye[j, :nu]), 6, self,
                                         "multiply_by_h_matrix")
-            N[:, j] = _checked_vector(self.multiply_by_n(state, False, e), nq, self,
-                                      "multiply_by_n")
-        for k, e in enumerate(np.eye(nq)):
-            N_inv[:, k] = _checked_vector(self.multiply_by_n_inv(state, False, e), nu, self,
-                                          "multiply_by_n_inv")
+        if identity and self._inherits("multiply_by_n"):
+            N[:] = eye[:nq, :nu]
+        else:
+            for j in range(nu):
+                N[:, j] = _checked_vector(self.multiply_by_n(state, False, eye[j, :nu]), nq,
+                                          self, "multiply_by_n")
+        if identity and self._inherits("multiply_by_n_inv"):
+            N_inv[:] = eye[:nu, :nq]
+        else:
+            for k in range(nq):
+                N_inv[:, k] = _checked_vector(self.multiply_by_n_inv(state, False,
+                                                                     eye[k, :nq]),
+                                              nu, self, "multiply_by_n_inv")
 
     def _hinge_velocity(self, state, q, u, hdot_u, ndot_u, work) -> None:
-        """Write (dH/dt) u (6, in F) and Ṅ u (nq) for this State's u."""
+        """Write (dH/dt) u (6, in F) and Ṅ u (nq) for this State's u (the zero default of
+        Ṅ directly)."""
         hdot_u[:] = _checked_vector(self.multiply_by_h_dot_matrix(state, u), 6, self,
                                     "multiply_by_h_dot_matrix")
+        if ndot_u.size == u.size and self._n_angles != 4 and self._inherits("multiply_by_n_dot"):
+            ndot_u[:] = 0.0
+            return
         ndot_u[:] = _checked_vector(self.multiply_by_n_dot(state, False, u), ndot_u.size,
                                     self, "multiply_by_n_dot")
 
