@@ -474,6 +474,8 @@ def test_hooks_and_accessors():
     body = kt.MobilizedBody.Custom(matter.Ground(), X_PF, point_body(), X_BM, impl)
     assert body.get_implementation() is impl
     state = system.realize_topology()
+    with pytest.raises(kt.StageTooLowError, match="get_mobilizer_transform"):
+        impl.get_mobilizer_transform(state)
     body.set_q(state, [0.1, 0.2, 0.3])
     body.set_u(state, [1.0, -2.0, 0.5])
     system.realize(state, kt.Stage.REPORT)

@@ -137,17 +137,23 @@ class Implementation:
     def get_mobilizer_transform(self, state) -> Transform:
         """X_FM, as computed from q for this State; readable from inside the H, N and HDot
         methods while the State is being realized to POSITION."""
-        mobod = self._body("get_mobilizer_transform")
-        c = mobod._tree(state, Stage.MODEL, "get_mobilizer_transform").cache
-        b = mobod._index
+        c, b = self._cache(state, Stage.POSITION, "get_mobilizer_transform")
         return Transform._trusted(Rotation._trusted(c.R_FM[b].copy()), c.p_FM[b].copy())
 
     def get_mobilizer_velocity(self, state) -> np.ndarray:
         """V_FM = [w_FM; v_FM] in F (rad/s, m/s); readable from inside the HDot methods
         while the State is being realized to VELOCITY."""
-        mobod = self._body("get_mobilizer_velocity")
-        c = mobod._tree(state, Stage.MODEL, "get_mobilizer_velocity").cache
-        return c.V_FM[mobod._index].copy()
+        c, b = self._cache(state, Stage.VELOCITY, "get_mobilizer_velocity")
+        return c.V_FM[b].copy()
+
+    def _cache(self, state, stage: Stage, method: str):
+        """(the tree cache, this body's index), once the State is realized to ``stage`` or
+        is being realized to it or later."""
+        mobod = self._body(method)
+        realizing = state._realizing
+        if realizing is not None and realizing >= stage:
+            return mobod._tree(state, Stage.MODEL, method).cache, mobod._index
+        return mobod._tree(state, stage, method).cache, mobod._index
 
     def get_use_euler_angles(self, state) -> bool:
         """True when the quaternion of an n_angles=4 mobilizer is replaced by three
