@@ -644,6 +644,14 @@ class Spline(Function):
         (a, b, c, d), h = self._locate(x)
         return ((a * h + b) * h + c) * h + d
 
+    def calc_value_and_derivatives(self, x: float) -> tuple[float, float, float]:
+        """(f, f', f'') at the float x in one lookup and without argument checks: the
+        fast path for callers that evaluate the spline every realization (FunctionBased
+        mobilizers)."""
+        (a, b, c, d), h = self._locate(x)
+        return ((a * h + b) * h + c) * h + d, (3.0 * a * h + 2.0 * b) * h + c, \
+            6.0 * a * h + 2.0 * b
+
     def calc_derivative(self, deriv_components, x) -> float:
         x = self.check_scalar_argument(x, deriv_components)
         k = len(deriv_components)

@@ -33,6 +33,11 @@ class CustomHinges:
         self.N_inv = [np.zeros(N.shape[::-1]) for N in self.N]
         self.ndot_u = [np.zeros(N.shape[0]) for N in self.N]
         self.work = [np.zeros(WORK_SIZE) for _ in self.N]
+        for impl, N, N_inv in zip(self.impls, self.N, self.N_inv):
+            if impl._identity_n:
+                N[:], N_inv[:] = np.eye(N.shape[0]), np.eye(N.shape[0])
+        self.general = [k for k, impl in enumerate(self.impls) if not impl._identity_n]
+        """The bodies whose N blocks the kernels leave to be filled here (N not I)."""
 
     def __deepcopy__(self, memo) -> CustomHinges:
         new = copy.copy(self)
@@ -60,33 +65,33 @@ class CustomHinges:
     # ------------------------------------------------------------ N blocks
     def n_mult(self, u: np.ndarray, out: np.ndarray) -> None:
         """out[q of each custom body] = N u."""
-        for N, sq, su in zip(self.N, self.q, self.u):
-            out[sq] = N @ u[su]
+        for k in self.general:
+            out[self.q[k]] = self.N[k] @ u[self.u[k]]
 
     def n_transpose(self, f: np.ndarray, out: np.ndarray) -> None:
         """out[u of each custom body] = Nᵀ f."""
-        for N, sq, su in zip(self.N, self.q, self.u):
-            out[su] = N.T @ f[sq]
+        for k in self.general:
+            out[self.u[k]] = self.N[k].T @ f[self.q[k]]
 
     def n_inv_mult(self, qdot: np.ndarray, out: np.ndarray) -> None:
         """out[u of each custom body] = N⁻¹ q̇."""
-        for N_inv, sq, su in zip(self.N_inv, self.q, self.u):
-            out[su] = N_inv @ qdot[sq]
+        for k in self.general:
+            out[self.u[k]] = self.N_inv[k] @ qdot[self.q[k]]
 
     def n_inv_transpose(self, x: np.ndarray, out: np.ndarray) -> None:
         """out[q of each custom body] = N⁻ᵀ x."""
-        for N_inv, sq, su in zip(self.N_inv, self.q, self.u):
-            out[sq] = N_inv.T @ x[su]
+        for k in self.general:
+            out[self.q[k]] = self.N_inv[k].T @ x[self.u[k]]
 
     def qdotdot(self, udot: np.ndarray, out: np.ndarray) -> None:
         """out[q of each custom body] = N u̇ + Ṅ u."""
-        for N, nd, sq, su in zip(self.N, self.ndot_u, self.q, self.u):
-            out[sq] = N @ udot[su] + nd
+        for k in self.general:
+            out[self.q[k]] = self.N[k] @ udot[self.u[k]] + self.ndot_u[k]
 
     def n_dot(self, state, v: np.ndarray, out: np.ndarray) -> None:
         """out[q of each custom body] = Ṅ v, from the implementations."""
-        for impl, sq, su in zip(self.impls, self.q, self.u):
-            out[sq] = impl.multiply_by_n_dot(state, False, v[su])
+        for k in self.general:
+            out[self.q[k]] = self.impls[k].multiply_by_n_dot(state, False, v[self.u[k]])
 
     def n_block(self, index: int) -> np.ndarray:
         """The N block of custom body ``index`` (nq x nu)."""

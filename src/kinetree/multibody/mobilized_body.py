@@ -401,6 +401,8 @@ class _Custom(MobilizedBody):
         super().__init__(parent, *args[:-1])
         self._impl = impl
         impl._mobod = self
+        if impl._identity_n:
+            self._params[0] = custom.IDENTITY_N
         self._default_q = np.zeros(impl._num_q(False))
         if impl._n_angles == 4:
             self._default_q[0] = 1.0

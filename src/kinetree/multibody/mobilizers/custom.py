@@ -24,6 +24,9 @@ CODE = 18
 NQ = NU = 0
 DEFAULT_Q = ()
 WORK_SIZE = 64
+IDENTITY_N = 1.0
+"""prm[0] of a custom body whose N is the identity (q̇ = u): the kernels then apply N, N⁻¹
+(identity) and Ṅ (zero) themselves and the Python N blocks are skipped."""
 """Per-State scratch floats each custom body gets for carrying POSITION results (such as a
 FunctionBased mobilizer's derivatives) to its VELOCITY pre-pass."""
 
@@ -45,12 +48,18 @@ def hdot_u(q, u, prm, out):
 
 @numba.njit(cache=True)
 def n_mult(q, v, prm, out):
-    out[:] = 0.0
+    """q̇ = u when prm[0] flags N = I (FunctionBased); otherwise zeros, for the matter
+    subsystem to fill with the implementation's block."""
+    identity = prm[0] == IDENTITY_N
+    for i in range(out.shape[0]):
+        out[i] = v[i] if identity else 0.0
 
 
 @numba.njit(cache=True)
 def n_inv_mult(q, v, prm, out):
-    out[:] = 0.0
+    identity = prm[0] == IDENTITY_N
+    for i in range(out.shape[0]):
+        out[i] = v[i] if identity else 0.0
 
 
 @numba.njit(cache=True)
@@ -74,6 +83,10 @@ class Implementation:
     during projection. Simbody's ``clone()`` is unnecessary in Python: the object is used as
     it is (one implementation object per mobilized body).
     """
+
+    _identity_n = False
+    """True only for implementations whose N is the identity whatever q (FunctionBased);
+    the kernels then apply N themselves."""
 
     def __init__(self, matter, nu: int, nq: int, n_angles: int = 0):
         where = f"{type(self).__name__} (MobilizedBody.Custom.Implementation)"

@@ -17,7 +17,7 @@ import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
-from kinetree.math.functions import Constant, Function, Linear
+from kinetree.math.functions import Constant, Function, Linear, Spline
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
 from kinetree.multibody.mobilizers.custom import Implementation
@@ -146,6 +146,8 @@ def _checked_arguments(nmobilities, functions, coord_indices, axes):
 class FunctionBasedImplementation(Implementation):
     """The Custom implementation behind ``MobilizedBody.FunctionBased`` (q̇ = u)."""
 
+    _identity_n = True
+
     def __init__(self, matter, nmobilities, functions, coord_indices, axes=None):
         nu, self._functions, self._indices, self._axes = _checked_arguments(
             nmobilities, functions, coord_indices, axes)
@@ -157,8 +159,11 @@ class FunctionBasedImplementation(Implementation):
         self._lines = [(i, self._indices[i][0], *f.get_coefficients())
                        for i, f in enumerate(self._functions)
                        if isinstance(f, Linear) and len(self._indices[i]) == 1]
+        self._splines = [(i, self._indices[i][0], f) for i, f in enumerate(self._functions)
+                         if type(f) is Spline and len(self._indices[i]) == 1]
         simple = set(self._constants) | {line[0] for line in self._lines}
-        self._general = [i for i in range(6) if i not in simple]
+        self._general = [i for i in range(6)
+                         if i not in simple | {spline[0] for spline in self._splines}]
         self._curved = [i for i in self._general if self._indices[i]]
 
     def get_functions(self) -> list:
@@ -181,6 +186,8 @@ class FunctionBasedImplementation(Implementation):
         for i, j, slope, offset in self._lines:
             f[i] = slope * q[j] + offset
             D[i, j] = slope
+        for i, j, spline in self._splines:
+            f[i], D[i, j], _ = spline.calc_value_and_derivatives(float(q[j]))
         for i in self._general:
             fn, ci = self._functions[i], self._indices[i]
             if len(ci) == 1:
@@ -204,6 +211,8 @@ class FunctionBasedImplementation(Implementation):
     def _second(self, q, u) -> np.ndarray:
         """Σ_jl ∂²f_i/∂q_j∂q_l u_j u_l for each function i (6,)."""
         out = np.zeros(6)
+        for i, j, spline in self._splines:
+            out[i] = spline.calc_value_and_derivatives(float(q[j]))[2] * u[j] * u[j]
         for i in self._curved:
             fn, ci = self._functions[i], self._indices[i]
             if len(ci) == 1:
@@ -252,6 +261,8 @@ class FunctionBasedImplementation(Implementation):
         u = np.array(self.get_u(state), dtype=float)
         fd = D @ u
         Ddot = np.zeros((6, self._nu))
+        for i, j, spline in self._splines:
+            Ddot[i, j] = spline.calc_value_and_derivatives(float(q[j]))[2] * u[j]
         for i in self._curved:
             fn, ci = self._functions[i], self._indices[i]
             x, xd = q[ci], u[ci]
@@ -278,11 +289,8 @@ class FunctionBasedImplementation(Implementation):
         E = work[:9].reshape(3, 3)
         D = work[9:9 + 6 * nu].reshape(6, nu)
         position_kinematics(self._axes, self._values(q, D), D, R_FM, p_FM, H_F, E)
-        N[:] = np.eye(nu)
-        N_inv[:] = N
 
     def _hinge_velocity(self, state, q, u, hdot_u, ndot_u, work) -> None:
         nu = self._nu
         velocity_bias(self._axes, work[:9].reshape(3, 3), work[9:9 + 6 * nu].reshape(6, nu),
                       u, self._second(q, u), hdot_u)
-        ndot_u[:] = 0.0
