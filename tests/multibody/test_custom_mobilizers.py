@@ -1,6 +1,9 @@
 """MobilizedBody.Custom and MobilizedBody.FunctionBased against the built-in mobilizers
 they reproduce, against the mass-matrix dynamics, and against finite differences."""
 
+import runpy
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -11,33 +14,9 @@ from kinetree.multibody.mobilizers import ball
 RNG_SEED = 6
 H_STEP = 1e-6
 
-
-class CustomTranslation(kt.MobilizedBody.Custom.Implementation):
-    """Seed 000 §2.5: three coordinates, displacements of M along F's x, y, z."""
-
-    def __init__(self, matter):
-        super().__init__(matter, 3, 3, 0)
-
-    def calc_mobilizer_transform_from_q(self, state, q):
-        return kt.Transform(np.array(q[:3]))
-
-    def multiply_by_h_matrix(self, state, u):
-        return np.concatenate([np.zeros(3), u[:3]])
-
-    def multiply_by_h_transpose(self, state, F):
-        return np.array(F[3:])
-
-    def multiply_by_h_dot_matrix(self, state, u):
-        return np.zeros(6)
-
-    def multiply_by_h_dot_transpose(self, state, F):
-        return np.zeros(3)
-
-    def set_q_to_fit_transform(self, state, X_FM):
-        return np.array(X_FM.p)
-
-    def set_u_to_fit_velocity(self, state, V_FM):
-        return np.array(V_FM[3:])
+CustomTranslation = runpy.run_path(str(Path(__file__).resolve().parents[2] / "examples" /
+                                       "custom_translation.py"))["CustomTranslation"]
+"""Seed 000 §2.5's mobilizer, as the example writes it."""
 
 
 class CustomBall(kt.MobilizedBody.Custom.Implementation):

@@ -151,14 +151,15 @@ class CheckEntry:
             f"; {self.detail}" if self.detail else "")
 
 
-@dataclass
-class ConstraintCheck:
-    """The report of ``check_constraint``: one entry per identity tested."""
+class CheckReport:
+    """What the reports of the self-checks share (ConstraintCheck, MobilizerCheck): the
+    entries, which failed, and ``assert_ok``. A report names what it checked in
+    ``subject()`` and raises its ``error`` class."""
 
-    constraint: str
-    counts: tuple          # (mp, mv, ma)
-    entries: list = field(default_factory=list)
-    notes: list = field(default_factory=list)
+    error = KinetreeError
+
+    def subject(self) -> str:
+        raise NotImplementedError
 
     @property
     def passed(self) -> bool:
@@ -179,16 +180,30 @@ class ConstraintCheck:
     def entries_for(self, method: str) -> list:
         return [e for e in self.entries if e.method == method]
 
-    def assert_ok(self) -> ConstraintCheck:
-        """Raise ConstraintCheckError naming the first method that disagrees (and listing
+    def assert_ok(self):
+        """Raise the report's error naming the first method that disagrees (and listing
         every failed check) unless all passed; returns the report otherwise."""
         failures = self.failures
         if failures:
-            lines = [f"{self.constraint}: {failures[0].message()}"]
+            lines = [f"{self.subject()}: {failures[0].message()}"]
             lines += [f"  also: {e.message()}" for e in failures[1:]]
             lines += [f"  note: {n}" for n in self.notes]
-            raise ConstraintCheckError("\n".join(lines))
+            raise self.error("\n".join(lines))
         return self
+
+
+@dataclass
+class ConstraintCheck(CheckReport):
+    """The report of ``check_constraint``: one entry per identity tested."""
+
+    constraint: str
+    counts: tuple          # (mp, mv, ma)
+    entries: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    error = ConstraintCheckError
+
+    def subject(self) -> str:
+        return self.constraint
 
     def __str__(self) -> str:
         mp, mv, ma = self.counts

@@ -72,7 +72,14 @@ import numpy as np
 from kinetree.errors import InvalidArgumentError, KinetreeError
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
-from kinetree.multibody.check_constraint import FD_CAP, CheckEntry, _central, _max_abs, _step
+from kinetree.multibody.check_constraint import (
+    FD_CAP,
+    CheckEntry,
+    CheckReport,
+    _central,
+    _max_abs,
+    _step,
+)
 from kinetree.multibody.mobilized_body import MobilizedBody
 from kinetree.multibody.mobilizers import (
     ball,
@@ -122,7 +129,7 @@ class MobilizerCheckError(KinetreeError, AssertionError):
 
 
 @dataclass
-class MobilizerCheck:
+class MobilizerCheck(CheckReport):
     """The report of ``check_mobilizer``: one entry (a check_constraint ``CheckEntry``) per
     identity tested."""
 
@@ -130,36 +137,10 @@ class MobilizerCheck:
     counts: tuple          # (nq, nu)
     entries: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    error = MobilizerCheckError
 
-    @property
-    def passed(self) -> bool:
-        return all(e.passed for e in self.entries)
-
-    @property
-    def failures(self) -> list:
-        return [e for e in self.entries if not e.passed]
-
-    def failing_methods(self) -> list:
-        """The names of the methods with at least one failed check, in check order."""
-        seen: list = []
-        for e in self.failures:
-            if e.method not in seen:
-                seen.append(e.method)
-        return seen
-
-    def entries_for(self, method: str) -> list:
-        return [e for e in self.entries if e.method == method]
-
-    def assert_ok(self) -> MobilizerCheck:
-        """Raise MobilizerCheckError naming the first method that disagrees (and listing
-        every failed check) unless all passed; returns the report otherwise."""
-        failures = self.failures
-        if failures:
-            lines = [f"{self.mobilizer}: {failures[0].message()}"]
-            lines += [f"  also: {e.message()}" for e in failures[1:]]
-            lines += [f"  note: {n}" for n in self.notes]
-            raise MobilizerCheckError("\n".join(lines))
-        return self
+    def subject(self) -> str:
+        return self.mobilizer
 
     def __str__(self) -> str:
         nq, nu = self.counts
