@@ -5,7 +5,7 @@ contract. Names are Simbody's, methods in snake_case.
 """
 
 from kinetree import errors
-from kinetree.contact import ContactMaterial
+from kinetree.contact import ContactGeometry, ContactMaterial
 from kinetree.errors import StageTooLowError
 from kinetree.forces import Force, ForceSubsystem, GeneralForceSubsystem
 from kinetree.integrators import (
@@ -63,6 +63,7 @@ __all__ = [
     "check_constraint",
     "check_mobilizer",
     "Constraint",
+    "ContactGeometry",
     "ContactMaterial",
     "CPodesIntegrator",
     "EventTriggerInfo",

@@ -1,8 +1,17 @@
 """Contact (paper §5, Appendix A). So far the pure mathematics the contact subsystems will
 use: materials and their combining rules, Hertz/Hunt-Crossley normal force with the
-elliptic eccentricity factor, and the friction curves."""
+elliptic eccentricity factor, the friction curves, and the analytic contact geometry
+(half space, sphere, ellipsoid) with the contact of pairs of them."""
 
 from kinetree.contact.friction import hollars, hollars_kernel, stribeck, stribeck_kernel
+from kinetree.contact.geometry import (
+    Contact,
+    ContactGeometry,
+    contact_half_space_ellipsoid,
+    contact_half_space_sphere,
+    contact_sphere_ellipsoid,
+    contact_sphere_sphere,
+)
 from kinetree.contact.hertz import (
     contact_ellipse_ratio,
     contact_ellipse_ratio_antoine,
@@ -31,11 +40,17 @@ from kinetree.contact.material import (
 
 __all__ = [
     "CombinedContactMaterial",
+    "Contact",
+    "ContactGeometry",
     "ContactMaterial",
     "combine_elastic_foundation",
     "combine_hertz",
     "combined_dissipation",
     "combined_friction",
+    "contact_half_space_ellipsoid",
+    "contact_half_space_sphere",
+    "contact_sphere_ellipsoid",
+    "contact_sphere_sphere",
     "contact_ellipse_ratio",
     "contact_ellipse_ratio_antoine",
     "contact_point",
