@@ -131,6 +131,22 @@ def test_ellipsoid_nearest_points_against_brute_force():
         assert signed == pytest.approx(-d if inside else d, abs=1e-14)
 
 
+def test_ellipsoid_nearest_point_is_continuous_across_a_plane_of_symmetry():
+    """Inside, near the plane z = 0 of its shortest axis, the nearest point is off the plane;
+    points 1e-20 and 1e-300 from the plane get the in-plane answer's mirror image."""
+    e = CG.Ellipsoid(RADII)
+    x0, inside, _ = e.find_nearest_point([1.0, 0.5, 0.0])
+    assert inside and x0[2] > 0.8
+    for z in (1e-20, 1e-300, -1e-300):
+        x, _, normal = e.find_nearest_point([1.0, 0.5, z])
+        assert np.allclose(x, x0 * [1, 1, np.sign(z)], rtol=1e-14, atol=0)
+        assert np.allclose(normal, ellipsoid_normal(x))
+    far = np.array([1e8, -1e8, 1e8])
+    x, inside, normal = e.find_nearest_point(far)
+    assert not inside and np.sum((x / RADII) ** 2) == pytest.approx(1.0, abs=1e-15)
+    assert np.allclose(np.cross(far - x, normal) / np.linalg.norm(far - x), 0, atol=1e-14)
+
+
 def test_ellipsoid_support_point_has_that_normal():
     e = CG.Ellipsoid(RADII)
     for d in ([1, 2, -3], [0, 0, 1], [-1, 0.1, 0]):

@@ -205,7 +205,9 @@ class Ellipsoid(ContactGeometry):
         Σ (r_i p_i/(r_i² + t))² = 1 with r_i² + t > 0 on every axis where p_i ≠ 0 (unique
         there: the sum decreases monotonically). Where p lies in a plane of symmetry p_k = 0
         the nearest point may leave that plane, at t = -r_k²; those candidates are compared
-        too. Solved to machine precision by Brent's method."""
+        too. Solved in u = t + r_k², r_k the smallest radius with p_k ≠ 0, by Brent's method
+        on ln u (u spans hundreds of decades for points very near a plane of symmetry) and
+        one Newton step to machine precision."""
         p = _point(p_S, self._where("find_nearest_point"))
         r2 = self._radii ** 2
         inside = bool(np.sum((p / self._radii) ** 2) < 1.0)
@@ -214,16 +216,24 @@ class Ellipsoid(ContactGeometry):
         if np.any(active):
             ra, pa = self._radii[active], np.abs(p[active])
             k = int(np.argmin(ra))
-            lo = -ra[k] ** 2 + ra[k] * pa[k]
-            hi = float(ra.max() * np.linalg.norm(pa))
+            shift = ra ** 2 - ra[k] ** 2
+            lo = ra[k] * pa[k]
+            hi = ra[k] ** 2 + float(ra.max() * np.linalg.norm(pa))
 
-            def excess(t):
-                return float(np.sum((ra * pa / (ra ** 2 + t)) ** 2)) - 1.0
+            def excess(u):
+                return float(np.sum((ra * pa / (shift + u)) ** 2)) - 1.0
 
-            t = lo if excess(lo) <= 0.0 else brentq(excess, lo, hi, xtol=1e-300,
-                                                     rtol=4 * np.finfo(float).eps,
-                                                     maxiter=500)
-            candidates.append(r2 * p / (r2 + t))
+            u = lo
+            if excess(lo) > 0.0:
+                eps = np.finfo(float).eps
+                u = math.exp(brentq(lambda v: excess(math.exp(v)), math.log(lo), math.log(hi),
+                                    xtol=4 * eps, rtol=4 * eps, maxiter=500))
+                terms = ra * pa / (shift + u)
+                u += (float(np.sum(terms ** 2)) - 1.0) / float(
+                    np.sum(2.0 * terms ** 2 / (shift + u)))
+            x = np.zeros(3)
+            x[active] = r2[active] * p[active] / (shift + u)
+            candidates.append(x)
         for k in np.flatnonzero(~active):
             denom = r2 - r2[k]
             if np.any(denom[active] <= 0.0):
