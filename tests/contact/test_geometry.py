@@ -154,6 +154,9 @@ def test_ellipsoid_support_point_has_that_normal():
         x = e.calc_support_point(d)
         assert np.sum((x / RADII) ** 2) == pytest.approx(1.0)
         assert np.allclose(ellipsoid_normal(x), d)
+    for shape in (e, CG.Sphere(1.0)):
+        with pytest.raises(InvalidArgumentError, match="zero vector"):
+            shape.calc_support_point([0, 0, 0])
 
 
 # ---- pairs -------------------------------------------------------------------------------

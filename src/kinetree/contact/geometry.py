@@ -56,6 +56,15 @@ def _point(p, where: str) -> np.ndarray:
     return arr
 
 
+def _direction(d, where: str) -> np.ndarray:
+    arr = _point(d, where)
+    norm = float(np.linalg.norm(arr))
+    if norm == 0.0:
+        raise InvalidArgumentError(f"{where}: the direction is the zero vector; give a nonzero "
+                                   "direction (in the shape's frame S).")
+    return arr / norm
+
+
 def _positive_length(value, name: str, where: str) -> float:
     try:
         value = float(value)
@@ -167,8 +176,7 @@ class Sphere(ContactGeometry):
         return np.array([k, k]), _frame(_tangent_basis(n)[0], n)
 
     def calc_support_point(self, direction):
-        d = _point(direction, self._where("calc_support_point"))
-        return self._radius * d / np.linalg.norm(d)
+        return self._radius * _direction(direction, self._where("calc_support_point"))
 
     def __repr__(self) -> str:
         return f"ContactGeometry.Sphere({self._radius!r})"
@@ -272,7 +280,7 @@ class Ellipsoid(ContactGeometry):
 
     def calc_support_point(self, direction):
         """x_i = r_i² d_i/√(Σ r_j² d_j²): the point whose outward normal is d (in S)."""
-        d = _point(direction, self._where("calc_support_point"))
+        d = _direction(direction, self._where("calc_support_point"))
         w = self._radii ** 2 * d
         return w / math.sqrt(float(np.dot(w, d)))
 
