@@ -24,6 +24,9 @@ kinetree is given the axes read back from the joint after ``initSystem``. q and 
 and u̇ read, through the named coordinates (for these joints u̇ = q̈).
 """
 
+import runpy
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -33,14 +36,11 @@ osim = pytest.importorskip("opensim")
 
 G = 9.80665
 
-# The knee of OpenSim's gait2392 (joint knee_r; Yamaguchi & Zajac 1989 via Delp et al.
-# 1990): knee angle (rad) -> tibia origin along the femur's x and y (m).
-KNEE_ANGLE_X = [-2.0944, -1.74533, -1.39626, -1.0472, -0.698132, -0.349066, -0.174533,
-                0.197344, 0.337395, 0.490178, 1.52146, 2.0944]
-TIBIA_X = [-0.0032, 0.00179, 0.00411, 0.0041, 0.00212, -0.001, -0.0031, -0.005227,
-           -0.005435, -0.005574, -0.005435, -0.00525]
-KNEE_ANGLE_Y = [-2.0944, -1.22173, -0.523599, -0.349066, -0.174533, 0.159149, 2.0944]
-TIBIA_Y = [-0.4226, -0.4082, -0.399, -0.3976, -0.3966, -0.395264, -0.396]
+# The gait2392 knee table (Yamaguchi & Zajac 1989), as examples/knee.py holds it: knee
+# angle (rad) -> tibia origin along the femur's x and y (m).
+_KNEE = runpy.run_path(str(Path(__file__).resolve().parents[2] / "examples" / "knee.py"))
+KNEE_ANGLE_X, TIBIA_X = _KNEE["KNEE_ANGLE_X"], _KNEE["TIBIA_X"]
+KNEE_ANGLE_Y, TIBIA_Y = _KNEE["KNEE_ANGLE_Y"], _KNEE["TIBIA_Y"]
 
 Q_RANGE = 2.0
 """rad: random coordinates stay within ±Q_RANGE, inside every spline's data (±2.0944), so

@@ -284,10 +284,8 @@ class Integrator:
         self._system._check_state(state, f"{type(self).__name__}.initialize")
         self.reset_all_statistics()
         self._advanced = state.copy()
-        self._is_interpolated = False
         self._termination = None
         self._triggered: list = []
-        self._pending_trigger = False
         self._h_taken = 0.0
         ny = self._advanced.get_num_y()
         self._y0, self._ydot0 = np.empty(ny), np.empty(ny)

@@ -81,25 +81,7 @@ from kinetree.multibody.check_constraint import (
     _step,
 )
 from kinetree.multibody.mobilized_body import MobilizedBody
-from kinetree.multibody.mobilizers import (
-    ball,
-    bend_stretch,
-    bushing,
-    cylinder,
-    ellipsoid,
-    free,
-    free_line,
-    gimbal,
-    line_orientation,
-    pin,
-    planar,
-    screw,
-    slider,
-    spherical_coords,
-    translation,
-    universal,
-    weld,
-)
+from kinetree.multibody.mobilizers import custom
 from kinetree.system.stage import Stage
 
 TRANSFORM = "calc_mobilizer_transform_from_q"
@@ -118,10 +100,6 @@ _BUILT_IN_FUNCTIONS = {TRANSFORM: "x_fm", H_MATRIX: "h_fm", H_TRANSPOSE: "h_fm",
 
 _METHODS = set(_BUILT_IN_FUNCTIONS) | {"multiply_by_h_dot_transpose", "multiply_by_n_dot"}
 """The methods of a Custom implementation an exception is charged to."""
-
-_BUILT_IN_MODULES = {ball, bend_stretch, bushing, cylinder, ellipsoid, free, free_line, gimbal,
-                     line_orientation, pin, planar, screw, slider, spherical_coords,
-                     translation, universal, weld}
 
 
 class MobilizerCheckError(KinetreeError, AssertionError):
@@ -580,7 +558,7 @@ def check_mobilizer(mobilized_body, state, *, seed: int = 0, rtol: float = 1e-6,
     report.notes.insert(0, f"checked at t = {work.get_time():g} at the State's q, with random "
                            f"speeds (seed {seed}) and every other speed zero")
     module = mobilized_body._module
-    if module in _BUILT_IN_MODULES and report.failures:
+    if module is not custom and report.failures:
         name = module.__name__.rsplit(".", 1)[1]
         report.notes.append("the methods of this built-in are " + ", ".join(
             f"{m} = {name}.{fn}" for m, fn in _BUILT_IN_FUNCTIONS.items()) + f" (in "

@@ -217,9 +217,12 @@ class MobilizedBody:
         sl = self._q_slice(data)
         if sl.stop == sl.start:
             return
-        q = self._module.q_to_fit_transform(X_FM.R.as_matrix(), np.array(X_FM.p, dtype=float),
-                                            self._params, sl.stop - sl.start)
-        self._matter.upd_q(state)[sl] = q
+        self._matter.upd_q(state)[sl] = self._fit_q(state, X_FM, sl.stop - sl.start)
+
+    def _fit_q(self, state, X_FM: Transform, nq: int) -> np.ndarray:
+        """The nq q of this type's rule for X_FM."""
+        return self._module.q_to_fit_transform(X_FM.R.as_matrix(),
+                                               np.array(X_FM.p, dtype=float), self._params, nq)
 
     def set_u_to_fit_velocity(self, state, V_FM) -> None:
         """Set u so that V_FM = H u matches the given [w_FM; v_FM] (in F) as well as the
@@ -235,9 +238,12 @@ class MobilizedBody:
         sl = self._u_slice(data)
         if sl.stop == sl.start:
             return
+        self._matter.upd_u(state)[sl] = self._fit_u(state, V, sl.stop - sl.start)
+
+    def _fit_u(self, state, V_FM: np.ndarray, nu: int) -> np.ndarray:
+        """The nu u of this type's rule for V_FM = [w_FM; v_FM] (in F) at the current q."""
         q = np.array(self.get_q(state), dtype=float)
-        u = self._module.u_to_fit_velocity(q, V[:3], V[3:], self._params)
-        self._matter.upd_u(state)[sl] = u
+        return self._module.u_to_fit_velocity(q, V_FM[:3], V_FM[3:], self._params)
 
     def get_body_transform(self, state) -> Transform:
         """X_GB: the body frame in Ground."""
@@ -412,30 +418,17 @@ class _Custom(MobilizedBody):
     def get_implementation(self) -> custom.Implementation:
         return self._impl
 
-    def set_q_to_fit_transform(self, state, X_FM: Transform) -> None:
-        """Set q to the implementation's fit of X_FM (its ``set_q_to_fit_transform``: a
-        numerical fit unless it has its own). Needs MODEL."""
-        X_FM = _transform(X_FM, f"{self._name()}.set_q_to_fit_transform")
-        data = self._tree(state, Stage.MODEL, "set_q_to_fit_transform")
-        sl = self._q_slice(data)
-        q = custom._checked_vector(self._impl.set_q_to_fit_transform(state, X_FM),
-                                   sl.stop - sl.start, self._impl, "set_q_to_fit_transform")
-        self._matter.upd_q(state)[sl] = q
+    def _fit_q(self, state, X_FM: Transform, nq: int) -> np.ndarray:
+        """The implementation's fit of X_FM (its ``set_q_to_fit_transform``: a numerical fit
+        unless it has its own)."""
+        return custom._checked_vector(self._impl.set_q_to_fit_transform(state, X_FM), nq,
+                                      self._impl, "set_q_to_fit_transform")
 
-    def set_u_to_fit_velocity(self, state, V_FM) -> None:
-        """Set u to the implementation's fit of V_FM = [w_FM; v_FM] in F (its
-        ``set_u_to_fit_velocity``: least squares on H unless it has its own). Needs
-        POSITION."""
-        data = self._tree(state, Stage.POSITION, "set_u_to_fit_velocity")
-        V = np.asarray(V_FM, dtype=float)
-        if V.shape != (6,):
-            raise InvalidArgumentError(
-                f"{self._name()}.set_u_to_fit_velocity: V_FM must be 6 numbers [w; v], got "
-                f"shape {V.shape}.")
-        sl = self._u_slice(data)
-        u = custom._checked_vector(self._impl.set_u_to_fit_velocity(state, V),
-                                   sl.stop - sl.start, self._impl, "set_u_to_fit_velocity")
-        self._matter.upd_u(state)[sl] = u
+    def _fit_u(self, state, V_FM: np.ndarray, nu: int) -> np.ndarray:
+        """The implementation's fit of V_FM (its ``set_u_to_fit_velocity``: least squares
+        on H unless it has its own)."""
+        return custom._checked_vector(self._impl.set_u_to_fit_velocity(state, V_FM), nu,
+                                      self._impl, "set_u_to_fit_velocity")
 
 
 class _FunctionBased(_Custom):

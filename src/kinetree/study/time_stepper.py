@@ -109,7 +109,6 @@ class TimeStepper:
         self._system.realize(state, Stage.REPORT)
         for r in reporters:
             r.handle_event(state)
-        self._include_current_time = False
 
     def _handle(self, handlers, triggered) -> None:
         """Call the due handlers on the advanced State, then restart the integrator from
