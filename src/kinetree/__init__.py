@@ -5,7 +5,19 @@ contract. Names are Simbody's, methods in snake_case.
 """
 
 from kinetree import errors
-from kinetree.contact import ContactGeometry, ContactMaterial
+from kinetree.contact import (
+    CompliantContactSubsystem,
+    ContactEventHandler,
+    ContactEventReporter,
+    ContactForce,
+    ContactGeometry,
+    ContactMaterial,
+    ContactSurface,
+    ContactTrackerSubsystem,
+    ElasticFoundationForce,
+    GeneralContactSubsystem,
+    HuntCrossleyForce,
+)
 from kinetree.errors import StageTooLowError
 from kinetree.forces import Force, ForceSubsystem, GeneralForceSubsystem
 from kinetree.integrators import (
@@ -63,8 +75,17 @@ __all__ = [
     "check_constraint",
     "check_mobilizer",
     "Constraint",
+    "CompliantContactSubsystem",
+    "ContactEventHandler",
+    "ContactEventReporter",
+    "ContactForce",
     "ContactGeometry",
     "ContactMaterial",
+    "ContactSurface",
+    "ContactTrackerSubsystem",
+    "ElasticFoundationForce",
+    "GeneralContactSubsystem",
+    "HuntCrossleyForce",
     "CPodesIntegrator",
     "EventTriggerInfo",
     "ExplicitEulerIntegrator",

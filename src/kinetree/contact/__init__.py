@@ -1,8 +1,18 @@
-"""Contact (paper §5, Appendix A). So far the pure mathematics the contact subsystems will
-use: materials and their combining rules, Hertz/Hunt-Crossley normal force with the
-elliptic eccentricity factor, the friction curves, and the analytic contact geometry
-(half space, sphere, ellipsoid) with the contact of pairs of them."""
+"""Contact (paper §5, Appendix A): geometry and materials, contact tracking, and the
+compliant force models.
 
+* Geometry: ContactGeometry.HalfSpace, Sphere, Ellipsoid (geometry.py) and TriangleMesh,
+  Brick, Cylinder (mesh.py); ContactMaterial with Appendix A's combining rules
+  (material.py); ContactSurface = geometry + material + layer thickness (surface.py).
+* Tracking: ContactTrackerSubsystem (tracker.py) over the pair search of collision.py.
+* Forces: CompliantContactSubsystem (compliant.py: Hertz/Hunt-Crossley/Stribeck, elastic
+  foundation); GeneralContactSubsystem (general.py) with HuntCrossleyForce and
+  ElasticFoundationForce, the elements OpenSim uses.
+* The formulas themselves: hertz.py, friction.py.
+"""
+
+from kinetree.contact.compliant import CompliantContactSubsystem, ContactForce
+from kinetree.contact.elastic_foundation_force import ElasticFoundationForce
 from kinetree.contact.friction import hollars, hollars_kernel, stribeck, stribeck_kernel
 from kinetree.contact.geometry import (
     Contact,
@@ -25,6 +35,8 @@ from kinetree.contact.hertz import (
     hunt_crossley_normal_force,
     relative_curvatures,
 )
+from kinetree.contact.general import GeneralContactSubsystem
+from kinetree.contact.hunt_crossley_force import HuntCrossleyForce
 from kinetree.contact.material import (
     CombinedContactMaterial,
     ContactMaterial,
@@ -37,8 +49,27 @@ from kinetree.contact.material import (
     hertz_composite_stiffness,
     hertz_stiffness_weights,
 )
+from kinetree.contact.mesh import Brick, Cylinder, TriangleMesh
+from kinetree.contact.surface import ContactSurface
+from kinetree.contact.tracker import (
+    ContactEventHandler,
+    ContactEventReporter,
+    ContactTrackerSubsystem,
+)
 
 __all__ = [
+    "Brick",
+    "CompliantContactSubsystem",
+    "ContactEventHandler",
+    "ContactEventReporter",
+    "ContactForce",
+    "ContactSurface",
+    "ContactTrackerSubsystem",
+    "Cylinder",
+    "ElasticFoundationForce",
+    "GeneralContactSubsystem",
+    "HuntCrossleyForce",
+    "TriangleMesh",
     "CombinedContactMaterial",
     "Contact",
     "ContactGeometry",

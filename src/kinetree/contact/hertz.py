@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import ellipe, ellipk
@@ -40,6 +41,9 @@ __all__ = [
     "contact_point",
     "eccentricity_factor",
     "effective_radius",
+    "eccentricity_factor_kernel",
+    "ellipke_kernel",
+    "ellipse_ratio_kernel",
     "hertz_force",
     "hertz_patch_semi_axes",
     "hertz_potential_energy",
@@ -191,3 +195,57 @@ def contact_point(origin, normal, x: float, s1: float) -> np.ndarray:
     O; a rigid surface 2 (s1 = 1) puts P on its undeformed surface, O - (x/2) n.
     """
     return np.asarray(origin, float) + (x * (0.5 - s1)) * np.asarray(normal, float)
+
+
+# ---- compiled forms for the contact kernels ---------------------------------------------
+
+
+@numba.njit(cache=True)
+def ellipke_kernel(m):
+    """(K(m), E(m)), the complete elliptic integrals of the first and second kind of
+    parameter 0 ≤ m < 1, by the arithmetic-geometric mean (machine precision)."""
+    a, b = 1.0, math.sqrt(1.0 - m)
+    c2_sum, weight = 0.5 * m, 0.5
+    for _ in range(40):
+        c = 0.5 * (a - b)
+        a, b = 0.5 * (a + b), math.sqrt(a * b)
+        weight *= 2.0
+        c2_sum += weight * c * c
+        if abs(c) <= 1e-17 * a:
+            break
+    K = math.pi / (2.0 * a)
+    return K, K * (1.0 - c2_sum)
+
+
+@numba.njit(cache=True)
+def ellipse_ratio_kernel(kmax, kmin):
+    """(k, K(m), E(m)): the patch ratio k = a/b solving eq 29 for kmax ≥ kmin > 0 by
+    bisection on ln k (the same root as :func:`contact_ellipse_ratio`), with the elliptic
+    integrals at its m = 1 - 1/k²; (1, π/2, π/2) for a circle."""
+    ratio = kmax / kmin
+    if ratio <= 1.0 + 1e-12:
+        return 1.0, 0.5 * math.pi, 0.5 * math.pi
+    lo, hi = 0.0, math.log(ratio)
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid == lo or mid == hi:
+            break
+        k = math.exp(mid)
+        m = 1.0 - 1.0 / (k * k)
+        K, E = ellipke_kernel(m)
+        if (k * k * E - K) / (K - E) < ratio:
+            lo = mid
+        else:
+            hi = mid
+    k = math.exp(0.5 * (lo + hi))
+    K, E = ellipke_kernel(1.0 - 1.0 / (k * k))
+    return k, K, E
+
+
+@numba.njit(cache=True)
+def eccentricity_factor_kernel(kmax, kmin):
+    """σ of eq 28 (compiled twin of :func:`eccentricity_factor`)."""
+    k, K, E = ellipse_ratio_kernel(kmax, kmin)
+    if k == 1.0:
+        return 1.0
+    return math.pi * k * math.sqrt(E) / (2.0 * K ** 1.5)

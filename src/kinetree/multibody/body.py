@@ -1,34 +1,102 @@
-"""Body: the mass properties a MobilizedBody carries (Simbody's ``Body::Rigid``)."""
+"""Body: what a MobilizedBody carries, its mass properties (Simbody's ``Body::Rigid``) and
+the contact surfaces fixed to it (``Body::addContactSurface``)."""
 
 from __future__ import annotations
 
+import copy
+
 from kinetree.errors import InvalidArgumentError
 from kinetree.math.inertia import Inertia, MassProperties
+from kinetree.math.transform import Transform
 
 
 class Body:
-    """Namespace for body types, as in Simbody (``Body.Rigid``)."""
+    """The base of body types (``Body.Rigid``, ``Body.Ground``): holds the contact surfaces
+    fixed to the body, each with its pose X_BS in the body frame B."""
 
-    class Rigid:
-        """A rigid body with fixed mass properties about its own origin, in its own frame."""
+    def __init__(self):
+        self._surfaces: list = []
+        self._owner = None
 
-        def __init__(self, mass_properties: MassProperties | None = None):
-            if mass_properties is None:
-                mass_properties = MassProperties(1.0, [0, 0, 0], Inertia(1.0))
-            if not isinstance(mass_properties, MassProperties):
-                raise InvalidArgumentError(
-                    f"Body.Rigid: expected MassProperties, got {type(mass_properties).__name__};"
-                    f" build one with kt.MassProperties(mass, com, inertia).")
-            self._mass_properties = mass_properties
+    def add_contact_surface(self, X_BS, surface) -> int:
+        """Fix a :class:`~kinetree.ContactSurface` to this body with its frame S at X_BS
+        (a Transform, m) in B; returns its index on this body. A MobilizedBody copies its
+        Body when built, so add surfaces before building it or through
+        ``mobod.upd_body()``."""
+        from kinetree.contact.surface import ContactSurface
 
-        def get_default_rigid_body_mass_properties(self) -> MassProperties:
-            return self._mass_properties
+        if not isinstance(X_BS, Transform):
+            raise InvalidArgumentError(
+                f"Body.add_contact_surface: X_BS must be a Transform (the surface frame in "
+                f"the body frame), got {type(X_BS).__name__}.")
+        if not isinstance(surface, ContactSurface):
+            raise InvalidArgumentError(
+                f"Body.add_contact_surface: expected a ContactSurface(geometry, material), "
+                f"got {type(surface).__name__}.")
+        self._surfaces.append((X_BS, surface))
+        if self._owner is not None:
+            self._owner.invalidate_subsystem_topology_cache()
+        return len(self._surfaces) - 1
 
-        def set_default_rigid_body_mass_properties(self, mass_properties: MassProperties):
-            """Bodies are copied into MobilizedBodies when those are built, so this affects
-            only MobilizedBodies created afterwards."""
-            self._mass_properties = mass_properties
-            return self
+    def get_num_contact_surfaces(self) -> int:
+        return len(self._surfaces)
 
-        def __repr__(self) -> str:
-            return f"Body.Rigid({self._mass_properties!r})"
+    def get_contact_surface(self, index: int):
+        return self._surfaces[self._surface_index(index)][1]
+
+    def get_contact_surface_transform(self, index: int) -> Transform:
+        """X_BS: the surface frame in the body frame."""
+        return self._surfaces[self._surface_index(index)][0]
+
+    def _surface_index(self, index) -> int:
+        if not isinstance(index, int) or not 0 <= index < len(self._surfaces):
+            raise InvalidArgumentError(
+                f"Body: no contact surface {index!r}; this body has {len(self._surfaces)}.")
+        return index
+
+    def _adopted_copy(self, owner) -> Body:
+        """The copy a MobilizedBody keeps; changes to its surfaces invalidate ``owner``'s
+        topology."""
+        mine = copy.copy(self)
+        mine._surfaces = list(self._surfaces)
+        mine._owner = owner
+        return mine
+
+
+class Rigid(Body):
+    """A rigid body with fixed mass properties about its own origin, in its own frame."""
+
+    def __init__(self, mass_properties: MassProperties | None = None):
+        super().__init__()
+        if mass_properties is None:
+            mass_properties = MassProperties(1.0, [0, 0, 0], Inertia(1.0))
+        if not isinstance(mass_properties, MassProperties):
+            raise InvalidArgumentError(
+                f"Body.Rigid: expected MassProperties, got {type(mass_properties).__name__};"
+                f" build one with kt.MassProperties(mass, com, inertia).")
+        self._mass_properties = mass_properties
+
+    def get_default_rigid_body_mass_properties(self) -> MassProperties:
+        return self._mass_properties
+
+    def set_default_rigid_body_mass_properties(self, mass_properties: MassProperties):
+        """Bodies are copied into MobilizedBodies when those are built, so this affects
+        only MobilizedBodies created afterwards."""
+        self._mass_properties = mass_properties
+        return self
+
+    def __repr__(self) -> str:
+        return f"Body.Rigid({self._mass_properties!r})"
+
+
+class GroundBody(Body):
+    """Ground's body: immobile, infinitely massive; it may carry contact surfaces."""
+
+    def __repr__(self) -> str:
+        return "Body.Ground()"
+
+
+Rigid.__qualname__ = "Body.Rigid"
+GroundBody.__qualname__ = "Body.Ground"
+Body.Rigid = Rigid
+Body.Ground = GroundBody

@@ -75,6 +75,7 @@ class MobilizedBody:
         self._X_PF = _transform(X_PF, where)
         self._X_BM = _transform(X_BM, where)
         self._mass_properties = body.get_default_rigid_body_mass_properties()
+        self._body = body._adopted_copy(self._matter)
         mod = self._module
         self._default_q = np.array(mod.DEFAULT_Q, dtype=float)
         self._default_q_euler = np.array(getattr(mod, "DEFAULT_Q_EULER", mod.DEFAULT_Q),
@@ -101,6 +102,14 @@ class MobilizedBody:
 
     def get_default_outboard_frame(self) -> Transform:
         return self._X_BM
+
+    def get_body(self) -> Body:
+        """This MobilizedBody's own copy of its Body (mass properties, contact surfaces)."""
+        return self._body
+
+    def upd_body(self) -> Body:
+        """The same Body, to add contact surfaces to (a topological change)."""
+        return self._body
 
     def get_body_mass_properties(self, state=None) -> MassProperties:
         """The body's mass properties (inertia about its origin, in its frame)."""
@@ -316,6 +325,7 @@ class Ground(MobilizedBody):
         self._matter = matter
         self._X_PF = self._X_BM = Transform()
         self._mass_properties = None
+        self._body = Body.Ground()._adopted_copy(matter)
         self._default_q = self._default_q_euler = np.zeros(0)
         self._default_u = np.zeros(0)
         self._params = np.zeros(PARAM_SIZE)

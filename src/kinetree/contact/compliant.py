@@ -1,0 +1,345 @@
+"""CompliantContactSubsystem: the force of every contact the tracker finds (paper §5,
+Simbody's ``CompliantContactSubsystem`` with its default force generators).
+
+In DYNAMICS, for each point contact (two smooth surfaces) it applies
+
+* the Hertz force f_H = σ (4/3) E* √R x^(3/2) (eq 23), R = 2/(kmax + kmin) the composite
+  radius, σ the eccentricity factor of the elliptical patch (eq 28-29), E* and the
+  deformation split s1, s2 from the Hertz combining rules (Appendix A.1);
+* Hunt-Crossley dissipation f = f_H (1 + (3/2) c* ẋ) (eqs 24-25), never pulling;
+* friction μ(v) f (eq 27) against the slip velocity, μ the C2 Stribeck curve of
+  :func:`~kinetree.contact.stribeck` with the subsystem's transition velocity;
+
+at the contact point P = O + x (1/2 - s1) n, equal and opposite on the two bodies. For a
+triangle mesh it applies the elastic foundation (§5.2) instead: a spring at each face
+centroid inside the other surface, of stiffness per unit area k = (k1/h1)(k2/h2)/(k1/h1 +
+k2/h2) (h the surfaces' layer thicknesses, so h = 1 m gives Simbody's k1 k2/(k1 + k2)), with
+the same dissipation and friction per spring.
+
+Every contact's force is reported (:meth:`get_contact_force`): the two surfaces and bodies,
+point, normal, depth, normal and friction force, potential energy, power lost and the
+patch (the Hertz ellipse, or the elastic foundation's centre of pressure and area).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from kinetree.contact.friction import stribeck_kernel
+from kinetree.contact.hertz import (
+    eccentricity_factor_kernel,
+    hertz_patch_semi_axes,
+)
+from kinetree.contact.tracker import ContactTrackerSubsystem
+from kinetree.errors import InvalidArgumentError
+from kinetree.forces.force_subsystem import ForceSubsystem
+from kinetree.system.stage import Stage
+
+__all__ = ["CompliantContactSubsystem", "ContactForce"]
+
+_SIGNIFICANT_SPEED = 1e-14   # m/s: slip slower than this has no direction, so no friction
+
+kernel = numba.njit(cache=True)
+
+
+@kernel
+def _harmonic(a, b):
+    p = 2.0 * a * b
+    return p / (a + b) if p != 0.0 else 0.0
+
+
+@kernel
+def _station_velocity(V_GB, p_GB, b, P, out):
+    """v (m/s, in G) of the point of body b at P."""
+    w = V_GB[b]
+    rx, ry, rz = P[0] - p_GB[b, 0], P[1] - p_GB[b, 1], P[2] - p_GB[b, 2]
+    out[0] = w[3] + w[1] * rz - w[2] * ry
+    out[1] = w[4] + w[2] * rx - w[0] * rz
+    out[2] = w[5] + w[0] * ry - w[1] * rx
+
+
+@kernel
+def _apply(body_forces, p_GB, b, P, F, sign):
+    """Add sign·F (N, in G) acting at P to body b's spatial force about its origin."""
+    rx, ry, rz = P[0] - p_GB[b, 0], P[1] - p_GB[b, 1], P[2] - p_GB[b, 2]
+    body_forces[b, 0] += sign * (ry * F[2] - rz * F[1])
+    body_forces[b, 1] += sign * (rz * F[0] - rx * F[2])
+    body_forces[b, 2] += sign * (rx * F[1] - ry * F[0])
+    body_forces[b, 3] += sign * F[0]
+    body_forces[b, 4] += sign * F[1]
+    body_forces[b, 5] += sign * F[2]
+
+
+@kernel
+def _normal_and_friction(fn, vrel, n, us, ud, uv, vt, F):
+    """F = fn n + friction against the slip part of vrel (the velocity of surface 2's
+    material point relative to surface 1's, m/s), for a normal force fn ≥ 0; returns
+    (friction magnitude, slip speed)."""
+    vn = vrel[0] * n[0] + vrel[1] * n[1] + vrel[2] * n[2]
+    tx, ty, tz = vrel[0] - vn * n[0], vrel[1] - vn * n[1], vrel[2] - vn * n[2]
+    slip = math.sqrt(tx * tx + ty * ty + tz * tz)
+    ff = 0.0
+    F[0], F[1], F[2] = fn * n[0], fn * n[1], fn * n[2]
+    if fn > 0.0 and slip > 1e-14:
+        ff = stribeck_kernel(slip, us, ud, uv, vt) * fn
+        F[0] -= ff * tx / slip
+        F[1] -= ff * ty / slip
+        F[2] -= ff * tz / slip
+    return ff, slip
+
+
+@kernel
+def hertz_contact_forces(surf, normal, depth, origin, kmax, kmin, body, stiffness,
+                         dissipation, us, ud, uv, vt, p_GB, V_GB, body_forces, point, force,
+                         report):
+    """Hertz/Hunt-Crossley/Stribeck force of each point contact, added to body_forces;
+    per contact: the point P (G), the force on surface 2 (N, G) and report = [f_normal,
+    f_friction, slip speed, ẋ, potential energy, power lost, σ, s1]."""
+    v1 = np.empty(3)
+    v2 = np.empty(3)
+    vrel = np.empty(3)
+    for m in range(depth.shape[0]):
+        a, b = surf[m, 0], surf[m, 1]
+        ka, kb = stiffness[a] ** (2.0 / 3.0), stiffness[b] ** (2.0 / 3.0)
+        s1 = kb / (ka + kb)
+        E = (ka * kb / (ka + kb)) ** 1.5
+        c = dissipation[a] * s1 + dissipation[b] * (1.0 - s1)
+        sigma = 1.0
+        if kmax[m] - kmin[m] > 1e-12 * kmax[m]:
+            sigma = eccentricity_factor_kernel(kmax[m], kmin[m])
+        R = 2.0 / (kmax[m] + kmin[m])
+        x = depth[m]
+        n = normal[m]
+        fH = sigma * (4.0 / 3.0) * E * math.sqrt(R) * x ** 1.5
+        for i in range(3):
+            point[m, i] = origin[m, i] + x * (0.5 - s1) * n[i]
+        P = point[m]
+        _station_velocity(V_GB, p_GB, body[a], P, v1)
+        _station_velocity(V_GB, p_GB, body[b], P, v2)
+        for i in range(3):
+            vrel[i] = v2[i] - v1[i]
+        xdot = -(vrel[0] * n[0] + vrel[1] * n[1] + vrel[2] * n[2])
+        fn = max(fH * (1.0 + 1.5 * c * xdot), 0.0)
+        ff, slip = _normal_and_friction(fn, vrel, n, _harmonic(us[a], us[b]),
+                                        _harmonic(ud[a], ud[b]), _harmonic(uv[a], uv[b]),
+                                        vt, force[m])
+        _apply(body_forces, p_GB, body[b], P, force[m], 1.0)
+        _apply(body_forces, p_GB, body[a], P, force[m], -1.0)
+        report[m, 0], report[m, 1], report[m, 2], report[m, 3] = fn, ff, slip, xdot
+        report[m, 4] = 0.4 * fH * x
+        report[m, 5] = (fn - fH) * xdot + ff * slip if fn > 0.0 else 0.0
+        report[m, 6], report[m, 7] = sigma, s1
+
+
+@kernel
+def elastic_foundation_forces(spring_G, nearest_G, area, body_mesh, body_other, k, c, us, ud,
+                              uv, s_mesh, vt, p_GB, V_GB, body_forces, totals):
+    """The springs of one mesh inside another surface, added to body_forces; totals =
+    [Σ f_normal, Σ PE, Σ power lost, Σ fn·P (3), Σ area, force on other (3)]."""
+    vm = np.empty(3)
+    vo = np.empty(3)
+    vrel = np.empty(3)
+    n = np.empty(3)
+    P = np.empty(3)
+    F = np.empty(3)
+    for i in range(totals.shape[0]):
+        totals[i] = 0.0
+    for j in range(area.shape[0]):
+        x = 0.0
+        for i in range(3):
+            n[i] = spring_G[j, i] - nearest_G[j, i]   # toward the mesh's exterior
+            x += n[i] * n[i]
+        x = math.sqrt(x)
+        if x == 0.0:
+            continue
+        for i in range(3):
+            n[i] /= x
+            P[i] = spring_G[j, i] - s_mesh * x * n[i]
+        _station_velocity(V_GB, p_GB, body_mesh, P, vm)
+        _station_velocity(V_GB, p_GB, body_other, P, vo)
+        for i in range(3):
+            vrel[i] = vo[i] - vm[i]
+        xdot = -(vrel[0] * n[0] + vrel[1] * n[1] + vrel[2] * n[2])
+        fK = k * area[j] * x
+        fn = fK * (1.0 + c * xdot)
+        if fn <= 0.0:
+            continue
+        ff, slip = _normal_and_friction(fn, vrel, n, us, ud, uv, vt, F)
+        _apply(body_forces, p_GB, body_other, P, F, 1.0)
+        _apply(body_forces, p_GB, body_mesh, P, F, -1.0)
+        totals[0] += fn
+        totals[1] += 0.5 * fK * x
+        totals[2] += (fn - fK) * xdot + ff * slip
+        for i in range(3):
+            totals[3 + i] += fn * P[i]
+            totals[7 + i] += F[i]
+        totals[6] += area[j]
+
+
+class ContactForce(NamedTuple):
+    """One contact's force at a State realized to DYNAMICS (all vectors in G).
+
+    surface1, surface2: tracker surface numbers; body1, body2: MobilizedBody indices;
+    point: where the force acts (m; the elastic foundation's centre of pressure); normal:
+    unit, from surface 1 into surface 2; depth: overlap x (m; the largest spring's for a
+    mesh); force_on_surface2: the total force on surface 2 at ``point`` (N; surface 1 gets
+    its negative); normal_force (N, ≥ 0) and friction_force (N, vector) its parts;
+    potential_energy (J); power_loss (W, ≥ 0); patch_semi_axes: (a, b) (m) of the Hertz
+    ellipse, a along ``patch_major_axis`` (unit), or (0, 0) for a mesh; patch_area (m²):
+    π a b, or the area of the springs in contact.
+    """
+
+    surface1: int
+    surface2: int
+    body1: int
+    body2: int
+    point: np.ndarray
+    normal: np.ndarray
+    depth: float
+    force_on_surface2: np.ndarray
+    normal_force: float
+    friction_force: np.ndarray
+    potential_energy: float
+    power_loss: float
+    patch_semi_axes: tuple
+    patch_major_axis: np.ndarray
+    patch_area: float
+
+
+class _Forces(NamedTuple):
+    """What DYNAMICS leaves in the cache: the tracker's contacts and the reports."""
+
+    contacts: object
+    point: np.ndarray
+    force: np.ndarray
+    report: np.ndarray
+    meshes: list          # (MeshContact, totals, normal force direction) per mesh contact
+    potential_energy: float
+
+
+class CompliantContactSubsystem(ForceSubsystem):
+    """Forces for the contacts a ContactTrackerSubsystem finds (module docstring)."""
+
+    def __init__(self, system, tracker: ContactTrackerSubsystem):
+        if not isinstance(tracker, ContactTrackerSubsystem):
+            raise InvalidArgumentError(
+                f"CompliantContactSubsystem: the second argument must be the "
+                f"ContactTrackerSubsystem, got {type(tracker).__name__}.")
+        self._tracker = tracker
+        self._transition_velocity = 0.01
+        super().__init__(system, "CompliantContactSubsystem")
+
+    def get_contact_tracker_subsystem(self) -> ContactTrackerSubsystem:
+        return self._tracker
+
+    def set_transition_velocity(self, velocity) -> CompliantContactSubsystem:
+        """The slip speed v_t (m/s, default 0.01) at which static friction peaks; a
+        topological change."""
+        v = float(velocity)
+        if not (v > 0 and math.isfinite(v)):
+            raise InvalidArgumentError(
+                f"CompliantContactSubsystem.set_transition_velocity: need a positive speed "
+                f"in m/s, got {velocity!r}.")
+        self._transition_velocity = v
+        self.invalidate_subsystem_topology_cache()
+        return self
+
+    def get_transition_velocity(self) -> float:
+        return self._transition_velocity
+
+    def realize_topology(self, state):
+        """Per tracker surface (the tracker realizes its topology first): body, stiffness,
+        dissipation, μs, μd, μv and thickness as arrays."""
+        surfaces = [s for _, _, s in self._tracker._surfaces]
+        mats = [s.get_material() for s in surfaces]
+        self._materials = (self._tracker._table.body, *(np.array(v, float) for v in (
+            [m.get_stiffness() for m in mats], [m.get_dissipation() for m in mats],
+            [m.get_static_friction() for m in mats], [m.get_dynamic_friction() for m in mats],
+            [m.get_viscous_friction() for m in mats], [s.get_thickness() for s in surfaces])))
+        self._forces_index = self.allocate_cache_entry(state, Stage.DYNAMICS, Stage.DYNAMICS,
+                                                       None)
+
+    def realize_dynamics(self, state):
+        matter = self.get_system().get_matter_subsystem()
+        data = matter._tree_data(state, Stage.VELOCITY, "CompliantContactSubsystem")
+        cache = data.cache
+        body, k, c, us, ud, uv, h = self._materials
+        contacts = self._tracker.get_active_contacts(state)
+        m = len(contacts)
+        point, force, report = np.empty((m, 3)), np.empty((m, 3)), np.empty((m, 8))
+        vt = self._transition_velocity
+        if m:
+            hertz_contact_forces(contacts.surf, contacts.normal, contacts.depth,
+                                 contacts.origin, contacts.kmax, contacts.kmin, body, k, c,
+                                 us, ud, uv, vt, cache.p_GB, cache.V_GB, data.body_forces,
+                                 point, force, report)
+        pe = float(report[:, 4].sum())
+        meshes = []
+        for mc in contacts.meshes:
+            a, b = mc.mesh, mc.other
+            kh_a, kh_b = k[a] / h[a], k[b] / h[b]
+            s_mesh = kh_b / (kh_a + kh_b)
+            totals = np.zeros(10)
+            elastic_foundation_forces(
+                mc.spring_G, mc.nearest_G, mc.area, body[a], body[b], kh_a * s_mesh,
+                c[a] * s_mesh + c[b] * (1.0 - s_mesh), _harmonic(us[a], us[b]),
+                _harmonic(ud[a], ud[b]), _harmonic(uv[a], uv[b]), s_mesh, vt, cache.p_GB,
+                cache.V_GB, data.body_forces, totals)
+            meshes.append((mc, totals))
+            pe += totals[1]
+        self.set_cache_entry(state, self._forces_index,
+                             _Forces(contacts, point, force, report, meshes, pe))
+
+    def _forces(self, state, where: str) -> _Forces:
+        self.get_system().require_stage(state, Stage.DYNAMICS,
+                                        f"CompliantContactSubsystem.{where}")
+        return self.get_cache_entry(state, self._forces_index)
+
+    def calc_potential_energy(self, state) -> float:
+        """Elastic energy stored in all contacts (J): (2/5) f_H x per Hertz contact, ½ k A x²
+        per spring."""
+        return self._forces(state, "calc_potential_energy").potential_energy
+
+    def get_num_contact_forces(self, state) -> int:
+        f = self._forces(state, "get_num_contact_forces")
+        return len(f.contacts) + len(f.meshes)
+
+    def get_contact_force(self, state, index: int) -> ContactForce:
+        """The ``index``-th contact's force (:class:`ContactForce`): the point contacts
+        first, then one entry per mesh in contact."""
+        f = self._forces(state, "get_contact_force")
+        count = len(f.contacts) + len(f.meshes)
+        if not isinstance(index, (int, np.integer)) or not 0 <= index < count:
+            raise InvalidArgumentError(
+                f"CompliantContactSubsystem.get_contact_force: no contact force {index!r}; "
+                f"there are {count} at this State.")
+        table = self._tracker._table
+        if index < len(f.contacts):
+            cl = f.contacts
+            a, b = (int(s) for s in cl.surf[index])
+            n = cl.normal[index]
+            fn, _, _, _, pe, power, _, _ = f.report[index]
+            x = float(cl.depth[index])
+            axes = hertz_patch_semi_axes(x, float(cl.kmax[index]), float(cl.kmin[index]))
+            major = np.cross(n, cl.kdir[index])    # a lies along kmin's direction
+            return ContactForce(a, b, int(table.body[a]), int(table.body[b]),
+                                f.point[index].copy(), n.copy(), x, f.force[index].copy(),
+                                float(fn), f.force[index] - fn * n, float(pe), float(power),
+                                axes, major, math.pi * axes[0] * axes[1])
+        mc, totals = f.meshes[index - len(f.contacts)]
+        F = totals[7:10].copy()
+        offsets = mc.spring_G - mc.nearest_G
+        depths = np.linalg.norm(offsets, axis=1)
+        deepest = int(np.argmax(depths))
+        n = offsets[deepest] / depths[deepest] if depths[deepest] > 0 else np.zeros(3)
+        fn = float(totals[0])
+        cop = totals[3:6] / fn if fn > 0 else mc.spring_G.mean(axis=0)
+        normal_part = float(F @ n) * n
+        return ContactForce(mc.other, mc.mesh, int(table.body[mc.other]),
+                            int(table.body[mc.mesh]), cop, -n, float(depths.max()), -F,
+                            fn, -(F - normal_part), float(totals[1]), float(totals[2]),
+                            (0.0, 0.0), np.zeros(3), float(totals[6]))

@@ -1,0 +1,139 @@
+"""GeneralContactSubsystem: contact sets of bodies with their geometry (Simbody's older
+contact API, the one OpenSim's HuntCrossleyForce and ElasticFoundationForce use).
+
+Each contact set is a list of (MobilizedBody, ContactGeometry, X_BS) entries numbered from
+0 in the order added; only entries of the same set meet, never two on one body. At
+POSITION the overlapping pairs of every set are found (one broad phase over all sets,
+:mod:`kinetree.contact.collision`) and :meth:`get_contacts` returns those of one set with
+the set's own numbering. Forces come from elements of a GeneralForceSubsystem that read
+them: ``HuntCrossleyForce`` (point contacts) and ``ElasticFoundationForce`` (meshes).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from kinetree.contact.collision import (
+    HALF_SPACE,
+    ContactList,
+    ContactWork,
+    SurfaceTable,
+    find_contacts,
+)
+from kinetree.contact.geometry import ContactGeometry
+from kinetree.errors import InvalidArgumentError
+from kinetree.math import Transform
+from kinetree.system.stage import Stage
+from kinetree.system.subsystem import Subsystem
+
+__all__ = ["GeneralContactSubsystem"]
+
+
+class GeneralContactSubsystem(Subsystem):
+    """Contact sets of bodies with geometry (module docstring)."""
+
+    def __init__(self, system):
+        self._sets: list[list] = []
+        super().__init__(system, "GeneralContactSubsystem")
+
+    def create_contact_set(self) -> int:
+        """A new, empty contact set; returns its index."""
+        self._sets.append([])
+        self.invalidate_subsystem_topology_cache()
+        return len(self._sets) - 1
+
+    def _set(self, contact_set, where: str) -> list:
+        if not isinstance(contact_set, (int, np.integer)) or not 0 <= contact_set < len(
+                self._sets):
+            raise InvalidArgumentError(
+                f"GeneralContactSubsystem.{where}: no contact set {contact_set!r}; there are "
+                f"{len(self._sets)} (create one with create_contact_set()).")
+        return self._sets[contact_set]
+
+    def add_body(self, contact_set: int, mobod, geometry, X_BS=None) -> int:
+        """Put ``geometry`` (frame S at X_BS in the body, m; identity by default) on
+        ``mobod`` into ``contact_set``; returns its index in the set."""
+        entries = self._set(contact_set, "add_body")
+        if not hasattr(mobod, "get_mobilized_body_index"):
+            raise InvalidArgumentError(
+                f"GeneralContactSubsystem.add_body: expected a MobilizedBody, got "
+                f"{type(mobod).__name__}.")
+        if not isinstance(geometry, ContactGeometry):
+            raise InvalidArgumentError(
+                f"GeneralContactSubsystem.add_body: expected a ContactGeometry, got "
+                f"{type(geometry).__name__}.")
+        X_BS = Transform() if X_BS is None else X_BS
+        if not isinstance(X_BS, Transform):
+            raise InvalidArgumentError(
+                f"GeneralContactSubsystem.add_body: X_BS must be a Transform, got "
+                f"{type(X_BS).__name__}.")
+        entries.append((mobod, geometry, X_BS))
+        self.invalidate_subsystem_topology_cache()
+        return len(entries) - 1
+
+    def get_num_contact_sets(self) -> int:
+        return len(self._sets)
+
+    def get_num_bodies(self, contact_set: int) -> int:
+        return len(self._set(contact_set, "get_num_bodies"))
+
+    def _entry(self, contact_set, index, where: str):
+        entries = self._set(contact_set, where)
+        if not isinstance(index, (int, np.integer)) or not 0 <= index < len(entries):
+            raise InvalidArgumentError(
+                f"GeneralContactSubsystem.{where}: contact set {contact_set} has no body "
+                f"{index!r}; it has {len(entries)}.")
+        return entries[index]
+
+    def get_body(self, contact_set: int, index: int):
+        """The MobilizedBody of entry ``index`` of the set."""
+        return self._entry(contact_set, index, "get_body")[0]
+
+    def get_body_geometry(self, contact_set: int, index: int) -> ContactGeometry:
+        return self._entry(contact_set, index, "get_body_geometry")[1]
+
+    def get_body_transform(self, contact_set: int, index: int) -> Transform:
+        """X_BS of entry ``index``."""
+        return self._entry(contact_set, index, "get_body_transform")[2]
+
+    # ------------------------------------------------------------- stages
+    def realize_topology(self, state):
+        entries, self._first = [], []
+        for group, members in enumerate(self._sets):
+            self._first.append(len(entries))
+            entries += [(mobod.get_mobilized_body_index(), X_BS, geometry, group, ())
+                        for mobod, geometry, X_BS in members]
+        self._table = SurfaceTable.build(entries, "GeneralContactSubsystem")
+        finite = np.flatnonzero(self._table.kind != HALF_SPACE)
+        self._contacts_index = self.allocate_cache_entry(state, Stage.POSITION,
+                                                         Stage.POSITION, None)
+        self._work_index = self.allocate_cache_entry(
+            state, Stage.TOPOLOGY, Stage.TOPOLOGY, ContactWork(len(entries), finite))
+
+    def realize_position(self, state):
+        matter = self.get_system().get_matter_subsystem()
+        cache = matter._tree_data(state, Stage.POSITION, "GeneralContactSubsystem").cache
+        work = self.get_cache_entry(state, self._work_index)
+        found = find_contacts(self._table, work, cache.R_GB, cache.p_GB)
+        group = self._table.group
+        per_set = []
+        for s, first in enumerate(self._first):
+            mine = group[found.surf[:, 0]] == s if len(found) else np.zeros(0, bool)
+            per_set.append(ContactList(
+                found.surf[mine] - first, found.normal[mine], found.depth[mine],
+                found.origin[mine], found.kmax[mine], found.kmin[mine], found.kdir[mine],
+                [dataclasses.replace(mc, mesh=mc.mesh - first, other=mc.other - first)
+                 for mc in found.meshes if group[mc.mesh] == s]))
+        self.set_cache_entry(state, self._contacts_index, per_set)
+
+    def get_contacts(self, state, contact_set: int) -> ContactList:
+        """The overlapping pairs of ``contact_set`` at ``state`` (POSITION), numbered
+        within the set: a ContactList (arrays in G)."""
+        self._set(contact_set, "get_contacts")
+        return self.get_cache_entry(state, self._contacts_index)[contact_set]
+
+    def _body_indices(self, contact_set: int) -> np.ndarray:
+        return np.array([m.get_mobilized_body_index() for m, _, _ in self._sets[contact_set]],
+                        dtype=np.int64)

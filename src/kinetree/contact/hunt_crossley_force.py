@@ -1,0 +1,152 @@
+"""HuntCrossleyForce: Simbody's force element for the point contacts of one contact set of a
+GeneralContactSubsystem (the element behind OpenSim's ``HuntCrossleyForce``).
+
+Each surface of the set has a stiffness k (Pa), dissipation c (s/m) and static, dynamic and
+viscous friction coefficients (default 1 Pa and zeros). For a contact of depth x, normal n
+(from surface 1 into 2) and effective radius R, with Simbody's formulas exactly:
+
+* s1 = k2^(2/3)/(k1^(2/3) + k2^(2/3)); the force acts at O + x (1/2 - s1) n;
+* f_H = (4/3) E x √(R E x) with E = k1^(2/3) s1 (so E^(3/2) = E*), potential energy
+  (2/5) f_H x;
+* f = f_H (1 + (3/2) c v_n), c = c1 s1 + c2 (1 - s1), v_n the approach speed; only f > 0
+  pushes;
+* friction f (min(w, 1)(μd + 2(μs - μd)/(1 + w²)) + μv v) along the slip, w = v/v_t, each μ
+  the harmonic mean of the two surfaces' (:func:`~kinetree.contact.hollars`).
+
+Simbody applies the friction term with f even when f ≤ 0 (a separating, fast-rebounding
+contact then gets friction that pushes along the slip); this element does the same so that
+OpenSim models behave identically.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from kinetree.contact.compliant import _apply, _harmonic, _station_velocity
+from kinetree.contact.friction import hollars_kernel
+from kinetree.contact.general import GeneralContactSubsystem
+from kinetree.errors import InvalidArgumentError
+from kinetree.forces.force import Force
+from kinetree.system.stage import Stage
+
+__all__ = ["HuntCrossleyForce"]
+
+
+@numba.njit(cache=True)
+def hunt_crossley_forces(surf, normal, depth, origin, kmax, kmin, body, k23, c, us, ud, uv,
+                         vt, p_GB, V_GB, body_forces, with_forces):
+    """Add every contact's force to body_forces (when ``with_forces``); returns the
+    potential energy (J)."""
+    v1 = np.empty(3)
+    v2 = np.empty(3)
+    F = np.empty(3)
+    P = np.empty(3)
+    pe = 0.0
+    for m in range(depth.shape[0]):
+        a, b = surf[m, 0], surf[m, 1]
+        s1 = k23[b] / (k23[a] + k23[b])
+        x = depth[m]
+        n = normal[m]
+        E = k23[a] * s1
+        fH = (4.0 / 3.0) * E * x * math.sqrt(E * x / math.sqrt(kmax[m] * kmin[m]))
+        pe += 0.4 * fH * x
+        if not with_forces:
+            continue
+        for i in range(3):
+            P[i] = origin[m, i] + x * (0.5 - s1) * n[i]
+        _station_velocity(V_GB, p_GB, body[a], P, v1)
+        _station_velocity(V_GB, p_GB, body[b], P, v2)
+        vn = 0.0
+        for i in range(3):
+            v1[i] -= v2[i]
+            vn += v1[i] * n[i]
+        f = fH * (1.0 + 1.5 * (c[a] * s1 + c[b] * (1.0 - s1)) * vn)
+        for i in range(3):
+            F[i] = f * n[i] if f > 0.0 else 0.0
+            v1[i] -= vn * n[i]                      # the slip velocity of 1 relative to 2
+        slip = math.sqrt(v1[0] * v1[0] + v1[1] * v1[1] + v1[2] * v1[2])
+        if slip != 0.0:
+            mu = hollars_kernel(slip, _harmonic(us[a], us[b]), _harmonic(ud[a], ud[b]),
+                                _harmonic(uv[a], uv[b]), vt)
+            for i in range(3):
+                F[i] += f * mu * v1[i] / slip
+        _apply(body_forces, p_GB, body[b], P, F, 1.0)
+        _apply(body_forces, p_GB, body[a], P, F, -1.0)
+    return pe
+
+
+class HuntCrossleyForce(Force):
+    """``HuntCrossleyForce(forces, contacts, contact_set)`` (module docstring)."""
+
+    def __init__(self, forces, contacts, contact_set: int):
+        if not isinstance(contacts, GeneralContactSubsystem):
+            raise InvalidArgumentError(
+                f"HuntCrossleyForce: the second argument must be the GeneralContactSubsystem,"
+                f" got {type(contacts).__name__}.")
+        contacts._set(contact_set, "HuntCrossleyForce")
+        self._contacts, self._set = contacts, int(contact_set)
+        self._parameters: dict[int, tuple] = {}
+        self._transition_velocity = 0.01
+        super().__init__(forces)
+
+    def get_contact_set_index(self) -> int:
+        return self._set
+
+    def set_body_parameters(self, index: int, stiffness, dissipation, static_friction,
+                            dynamic_friction, viscous_friction) -> None:
+        """Material of entry ``index`` of the contact set: stiffness (Pa), dissipation
+        (s/m), μs, μd (unitless), μv (s/m)."""
+        self._contacts._entry(self._set, index, "HuntCrossleyForce.set_body_parameters")
+        values = tuple(float(v) for v in (stiffness, dissipation, static_friction,
+                                          dynamic_friction, viscous_friction))
+        if not all(math.isfinite(v) and v >= 0 for v in values):
+            raise InvalidArgumentError(
+                f"HuntCrossleyForce.set_body_parameters: body {index}: stiffness, "
+                f"dissipation and friction must be finite and >= 0, got {values}.")
+        self._parameters[int(index)] = values
+        self._forces.invalidate_subsystem_topology_cache()
+
+    def get_transition_velocity(self) -> float:
+        return self._transition_velocity
+
+    def set_transition_velocity(self, velocity) -> None:
+        """v_t (m/s, default 0.01), where static friction peaks."""
+        v = float(velocity)
+        if not (v > 0 and math.isfinite(v)):
+            raise InvalidArgumentError(
+                f"HuntCrossleyForce.set_transition_velocity: need a positive speed in m/s, "
+                f"got {velocity!r}.")
+        self._transition_velocity = v
+        self._forces.invalidate_subsystem_topology_cache()
+
+    def _arrays(self):
+        """Per set entry: body, k^(2/3), c, μs, μd, μv (defaults 1, 0, 0, 0, 0)."""
+        n = self._contacts.get_num_bodies(self._set)
+        p = np.tile([1.0, 0.0, 0.0, 0.0, 0.0], (n, 1))
+        for i, values in self._parameters.items():
+            p[i] = values
+        return (self._contacts._body_indices(self._set), p[:, 0] ** (2.0 / 3.0),
+                *(np.ascontiguousarray(p[:, j]) for j in range(1, 5)))
+
+    def _realize(self, stage, state) -> None:
+        if stage == Stage.TOPOLOGY:
+            self._params = self._arrays()
+
+    def _run(self, state, body_forces, with_forces: bool) -> float:
+        matter = self._contacts.get_system().get_matter_subsystem()
+        cache = matter._tree_data(state, Stage.POSITION, "HuntCrossleyForce").cache
+        cl = self._contacts.get_contacts(state, self._set)
+        if not len(cl):
+            return 0.0
+        return hunt_crossley_forces(cl.surf, cl.normal, cl.depth, cl.origin, cl.kmax,
+                                    cl.kmin, *self._params, self._transition_velocity,
+                                    cache.p_GB, cache.V_GB, body_forces, with_forces)
+
+    def calc_force(self, state, body_forces, particle_forces, mobility_forces) -> None:
+        self._run(state, body_forces, True)
+
+    def calc_potential_energy(self, state) -> float:
+        return self._run(state, np.zeros((0, 6)), False)
