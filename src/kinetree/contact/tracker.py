@@ -120,7 +120,7 @@ class ContactTrackerSubsystem(Subsystem):
 
     def _surface_pose(self, state, surface: int):
         mobod, X_BS, _ = self._surfaces[surface]
-        return mobod.get_body_transform(state) * X_BS
+        return mobod.get_body_transform(state) @ X_BS
 
     def calc_separation(self, state, surface1: int, surface2: int) -> float:
         """The signed distance (m) between two surfaces at ``state`` (POSITION): positive
