@@ -348,11 +348,60 @@ def _analytic_contact(table: SurfaceTable, work: ContactWork, a: int, b: int):
     return geo.contact_sphere_ellipsoid(Xa, ga, Xb, gb)
 
 
+@kernel
+def springs_in_simple_surface(centroids_M, R_GM, p_GM, R_GO, p_GO, other_kind, radius,
+                              faces, spring_G, nearest_G):
+    """The mesh face centroids (in M) inside a half space or sphere O: their faces,
+    positions in G and O's nearest surface points in G, written to the first entries of
+    the outputs; returns how many."""
+    count = 0
+    for f in range(centroids_M.shape[0]):
+        cx = p_GM[0]
+        cy = p_GM[1]
+        cz = p_GM[2]
+        for j in range(3):
+            cx += R_GM[0, j] * centroids_M[f, j]
+            cy += R_GM[1, j] * centroids_M[f, j]
+            cz += R_GM[2, j] * centroids_M[f, j]
+        dx, dy, dz = cx - p_GO[0], cy - p_GO[1], cz - p_GO[2]
+        if other_kind == 0:          # half space: inside where x_O > 0; nearest: x_O = 0
+            x = R_GO[0, 0] * dx + R_GO[1, 0] * dy + R_GO[2, 0] * dz
+            if x <= 0.0:
+                continue
+            nearest_G[count, 0] = cx - x * R_GO[0, 0]
+            nearest_G[count, 1] = cy - x * R_GO[1, 0]
+            nearest_G[count, 2] = cz - x * R_GO[2, 0]
+        else:                        # sphere about O's origin
+            d = np.sqrt(dx * dx + dy * dy + dz * dz)
+            if d >= radius or d == 0.0:
+                continue
+            scale = radius / d
+            nearest_G[count, 0] = p_GO[0] + dx * scale
+            nearest_G[count, 1] = p_GO[1] + dy * scale
+            nearest_G[count, 2] = p_GO[2] + dz * scale
+        spring_G[count, 0], spring_G[count, 1], spring_G[count, 2] = cx, cy, cz
+        faces[count] = f
+        count += 1
+    return count
+
+
 def _mesh_springs(table: SurfaceTable, work: ContactWork, mesh: int, other: int):
     """The faces of ``mesh`` whose centroids are inside ``other``, or None."""
     geometry = table.geometries[mesh]
     R_GM, p_GM = work.R_GS[mesh], work.p_GS[mesh]
     R_GO, p_GO = work.R_GS[other], work.p_GS[other]
+    if table.kind[other] in (HALF_SPACE, SPHERE):
+        nf = geometry.get_num_faces()
+        faces, spring_G, nearest_G = np.empty(nf, np.int64), np.empty((nf, 3)), \
+            np.empty((nf, 3))
+        count = springs_in_simple_surface(geometry.face_centroids(), R_GM, p_GM, R_GO, p_GO,
+                                          table.kind[other], table.radius[other], faces,
+                                          spring_G, nearest_G)
+        if count == 0:
+            return None
+        faces = faces[:count]
+        return MeshContact(mesh, other, faces, spring_G[:count], nearest_G[:count],
+                           geometry.face_areas()[faces])
     centroids_G = geometry.face_centroids() @ R_GM.T + p_GM
     points_O = (centroids_G - p_GO) @ R_GO
     nearest_O, inside, _ = find_nearest_points(table.geometries[other], points_O)

@@ -117,6 +117,9 @@ class GeneralContactSubsystem(Subsystem):
         cache = matter._tree_data(state, Stage.POSITION, "GeneralContactSubsystem").cache
         work = self.get_cache_entry(state, self._work_index)
         found = find_contacts(self._table, work, cache.R_GB, cache.p_GB)
+        if len(self._sets) == 1:
+            self.set_cache_entry(state, self._contacts_index, [found])
+            return
         group = self._table.group
         per_set = []
         for s, first in enumerate(self._first):
