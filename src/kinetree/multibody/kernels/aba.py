@@ -9,7 +9,9 @@ bias forces z tip to base and solves u̇ base to tip:
   A' = phiᵀ A_P + c,  u̇ = D⁻¹ (ε - Uᵀ A'),  A = A' + H u̇.
 Body forces F are spatial forces about each body's origin in G; f are mobility forces.
 Each per-body step is an inline function of the body's mobility count nu; the sweeps
-call it with the literal 1 for one-mobility bodies, which lets the compiler unroll it.
+call it with the literal 1 or 6 for one- and six-mobility bodies, which lets the compiler
+unroll it. A body whose parent is Ground passes nothing on, so its P⁺ and parent force are
+skipped.
 """
 
 import numba
@@ -25,9 +27,10 @@ from kinetree.multibody.tree_model import kernel, unpack_cache, unpack_tree
 
 
 @numba.njit(cache=True, inline="always")
-def _articulate(P, H, U, Dinv, W, nu):
-    """One body of the inertia sweep: U = P H, D⁻¹ = (Hᵀ U)⁻¹, then P -= U D⁻¹ Uᵀ (with
-    W = U D⁻¹ as work space). False if D is singular."""
+def _articulate(P, H, U, Dinv, W, nu, for_parent):
+    """One body of the inertia sweep: U = P H, D⁻¹ = (Hᵀ U)⁻¹, then, if the parent is a
+    moving body (``for_parent``), P -= U D⁻¹ Uᵀ (with W = U D⁻¹ as work space). False if D
+    is singular."""
     for j in range(nu):
         for i in range(6):
             s = 0.0
@@ -42,6 +45,8 @@ def _articulate(P, H, U, Dinv, W, nu):
             Dinv[j, i] = s
     if not invert_spd_in_place(Dinv, nu):
         return False
+    if not for_parent:
+        return True
     for i in range(6):
         for j in range(nu):
             s = 0.0
@@ -74,27 +79,32 @@ def calc_articulated_body_inertias(tree_i, tree_f, buf, status):
     for b in range(nb - 1, 0, -1):
         nu = tree.nu[b]
         H, U, Dinv, W = cache.H[b], cache.U[b], cache.Dinv[b], cache.T[b]
+        p = tree.parent[b]
         if nu == 1:
-            ok = _articulate(P[b], H, U, Dinv, W, 1)
+            ok = _articulate(P[b], H, U, Dinv, W, 1, p != 0)
+        elif nu == 6:
+            ok = _articulate(P[b], H, U, Dinv, W, 6, p != 0)
         else:
-            ok = _articulate(P[b], H, U, Dinv, W, nu)
+            ok = _articulate(P[b], H, U, Dinv, W, nu, p != 0)
         if not ok:
             cache.status[0] = b + 1
             return
-        p = tree.parent[b]
         if p != 0:
             shift_inertia_to_parent_add(P[b], cache.p_PB[b], cache.Fc[b], P[p])
 
 
 @numba.njit(cache=True, inline="always")
-def _bias_force(P, H, U, Dinv, f, z, c, eps, g, za, nu):
-    """One body of the bias sweep: ε = f - Hᵀ z, g = D⁻¹ ε and the force za = z + P c + U g
-    the body passes to its parent (before the shift to the parent's origin)."""
+def _bias_force(P, H, U, Dinv, f, z, c, eps, g, za, nu, for_parent):
+    """One body of the bias sweep: ε = f - Hᵀ z and, if the parent is a moving body
+    (``for_parent``), g = D⁻¹ ε and the force za = z + P c + U g the body passes to it
+    (before the shift to the parent's origin)."""
     for j in range(nu):
         s = f[j]
         for k in range(6):
             s -= H[k, j] * z[k]
         eps[j] = s
+    if not for_parent:
+        return
     for j in range(nu):
         s = 0.0
         for k in range(nu):
@@ -152,11 +162,13 @@ def calc_tree_accelerations(tree_i, tree_f, buf, status, velocity_terms, f, F, u
         H, U, Dinv, Pb = cache.H[b], cache.U[b], cache.Dinv[b], cache.P[b]
         za, g = cache.T[b, 0], cache.T[b, 1]
         fb = f[us:us + nu]
-        if nu == 1:
-            _bias_force(Pb, H, U, Dinv, fb, z[b], c[b], eps[b], g, za, 1)
-        else:
-            _bias_force(Pb, H, U, Dinv, fb, z[b], c[b], eps[b], g, za, nu)
         p = tree.parent[b]
+        if nu == 1:
+            _bias_force(Pb, H, U, Dinv, fb, z[b], c[b], eps[b], g, za, 1, p != 0)
+        elif nu == 6:
+            _bias_force(Pb, H, U, Dinv, fb, z[b], c[b], eps[b], g, za, 6, p != 0)
+        else:
+            _bias_force(Pb, H, U, Dinv, fb, z[b], c[b], eps[b], g, za, nu, p != 0)
         if p != 0:
             shift_force_to_parent_add(za, cache.p_PB[b], z[p])
     A[0, :] = 0.0
@@ -170,5 +182,7 @@ def calc_tree_accelerations(tree_i, tree_f, buf, status, velocity_terms, f, F, u
         ub, g = udot[us:us + nu], cache.T[b, 2]
         if nu == 1:
             _mobility_accelerations(H, U, Dinv, eps[b], Ab, g, ub, 1)
+        elif nu == 6:
+            _mobility_accelerations(H, U, Dinv, eps[b], Ab, g, ub, 6)
         else:
             _mobility_accelerations(H, U, Dinv, eps[b], Ab, g, ub, nu)
