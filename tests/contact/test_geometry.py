@@ -270,3 +270,32 @@ def test_pair_functions_refuse_wrong_arguments():
         ct.contact_half_space_sphere(np.eye(4), kt.Transform(), CG.Sphere(1.0))
     with pytest.raises(InvalidArgumentError, match="Sphere"):
         ct.contact_half_space_sphere(FLOOR, kt.Transform(), CG.Ellipsoid(RADII))
+
+
+def test_ellipsoid_ellipsoid_depth_is_the_separating_translation():
+    """Moving ellipsoid 2 by depth·normal leaves the two just touching: no sampled point of
+    its surface is inside ellipsoid 1, yet 1 mm less leaves some inside; the normal is
+    antiparallel to both surface normals at the reported points."""
+    rng = np.random.default_rng(3)
+    e1 = kt.ContactGeometry.Ellipsoid([0.3, 0.1, 0.2])
+    e2 = kt.ContactGeometry.Ellipsoid([0.2, 0.15, 0.1])
+    R1 = kt.Rotation.about_x(0.4)
+    for _ in range(3):
+        R2 = kt.Rotation.from_body_fixed_xyz(rng.uniform(-1, 1, 3))
+        p2 = rng.uniform(-0.15, 0.15, 3) + [0.3, 0.1, 0.0]
+        c = ct.contact_ellipsoid_ellipsoid(kt.Transform(R1), e1, kt.Transform(R2, p2), e2)
+        u = rng.standard_normal((100000, 3))
+        u /= np.linalg.norm(u, axis=1)[:, None]
+        surface2 = (u * e2.get_radii()) @ R2.as_matrix().T
+
+        def deepest_level(shift):
+            local = (surface2 + p2 + shift * c.normal) @ R1.as_matrix()
+            return np.min(np.sum((local / e1.get_radii()) ** 2, axis=1))
+
+        assert deepest_level(c.depth) >= 1.0 - 1e-9
+        assert deepest_level(c.depth - 1e-3) < 1.0
+        n1 = R1.as_matrix() @ e1.find_nearest_point(R1.as_matrix().T @ c.point1)[2]
+        n2 = R2.as_matrix() @ e2.find_nearest_point(R2.as_matrix().T @ (c.point2 - p2))[2]
+        np.testing.assert_allclose(n1, c.normal, atol=1e-9)
+        np.testing.assert_allclose(n2, -c.normal, atol=1e-9)
+        np.testing.assert_allclose(c.point1 - c.point2, c.depth * c.normal, atol=1e-12)

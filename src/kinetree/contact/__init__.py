@@ -17,6 +17,7 @@ from kinetree.contact.friction import hollars, hollars_kernel, stribeck, stribec
 from kinetree.contact.geometry import (
     Contact,
     ContactGeometry,
+    contact_ellipsoid_ellipsoid,
     contact_half_space_ellipsoid,
     contact_half_space_sphere,
     contact_sphere_ellipsoid,
@@ -78,6 +79,7 @@ __all__ = [
     "combine_hertz",
     "combined_dissipation",
     "combined_friction",
+    "contact_ellipsoid_ellipsoid",
     "contact_half_space_ellipsoid",
     "contact_half_space_sphere",
     "contact_sphere_ellipsoid",

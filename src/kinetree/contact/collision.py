@@ -12,7 +12,8 @@ runs three compiled passes and a short Python one:
    different groups or sharing a clique are dropped. A scene of N surfaces costs
    O(N + pairs) in the common case, not O(N²).
 3. ``sphere_contacts``: the exact narrow phase of half space-sphere and sphere-sphere pairs.
-4. Python, per remaining candidate: ellipsoid pairs through the analytic functions of
+4. Python, per remaining candidate: ellipsoid pairs (with a half space, a sphere or another
+   ellipsoid) through the analytic functions of
    :mod:`~kinetree.contact.geometry`, and pairs involving a triangle mesh, for which the
    mesh's face centroids inside the other surface are found (the elastic foundation's
    springs), both ways when both are meshes.
@@ -96,22 +97,10 @@ class SurfaceTable:
                         f"{where}: more than 63 contact cliques are in use; merge cliques "
                         f"or put the surfaces that must not touch on one body.")
                 table.clique[i] |= 1 << bit
-        for i in range(n):
-            for j in range(i + 1, n):
-                if table.kind[i] == table.kind[j] == ELLIPSOID and _may_meet(table, i, j):
-                    raise InvalidArgumentError(
-                        f"{where}: surfaces {i} and {j} are both ellipsoids, and ellipsoid-"
-                        f"ellipsoid contact is not available; mesh one of them "
-                        f"(ContactGeometry.TriangleMesh) or put them in one clique.")
         return table
 
     def __len__(self) -> int:
         return len(self.geometries)
-
-
-def _may_meet(t: SurfaceTable, i: int, j: int) -> bool:
-    return (t.body[i] != t.body[j] and t.group[i] == t.group[j]
-            and not (t.clique[i] & t.clique[j]))
 
 
 @dataclass
@@ -345,7 +334,9 @@ def _analytic_contact(table: SurfaceTable, work: ContactWork, a: int, b: int):
     Xa, Xb = _pose(work, a), _pose(work, b)
     if table.kind[a] == HALF_SPACE:
         return geo.contact_half_space_ellipsoid(Xa, Xb, gb)
-    return geo.contact_sphere_ellipsoid(Xa, ga, Xb, gb)
+    if table.kind[a] == SPHERE:
+        return geo.contact_sphere_ellipsoid(Xa, ga, Xb, gb)
+    return geo.contact_ellipsoid_ellipsoid(Xa, ga, Xb, gb)
 
 
 @kernel

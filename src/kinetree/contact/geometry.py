@@ -27,7 +27,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from scipy.optimize import brentq
+from scipy.optimize import brentq, minimize
 
 from kinetree.contact.hertz import relative_curvatures
 from kinetree.errors import InvalidArgumentError, NonPhysicalError
@@ -37,6 +37,7 @@ __all__ = [
     "Contact",
     "ContactGeometry",
     "contact_half_space_ellipsoid",
+    "contact_ellipsoid_ellipsoid",
     "contact_half_space_sphere",
     "contact_sphere_ellipsoid",
     "contact_sphere_sphere",
@@ -411,6 +412,58 @@ def contact_sphere_ellipsoid(X_GS: Transform, sphere: Sphere, X_GE: Transform,
     return Contact(normal, r - signed, X_GS.p + r * normal, X_GE.p + R_GE @ point2_E,
                    np.array([1.0 / r, 1.0 / r]), _frame(_tangent_basis(normal)[0], normal),
                    k2, R2)
+
+
+def contact_ellipsoid_ellipsoid(X_G1: Transform, ellipsoid1: Ellipsoid, X_G2: Transform,
+                                ellipsoid2: Ellipsoid) -> Contact:
+    """The contact of two ellipsoids in G. The overlap of two convex bodies along a unit
+    direction n is d(n) = h1(n) + h2(-n) - Δ·n, h_i(n) = √(nᵀ M_i n) the support function
+    of ellipsoid i about its centre (M_i = R_i diag(r_i²) R_iᵀ) and Δ the vector between
+    the centres; the penetration depth is its minimum over n, reached where the two
+    support points face each other along n (their normals antiparallel, the line between
+    them along n). Minimized on the tangent plane of the current guess, starting from the
+    line of centres, until the tangential gradient vanishes to round-off; depth < 0 means
+    apart (then it is a lower bound on the gap)."""
+    where = "contact_ellipsoid_ellipsoid()"
+    X_G1, X_G2 = _pose(X_G1, where), _pose(X_G2, where)
+    _check_shape(ellipsoid1, Ellipsoid, "ellipsoid1", where)
+    _check_shape(ellipsoid2, Ellipsoid, "ellipsoid2", where)
+    R1, R2 = X_G1.R.as_matrix(), X_G2.R.as_matrix()
+    M1 = R1 @ np.diag(ellipsoid1.get_radii() ** 2) @ R1.T
+    M2 = R2 @ np.diag(ellipsoid2.get_radii() ** 2) @ R2.T
+    delta = X_G2.p - X_G1.p
+
+    def overlap_and_gradient(n):
+        w1, w2 = M1 @ n, M2 @ n
+        h1, h2 = math.sqrt(float(n @ w1)), math.sqrt(float(n @ w2))
+        return h1 + h2 - float(delta @ n), w1 / h1 + w2 / h2 - delta
+
+    distance = float(np.linalg.norm(delta))
+    n = delta / distance if distance > 0.0 else np.array([1.0, 0.0, 0.0])
+    for _ in range(20):
+        T = np.column_stack(_tangent_basis(n))
+
+        def on_plane(v, n0=n, T=T):
+            m = n0 + T @ v
+            length = float(np.linalg.norm(m))
+            d, grad = overlap_and_gradient(m / length)
+            return d, T.T @ (grad - (grad @ m / length) * m / length) / length
+
+        v = minimize(on_plane, np.zeros(2), jac=True, method="BFGS",
+                     options={"gtol": 1e-15, "maxiter": 200}).x
+        moved = float(np.linalg.norm(v))
+        n = n + T @ v
+        n /= np.linalg.norm(n)
+        if moved < 1e-13:
+            break
+    depth, _ = overlap_and_gradient(n)
+    point1 = X_G1.p + M1 @ n / math.sqrt(float(n @ M1 @ n))
+    point2 = X_G2.p - M2 @ n / math.sqrt(float(n @ M2 @ n))
+    k1, F1 = _in_G(X_G1, *ellipsoid1.calc_surface_principal_curvatures(
+        R1.T @ (point1 - X_G1.p)))
+    k2, F2 = _in_G(X_G2, *ellipsoid2.calc_surface_principal_curvatures(
+        R2.T @ (point2 - X_G2.p)))
+    return Contact(n, depth, point1, point2, k1, F1, k2, F2)
 
 
 def _check_shape(shape, kind, name: str, where: str) -> None:

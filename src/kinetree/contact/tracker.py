@@ -157,6 +157,7 @@ class ContactTrackerSubsystem(Subsystem):
                 return -collision.geo.contact_half_space_ellipsoid(Xa, Xb, gb).depth
             if ka == SPHERE:
                 return -collision.geo.contact_sphere_ellipsoid(Xa, ga, Xb, gb).depth
+            return -collision.geo.contact_ellipsoid_ellipsoid(Xa, ga, Xb, gb).depth
         raise InvalidArgumentError(
             f"ContactTrackerSubsystem.calc_separation: no separation for "
             f"{type(ga).__name__}-{type(gb).__name__}.")
