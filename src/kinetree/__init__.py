@@ -17,6 +17,7 @@ from kinetree.contact import (
     ElasticFoundationForce,
     GeneralContactSubsystem,
     HuntCrossleyForce,
+    RigidContact,
 )
 from kinetree.errors import StageTooLowError
 from kinetree.forces import Force, ForceSubsystem, GeneralForceSubsystem
@@ -86,6 +87,7 @@ __all__ = [
     "ElasticFoundationForce",
     "GeneralContactSubsystem",
     "HuntCrossleyForce",
+    "RigidContact",
     "CPodesIntegrator",
     "EventTriggerInfo",
     "ExplicitEulerIntegrator",

@@ -8,6 +8,7 @@ compliant force models.
 * Forces: CompliantContactSubsystem (compliant.py: Hertz/Hunt-Crossley/Stribeck, elastic
   foundation); GeneralContactSubsystem (general.py) with HuntCrossleyForce and
   ElasticFoundationForce, the elements OpenSim uses.
+* Rigid contact with impulsive collisions: RigidContact (rigid.py).
 * The formulas themselves: hertz.py, friction.py.
 """
 
@@ -51,6 +52,7 @@ from kinetree.contact.material import (
     hertz_stiffness_weights,
 )
 from kinetree.contact.mesh import Brick, Cylinder, TriangleMesh
+from kinetree.contact.rigid import RigidContact
 from kinetree.contact.surface import ContactSurface
 from kinetree.contact.tracker import (
     ContactEventHandler,
@@ -70,6 +72,7 @@ __all__ = [
     "ElasticFoundationForce",
     "GeneralContactSubsystem",
     "HuntCrossleyForce",
+    "RigidContact",
     "TriangleMesh",
     "CombinedContactMaterial",
     "Contact",
