@@ -38,8 +38,14 @@ import time
 from pathlib import Path
 
 import numpy as np
-from fig3_model import (build_kinetree, build_opensim, fig3_tree, get_opensim_q,
-                        random_model, set_opensim_state)
+from fig3_model import (
+    build_kinetree,
+    build_opensim,
+    fig3_tree,
+    get_opensim_q,
+    random_model,
+    set_opensim_state,
+)
 
 import kinetree as kt
 

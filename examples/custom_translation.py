@@ -2,8 +2,9 @@
 MobilizedBody.Translation.
 
 Two identical systems: a box on a three-coordinate translation joint, tied to the origin by
-a spring, carrying a pendulum on a Pin, thrown sideways under gravity. In the first the box's joint is the CustomTranslation
-written below (X_FM, H, Hᵀ, HDot, HDotᵀ and the two fit methods, in Python); in the second
+a spring, carrying a pendulum on a Pin, thrown sideways under gravity. In the first the
+box's joint is the CustomTranslation written below (X_FM, H, Hᵀ, HDot, HDotᵀ and the two
+fit methods, in Python); in the second
 it is the built-in Translation. Both are integrated with RungeKuttaMerson for 1 s, and the
 box position and pendulum angle of both are printed side by side, with their difference.
 

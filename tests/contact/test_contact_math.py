@@ -187,13 +187,13 @@ def test_hertz_argument_checks():
 
 
 def test_contact_point_moves_toward_the_stiffer_surface():
-    O, n, x = np.array([1.0, 2.0, 3.0]), np.array([0.0, 0.0, 1.0]), 0.01
+    origin, n, x = np.array([1.0, 2.0, 3.0]), np.array([0.0, 0.0, 1.0]), 0.01
     s1, _ = ct.hertz_stiffness_weights(1e6, 1e6)
-    assert np.allclose(ct.contact_point(O, n, x, s1), O, atol=1e-16)
+    assert np.allclose(ct.contact_point(origin, n, x, s1), origin, atol=1e-16)
     s1, _ = ct.hertz_stiffness_weights(1e6, 1e40)  # surface 2 rigid: surface 1 squashed
-    assert np.allclose(ct.contact_point(O, n, x, s1), O - 0.5 * x * n, atol=1e-15)
+    assert np.allclose(ct.contact_point(origin, n, x, s1), origin - 0.5 * x * n, atol=1e-15)
     s1, _ = ct.hertz_stiffness_weights(1e40, 1e6)
-    assert np.allclose(ct.contact_point(O, n, x, s1), O + 0.5 * x * n, atol=1e-15)
+    assert np.allclose(ct.contact_point(origin, n, x, s1), origin + 0.5 * x * n, atol=1e-15)
 
 
 # ---- Hunt-Crossley -----------------------------------------------------------------------

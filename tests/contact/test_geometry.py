@@ -288,7 +288,7 @@ def test_ellipsoid_ellipsoid_depth_is_the_separating_translation():
         u /= np.linalg.norm(u, axis=1)[:, None]
         surface2 = (u * e2.get_radii()) @ R2.as_matrix().T
 
-        def deepest_level(shift):
+        def deepest_level(shift, surface2=surface2, p2=p2, c=c):
             local = (surface2 + p2 + shift * c.normal) @ R1.as_matrix()
             return np.min(np.sum((local / e1.get_radii()) ** 2, axis=1))
 

@@ -6,9 +6,8 @@ N, inconsistent H transpose, wrong fit), and in built-ins whose callables, as
 ``check_mobilizer_functions``, the core that ``check_mobilizer`` runs.
 """
 
-import math
-
 import dataclasses
+import math
 
 import numpy as np
 import pytest

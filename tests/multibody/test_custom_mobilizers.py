@@ -151,7 +151,7 @@ def test_custom_translation_simulates_as_translation():
     pairs = two_trees(custom_translation, builtin_translation)
     random_state(pairs, np.random.default_rng(RNG_SEED + 1))
     finals = []
-    for system, matter, state in pairs:
+    for system, _matter, state in pairs:
         integ = kt.RungeKuttaMersonIntegrator(system)
         integ.set_accuracy(1e-8)
         ts = kt.TimeStepper(system, integ)

@@ -15,6 +15,7 @@ compliant force models.
 from kinetree.contact.compliant import CompliantContactSubsystem, ContactForce
 from kinetree.contact.elastic_foundation_force import ElasticFoundationForce
 from kinetree.contact.friction import hollars, hollars_kernel, stribeck, stribeck_kernel
+from kinetree.contact.general import GeneralContactSubsystem
 from kinetree.contact.geometry import (
     Contact,
     ContactGeometry,
@@ -37,7 +38,6 @@ from kinetree.contact.hertz import (
     hunt_crossley_normal_force,
     relative_curvatures,
 )
-from kinetree.contact.general import GeneralContactSubsystem
 from kinetree.contact.hunt_crossley_force import HuntCrossleyForce
 from kinetree.contact.material import (
     CombinedContactMaterial,

@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from kinetree.contact.geometry import HalfSpace, Sphere
 from kinetree.errors import InvalidArgumentError
 from kinetree.multibody.constraints.point_in_plane import PointInPlane
