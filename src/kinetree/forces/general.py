@@ -81,11 +81,12 @@ class GeneralForceSubsystem(ForceSubsystem):
 
     def realize_dynamics(self, state):
         self._realize_elements(Stage.DYNAMICS, state)
-        matter = self._matter()
-        body_forces = matter.upd_body_forces(state)
-        mobility_forces = matter.upd_mobility_forces(state)
-        for force in self._enabled_forces(state):
-            force.calc_force(state, body_forces, None, mobility_forces)
+        d = self._matter()._tree_data(state, Stage.VELOCITY, "GeneralForceSubsystem")
+        body_forces, mobility_forces = d.body_forces, d.mobility_forces
+        enabled = state._discrete(self._index, self._enabled_index, "GeneralForceSubsystem")
+        for force, on in zip(self._forces, enabled.value):
+            if on:
+                force.calc_force(state, body_forces, None, mobility_forces)
 
     def calc_potential_energy(self, state) -> float:
         return float(sum(f.calc_potential_energy(state) for f in self._enabled_forces(state)))

@@ -253,6 +253,8 @@ class SimbodyMatterSubsystem(Subsystem):
         if d.custom is not None:
             d.custom.position(state, d.cache, q)
         calc_position_kinematics(d.tree_i, d.tree_f, q, d.buf, d.status)
+        if not self._constraints:
+            return
         data = self._constraint_data(state)
         if data.layouts:
             cs.update_position_kinematics(data, d.cache, q, d.custom)
@@ -268,6 +270,8 @@ class SimbodyMatterSubsystem(Subsystem):
         calc_velocity_kinematics(d.tree_i, d.tree_f, q, u, d.buf, d.status, qdot)
         if d.custom is not None:
             d.custom.n_mult(u, qdot)
+        if not self._constraints:
+            return
         data = self._constraint_data(state)
         if data.layouts:
             cs.update_velocity_kinematics(data, d.cache, q, u, qdot, d.custom)
@@ -278,18 +282,20 @@ class SimbodyMatterSubsystem(Subsystem):
         d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_dynamics")
         calc_articulated_body_inertias(d.tree_i, d.tree_f, d.buf, d.status)
         self._raise_if_singular(d)
-        d.body_forces[:] = 0.0
-        d.mobility_forces[:] = 0.0
-        self._constraint_hooks("realize_dynamics", state)
-        self._custom_hook("realize_dynamics", state)
+        d.body_forces.fill(0.0)
+        d.mobility_forces.fill(0.0)
+        if self._constraints:
+            self._constraint_hooks("realize_dynamics", state)
+        if self._custom:
+            self._custom_hook("realize_dynamics", state)
 
     def realize_acceleration(self, state):
         d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_acceleration")
         udot = self.upd_u_dot(state)
         calc_tree_accelerations(d.tree_i, d.tree_f, d.buf, d.status, True, d.mobility_forces,
                                 d.body_forces, udot)
-        data = self._constraint_data(state)
-        if data.m:
+        data = self._constraint_data(state) if self._constraints else None
+        if data is not None and data.m:
             lam, udoterr = cs.solve_constrained_accelerations(state, data, d, udot)
             self.upd_multipliers(state)[:] = lam
             self.upd_u_dot_err(state)[:] = udoterr
@@ -298,9 +304,10 @@ class SimbodyMatterSubsystem(Subsystem):
                      d.qdotdot_work, qdotdot)
         if d.custom is not None:
             d.custom.qdotdot(udot, qdotdot)
-        if data.layouts:
+        if data is not None and data.layouts:
             self._constraint_hooks("realize_acceleration", state)
-        self._custom_hook("realize_acceleration", state)
+        if self._custom:
+            self._custom_hook("realize_acceleration", state)
 
     def _raise_if_singular(self, d: _TreeData) -> None:
         bad = int(d.status[0])
