@@ -404,3 +404,26 @@ def test_clear_errors():
     s = Scene(gravity=None)
     with pytest.raises(InvalidArgumentError, match="ContactTrackerSubsystem"):
         kt.CompliantContactSubsystem(s.system, s.matter)
+
+
+def test_general_contact_sets_are_separate_and_numbered_within():
+    """Entries of different contact sets never meet; contacts come back with the set's own
+    numbering, surface 1 the half space."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    contacts = kt.GeneralContactSubsystem(system)
+    balls = [kt.MobilizedBody.Free(matter.Ground(), kt.Body.Rigid()) for _ in range(3)]
+    first, second = contacts.create_contact_set(), contacts.create_contact_set()
+    contacts.add_body(first, balls[0], kt.ContactGeometry.Sphere(0.1))
+    contacts.add_body(second, balls[1], kt.ContactGeometry.Sphere(0.1))
+    contacts.add_body(second, matter.Ground(), kt.ContactGeometry.HalfSpace(), FLOOR)
+    contacts.add_body(second, balls[2], kt.ContactGeometry.Sphere(0.1))
+    state = system.realize_topology()
+    for mobod, p in zip(balls, ([0, 0.05, 0], [0.1, 0.05, 0], [0.5, 0.05, 0])):
+        place(mobod, state, p)
+    system.realize(state, kt.Stage.POSITION)
+    assert len(contacts.get_contacts(state, first)) == 0      # ball 0 meets nothing
+    pairs = {tuple(p) for p in contacts.get_contacts(state, second).surf.tolist()}
+    assert pairs == {(1, 0), (1, 2)}                           # both balls on the floor
+    with pytest.raises(InvalidArgumentError, match="no contact set 2"):
+        contacts.get_contacts(state, 2)
