@@ -4,9 +4,15 @@ State (an Instance-stage choice)."""
 from __future__ import annotations
 
 from kinetree.errors import InvalidArgumentError
+import numpy as np
+
+from kinetree.forces.elements.uniform_gravity import UniformGravity
 from kinetree.forces.force import Force
 from kinetree.forces.force_subsystem import ForceSubsystem
 from kinetree.system.stage import Stage
+
+
+_NO_GRAVITY = np.zeros(3)
 
 
 class GeneralForceSubsystem(ForceSubsystem):
@@ -87,6 +93,22 @@ class GeneralForceSubsystem(ForceSubsystem):
         for force, on in zip(self._forces, enabled.value):
             if on:
                 force.calc_force(state, body_forces, None, mobility_forces)
+
+    def _forward_gravity(self, state):
+        """What this subsystem adds in DYNAMICS if that is gravity alone (for the one-call
+        forward pipeline, ``MultibodySystem.realize``): the g (m/s²) of its one enabled
+        UniformGravity, zeros if nothing is enabled, None if anything else is enabled or
+        an element has realize hooks."""
+        if self._with_hooks:
+            return None
+        enabled = state._discrete(self._index, self._enabled_index, "GeneralForceSubsystem")
+        g = None
+        for force, on in zip(self._forces, enabled.value):
+            if on:
+                if g is not None or type(force) is not UniformGravity:
+                    return None
+                g = force._g
+        return _NO_GRAVITY if g is None else g
 
     def calc_potential_energy(self, state) -> float:
         return float(sum(f.calc_potential_energy(state) for f in self._enabled_forces(state)))

@@ -34,6 +34,7 @@ from kinetree.multibody.kernels.aba import (
     calc_tree_accelerations,
 )
 from kinetree.multibody.kernels.crba import calc_mass_matrix
+from kinetree.multibody.kernels.forward import realize_forward
 from kinetree.multibody.kernels.jacobian import (
     calc_system_jacobian,
     multiply_by_system_jacobian,
@@ -308,6 +309,23 @@ class SimbodyMatterSubsystem(Subsystem):
             self._constraint_hooks("realize_acceleration", state)
         if self._custom:
             self._custom_hook("realize_acceleration", state)
+
+    def _can_realize_forward(self) -> bool:
+        """Whether the one-call forward pipeline can stand in for this subsystem's
+        POSITION..ACCELERATION hooks: no constraints and no custom mobilizers."""
+        return not self._constraints and not self._custom
+
+    def _realize_forward(self, state, gravity) -> None:
+        """POSITION through ACCELERATION in one compiled call (kernels/forward.py), gravity
+        g (m/s²) being the only applied force; fills exactly what the four hooks fill."""
+        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize")
+        part = state._parts[self._index]
+        q, u = state._q[part.q_slice], state._u[part.u_slice]
+        realize_forward(d.tree_i, d.tree_f, q, u, d.buf, d.status, state._qdot[part.q_slice],
+                        gravity, d.body_forces, d.mobility_forces,
+                        state._udot[part.u_slice], d.qdotdot_work,
+                        state._qdotdot[part.q_slice])
+        self._raise_if_singular(d)
 
     def _raise_if_singular(self, d: _TreeData) -> None:
         bad = int(d.status[0])

@@ -7,6 +7,8 @@ into during DYNAMICS.
 
 from __future__ import annotations
 
+import numpy as np
+
 from kinetree.errors import InvalidArgumentError
 from kinetree.system.stage import Stage
 from kinetree.system.system import System
@@ -41,6 +43,45 @@ class MultibodySystem(System):
             order.remove(self._matter._index)
             order.insert(0, self._matter._index)
         return order
+
+    def realize(self, state, stage=Stage.REPORT) -> None:
+        """As System.realize. From TIME to ACCELERATION or beyond, a tree without
+        constraints or custom mobilizers whose only applied force is one UniformGravity is
+        realized by one compiled call (kernels/forward.py), with the same results as the
+        stage-by-stage hooks and none of their Python per stage."""
+        if (state._stage <= Stage.TIME and state._system_uid == self._uid
+                and state._topology_version == self._topology_version
+                and Stage.coerce(stage, "System.realize") >= Stage.ACCELERATION):
+            if state._stage < Stage.TIME:
+                super().realize(state, Stage.TIME)
+            gravity = self._forward_gravity(state)
+            if gravity is not None:
+                self._matter._realize_forward(state, gravity)
+                for part in state._parts:
+                    part.stage = Stage.ACCELERATION
+                state._stage = Stage.ACCELERATION
+        super().realize(state, stage)
+
+    def _forward_gravity(self, state):
+        """g (m/s²) if the one-call pipeline applies to ``state`` (see realize), else None:
+        every part at TIME, the matter able to, and every other subsystem a force
+        subsystem that adds at most gravity."""
+        matter = self._matter
+        if matter is None or not matter._can_realize_forward():
+            return None
+        gravity = None
+        for ss, part in zip(self._subsystems, state._parts):
+            if part.stage != Stage.TIME:
+                return None
+            if ss is matter:
+                continue
+            offered = getattr(ss, "_forward_gravity", None)
+            g = offered(state) if offered is not None else None
+            if g is None or (gravity is not None and g.any() and gravity.any()):
+                return None
+            if gravity is None or g.any():
+                gravity = g
+        return gravity if gravity is not None else np.zeros(3)
 
     def _force_subsystems(self):
         return [ss for ss in self._subsystems if hasattr(ss, "calc_potential_energy")

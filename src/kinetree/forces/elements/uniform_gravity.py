@@ -7,23 +7,8 @@ import numpy as np
 
 from kinetree.errors import InvalidArgumentError
 from kinetree.forces.force import Force
-from kinetree.multibody.tree_model import kernel
+from kinetree.multibody.kernels.gravity import add_gravity_forces
 from kinetree.system.stage import Stage
-
-
-@kernel
-def _add_gravity(mass, com_G, g, body_forces):
-    """body_forces[b] += [c × m g; m g] for every body but Ground."""
-    for b in range(1, mass.shape[0]):
-        m, c = mass[b], com_G[b]
-        fx, fy, fz = m * g[0], m * g[1], m * g[2]
-        F = body_forces[b]
-        F[0] += c[1] * fz - c[2] * fy
-        F[1] += c[2] * fx - c[0] * fz
-        F[2] += c[0] * fy - c[1] * fx
-        F[3] += fx
-        F[4] += fy
-        F[5] += fz
 
 
 class UniformGravity(Force):
@@ -46,7 +31,7 @@ class UniformGravity(Force):
 
     def calc_force(self, state, body_forces, particle_forces, mobility_forces) -> None:
         d = self._matter._tree_data(state, Stage.POSITION, "Force.UniformGravity.calc_force")
-        _add_gravity(d.tree.mass, d.cache.com_G, self._g, body_forces)
+        add_gravity_forces(d.tree.mass, d.cache.com_G, self._g, body_forces)
 
     def calc_potential_energy(self, state) -> float:
         d = self._matter._tree_data(state, Stage.POSITION,
