@@ -84,7 +84,7 @@ def _normal_and_friction(fn, vrel, n, us, ud, uv, vt, F):
     slip = math.sqrt(tx * tx + ty * ty + tz * tz)
     ff = 0.0
     F[0], F[1], F[2] = fn * n[0], fn * n[1], fn * n[2]
-    if fn > 0.0 and slip > 1e-14:
+    if fn > 0.0 and slip > _SIGNIFICANT_SPEED:
         ff = stribeck_kernel(slip, us, ud, uv, vt) * fn
         F[0] -= ff * tx / slip
         F[1] -= ff * ty / slip
@@ -217,7 +217,7 @@ class _Forces(NamedTuple):
     point: np.ndarray
     force: np.ndarray
     report: np.ndarray
-    meshes: list          # (MeshContact, totals, normal force direction) per mesh contact
+    meshes: list          # (MeshContact, totals) per mesh contact
     potential_energy: float
 
 
