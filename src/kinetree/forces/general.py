@@ -3,14 +3,13 @@ State (an Instance-stage choice)."""
 
 from __future__ import annotations
 
-from kinetree.errors import InvalidArgumentError
 import numpy as np
 
+from kinetree.errors import InvalidArgumentError
 from kinetree.forces.elements.uniform_gravity import UniformGravity
 from kinetree.forces.force import Force
 from kinetree.forces.force_subsystem import ForceSubsystem
 from kinetree.system.stage import Stage
-
 
 _NO_GRAVITY = np.zeros(3)
 

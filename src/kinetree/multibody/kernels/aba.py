@@ -63,13 +63,29 @@ def _articulate(P, H, U, Dinv, W, nu, for_parent):
     return True
 
 
-@kernel
-def calc_articulated_body_inertias(tree_i, tree_f, buf, status):
+@numba.njit(cache=True, inline="always")
+def articulate_step(tree, cache, b):
+    """Body b's U, D⁻¹ and P⁺ (its children already added into P[b]), P⁺ shifted into its
+    parent's P; False if D is singular."""
+    nu, p = tree.nu[b], tree.parent[b]
+    P = cache.P
+    H, U, Dinv, W = cache.H[b], cache.U[b], cache.Dinv[b], cache.T[b]
+    if nu == 1:
+        ok = _articulate(P[b], H, U, Dinv, W, 1, p != 0)
+    elif nu == 6:
+        ok = _articulate(P[b], H, U, Dinv, W, 6, p != 0)
+    else:
+        ok = _articulate(P[b], H, U, Dinv, W, nu, p != 0)
+    if ok and p != 0:
+        shift_inertia_to_parent_add(P[b], cache.p_PB[b], cache.Fc[b], P[p])
+    return ok
+
+
+@numba.njit(cache=True, inline="always")
+def inertia_sweep(tree, cache):
     """Fill P, U and Dinv; sets cache.status[0] to 1 + b if body b's D is singular (a
     massless body at a tip, for instance), else 0. Each body's P ends as P - U D⁻¹ Uᵀ,
     the articulated inertia its parent feels through the mobilizer."""
-    tree = unpack_tree(tree_i, tree_f)
-    cache = unpack_cache(buf, status)
     nb = tree.parent.shape[0]
     P = cache.P
     P[0, :, :] = 0.0
@@ -77,20 +93,15 @@ def calc_articulated_body_inertias(tree_i, tree_f, buf, status):
         spatial_inertia(tree.mass[b], cache.com_G[b], cache.I_G[b], P[b])
     cache.status[0] = 0
     for b in range(nb - 1, 0, -1):
-        nu = tree.nu[b]
-        H, U, Dinv, W = cache.H[b], cache.U[b], cache.Dinv[b], cache.T[b]
-        p = tree.parent[b]
-        if nu == 1:
-            ok = _articulate(P[b], H, U, Dinv, W, 1, p != 0)
-        elif nu == 6:
-            ok = _articulate(P[b], H, U, Dinv, W, 6, p != 0)
-        else:
-            ok = _articulate(P[b], H, U, Dinv, W, nu, p != 0)
-        if not ok:
+        if not articulate_step(tree, cache, b):
             cache.status[0] = b + 1
             return
-        if p != 0:
-            shift_inertia_to_parent_add(P[b], cache.p_PB[b], cache.Fc[b], P[p])
+
+
+@kernel
+def calc_articulated_body_inertias(tree_i, tree_f, buf, status):
+    """``inertia_sweep`` on the flat model and cache buffers."""
+    inertia_sweep(unpack_tree(tree_i, tree_f), unpack_cache(buf, status))
 
 
 @numba.njit(cache=True, inline="always")
@@ -140,49 +151,67 @@ def _mobility_accelerations(H, U, Dinv, eps, A, g, udot, nu):
         A[i] += s
 
 
-@kernel
-def calc_tree_accelerations(tree_i, tree_f, buf, status, velocity_terms, f, F, udot):
+@numba.njit(cache=True, inline="always")
+def bias_step(tree, cache, c, f, b):
+    """Body b's ε and the articulated bias force it passes to its parent (its children's
+    already in z[b])."""
+    nu, us, p = tree.nu[b], tree.u_start[b], tree.parent[b]
+    H, U, Dinv, Pb = cache.H[b], cache.U[b], cache.Dinv[b], cache.P[b]
+    za, g = cache.T[b, 0], cache.T[b, 1]
+    z, eps = cache.z, cache.eps
+    fb = f[us:us + nu]
+    if nu == 1:
+        _bias_force(Pb, H, U, Dinv, fb, z[b], c[b], eps[b], g, za, 1, p != 0)
+    elif nu == 6:
+        _bias_force(Pb, H, U, Dinv, fb, z[b], c[b], eps[b], g, za, 6, p != 0)
+    else:
+        _bias_force(Pb, H, U, Dinv, fb, z[b], c[b], eps[b], g, za, nu, p != 0)
+    if p != 0:
+        shift_force_to_parent_add(za, cache.p_PB[b], z[p])
+
+
+@numba.njit(cache=True, inline="always")
+def acceleration_step(tree, cache, c, A, udot, b):
+    """Body b's u̇ and acceleration A[b] from its parent's."""
+    nu, us = tree.nu[b], tree.u_start[b]
+    H, U, Dinv = cache.H[b], cache.U[b], cache.Dinv[b]
+    Ab = A[b]
+    shift_acceleration_from_parent(A[tree.parent[b]], cache.p_PB[b], Ab)
+    for i in range(6):
+        Ab[i] += c[b, i]
+    ub, g = udot[us:us + nu], cache.T[b, 2]
+    if nu == 1:
+        _mobility_accelerations(H, U, Dinv, cache.eps[b], Ab, g, ub, 1)
+    elif nu == 6:
+        _mobility_accelerations(H, U, Dinv, cache.eps[b], Ab, g, ub, 6)
+    else:
+        _mobility_accelerations(H, U, Dinv, cache.eps[b], Ab, g, ub, nu)
+
+
+@numba.njit(cache=True, inline="always")
+def acceleration_sweep(tree, cache, velocity_terms, f, F, udot):
     """u̇ (into ``udot``) for mobility forces f and body forces F. With
     ``velocity_terms`` the Coriolis and gyroscopic biases are included and the body
     accelerations land in cache.A_GB; without them (and F zero) u̇ = M⁻¹ f, and the body
     accelerations go to the work array A_work."""
-    tree = unpack_tree(tree_i, tree_f)
-    cache = unpack_cache(buf, status)
     if velocity_terms:
         c, bias, A = cache.c, cache.b, cache.A_GB
     else:
         c, bias, A = cache.zero, cache.zero, cache.A_work
     nb = tree.parent.shape[0]
-    z, eps = cache.z, cache.eps
+    z = cache.z
     for b in range(nb):
         for i in range(6):
             z[b, i] = bias[b, i] - F[b, i]
     for b in range(nb - 1, 0, -1):
-        nu, us = tree.nu[b], tree.u_start[b]
-        H, U, Dinv, Pb = cache.H[b], cache.U[b], cache.Dinv[b], cache.P[b]
-        za, g = cache.T[b, 0], cache.T[b, 1]
-        fb = f[us:us + nu]
-        p = tree.parent[b]
-        if nu == 1:
-            _bias_force(Pb, H, U, Dinv, fb, z[b], c[b], eps[b], g, za, 1, p != 0)
-        elif nu == 6:
-            _bias_force(Pb, H, U, Dinv, fb, z[b], c[b], eps[b], g, za, 6, p != 0)
-        else:
-            _bias_force(Pb, H, U, Dinv, fb, z[b], c[b], eps[b], g, za, nu, p != 0)
-        if p != 0:
-            shift_force_to_parent_add(za, cache.p_PB[b], z[p])
+        bias_step(tree, cache, c, f, b)
     A[0, :] = 0.0
     for b in range(1, nb):
-        nu, us = tree.nu[b], tree.u_start[b]
-        H, U, Dinv = cache.H[b], cache.U[b], cache.Dinv[b]
-        Ab = A[b]
-        shift_acceleration_from_parent(A[tree.parent[b]], cache.p_PB[b], Ab)
-        for i in range(6):
-            Ab[i] += c[b, i]
-        ub, g = udot[us:us + nu], cache.T[b, 2]
-        if nu == 1:
-            _mobility_accelerations(H, U, Dinv, eps[b], Ab, g, ub, 1)
-        elif nu == 6:
-            _mobility_accelerations(H, U, Dinv, eps[b], Ab, g, ub, 6)
-        else:
-            _mobility_accelerations(H, U, Dinv, eps[b], Ab, g, ub, nu)
+        acceleration_step(tree, cache, c, A, udot, b)
+
+
+@kernel
+def calc_tree_accelerations(tree_i, tree_f, buf, status, velocity_terms, f, F, udot):
+    """``acceleration_sweep`` on the flat model and cache buffers."""
+    acceleration_sweep(unpack_tree(tree_i, tree_f), unpack_cache(buf, status), velocity_terms,
+                       f, F, udot)

@@ -3,6 +3,8 @@ q̇ from u, u from q̇ (N⁻¹), their transposes (which carry q-space forces to
 back), and q̈ = N u̇ + Ṅ u. The transposes apply each body's block to unit vectors, in the
 (2, 7) scratch ``work``: N is at most 7 x 6."""
 
+import numba
+
 from kinetree.multibody.kernels import hinge
 from kinetree.multibody.tree_model import kernel, unpack_tree
 
@@ -62,14 +64,25 @@ def multiply_by_n_inv_transpose(tree_i, tree_f, q, x, work, out):
             out[qs + k] = s
 
 
+@numba.njit(cache=True, inline="always")
+def qdotdot_step(tree, q, u, udot, work, out, b):
+    """Body b's q̈ = N u̇ + Ṅ u into out (``work`` is scratch of the same layout)."""
+    qs, nq, us, nu = tree.q_start[b], tree.nq[b], tree.u_start[b], tree.nu[b]
+    qb, o, w = q[qs:qs + nq], out[qs:qs + nq], work[qs:qs + nq]
+    hinge.ndot_u(tree.code[b], qb, u[us:us + nu], tree.prm[b], o)
+    hinge.n_mult(tree.code[b], qb, udot[us:us + nu], tree.prm[b], w)
+    for i in range(nq):
+        o[i] += w[i]
+
+
+@numba.njit(cache=True, inline="always")
+def qdotdot_sweep(tree, q, u, udot, work, out):
+    """out (nq) = N u̇ + Ṅ u; ``work`` is nq scratch."""
+    for b in range(1, tree.parent.shape[0]):
+        qdotdot_step(tree, q, u, udot, work, out, b)
+
+
 @kernel
 def calc_qdotdot(tree_i, tree_f, q, u, udot, work, out):
-    """out (nq) = N u̇ + Ṅ u; ``work`` is nq scratch."""
-    tree = unpack_tree(tree_i, tree_f)
-    for b in range(1, tree.parent.shape[0]):
-        qs, nq, us, nu = tree.q_start[b], tree.nq[b], tree.u_start[b], tree.nu[b]
-        qb, o, w = q[qs:qs + nq], out[qs:qs + nq], work[qs:qs + nq]
-        hinge.ndot_u(tree.code[b], qb, u[us:us + nu], tree.prm[b], o)
-        hinge.n_mult(tree.code[b], qb, udot[us:us + nu], tree.prm[b], w)
-        for i in range(nq):
-            o[i] += w[i]
+    """``qdotdot_sweep`` on the flat model and cache buffers."""
+    qdotdot_sweep(unpack_tree(tree_i, tree_f), q, u, udot, work, out)

@@ -22,41 +22,50 @@ def _hinge_in_ground(R_GF, r_F, H_F, H, nu):
         store3(rotate3(R_GF, add3(vec3(H_F[3:, j]), cross3(ang, r_F))), H[3:, j])
 
 
+@numba.njit(cache=True, inline="always")
+def position_step(tree, cache, q, b):
+    """Body b (not Ground; its parent done): X_FM, X_GB, H, com_G and I_G from q."""
+    p, code, nu = tree.parent[b], tree.code[b], tree.nu[b]
+    qb = q[tree.q_start[b]:tree.q_start[b] + tree.nq[b]]
+    R_FM, p_FM = cache.R_FM[b], cache.p_FM[b]
+    hinge.x_fm(code, qb, tree.prm[b], R_FM, p_FM)
+
+    R_GP, R_GF, R_GB = cache.R_GB[p], cache.R_GF[b], cache.R_GB[b]
+    R_GM, R_I = cache.T[b, :3, :3], cache.T[b, :3, 3:]
+    mat_mul(R_GP, tree.R_PF[b], R_GF)
+    mat_mul(R_GF, R_FM, R_GM)
+    mat_mul(R_GM, tree.R_MB[b], R_GB)
+    r_F = rotate3(R_FM, vec3(tree.p_MB[b]))
+    p_PB = add3(rotate3(R_GP, vec3(tree.p_PF[b])), rotate3(R_GF, add3(vec3(p_FM), r_F)))
+    store3(r_F, cache.r_F[b])
+    store3(p_PB, cache.p_PB[b])
+    store3(add3(vec3(cache.p_GB[p]), p_PB), cache.p_GB[b])
+
+    H_F = cache.H_F[b]
+    hinge.h_fm(code, qb, tree.prm[b], H_F)
+    if nu == 1:
+        _hinge_in_ground(R_GF, r_F, H_F, cache.H[b], 1)
+    else:
+        _hinge_in_ground(R_GF, r_F, H_F, cache.H[b], nu)
+
+    store3(rotate3(R_GB, vec3(tree.com_B[b])), cache.com_G[b])
+    mat_mul(R_GB, tree.inertia_B[b], R_I)
+    I_G = cache.I_G[b]
+    for i in range(3):
+        for j in range(i + 1):
+            s = R_I[i, 0] * R_GB[j, 0] + R_I[i, 1] * R_GB[j, 1] + R_I[i, 2] * R_GB[j, 2]
+            I_G[i, j] = s
+            I_G[j, i] = s
+
+
+@numba.njit(cache=True, inline="always")
+def position_sweep(tree, cache, q):
+    """Fill the POSITION part of the cache from q, base to tip."""
+    for b in range(1, tree.parent.shape[0]):
+        position_step(tree, cache, q, b)
+
+
 @kernel
 def calc_position_kinematics(tree_i, tree_f, q, buf, status):
-    """Fill the POSITION part of the cache from q."""
-    tree = unpack_tree(tree_i, tree_f)
-    cache = unpack_cache(buf, status)
-    nb = tree.parent.shape[0]
-    for b in range(1, nb):
-        p, code, nu = tree.parent[b], tree.code[b], tree.nu[b]
-        qb = q[tree.q_start[b]:tree.q_start[b] + tree.nq[b]]
-        R_FM, p_FM = cache.R_FM[b], cache.p_FM[b]
-        hinge.x_fm(code, qb, tree.prm[b], R_FM, p_FM)
-
-        R_GP, R_GF, R_GB = cache.R_GB[p], cache.R_GF[b], cache.R_GB[b]
-        R_GM, R_I = cache.T[b, :3, :3], cache.T[b, :3, 3:]
-        mat_mul(R_GP, tree.R_PF[b], R_GF)
-        mat_mul(R_GF, R_FM, R_GM)
-        mat_mul(R_GM, tree.R_MB[b], R_GB)
-        r_F = rotate3(R_FM, vec3(tree.p_MB[b]))
-        p_PB = add3(rotate3(R_GP, vec3(tree.p_PF[b])), rotate3(R_GF, add3(vec3(p_FM), r_F)))
-        store3(r_F, cache.r_F[b])
-        store3(p_PB, cache.p_PB[b])
-        store3(add3(vec3(cache.p_GB[p]), p_PB), cache.p_GB[b])
-
-        H_F = cache.H_F[b]
-        hinge.h_fm(code, qb, tree.prm[b], H_F)
-        if nu == 1:
-            _hinge_in_ground(R_GF, r_F, H_F, cache.H[b], 1)
-        else:
-            _hinge_in_ground(R_GF, r_F, H_F, cache.H[b], nu)
-
-        store3(rotate3(R_GB, vec3(tree.com_B[b])), cache.com_G[b])
-        mat_mul(R_GB, tree.inertia_B[b], R_I)
-        I_G = cache.I_G[b]
-        for i in range(3):
-            for j in range(i + 1):
-                s = R_I[i, 0] * R_GB[j, 0] + R_I[i, 1] * R_GB[j, 1] + R_I[i, 2] * R_GB[j, 2]
-                I_G[i, j] = s
-                I_G[j, i] = s
+    """``position_sweep`` on the flat model and cache buffers."""
+    position_sweep(unpack_tree(tree_i, tree_f), unpack_cache(buf, status), q)

@@ -30,41 +30,51 @@ def _hinge_velocities(H_F, H, u, V_FM, V_PB, nu):
         V_PB[i] = t
 
 
+@numba.njit(cache=True, inline="always")
+def velocity_step(tree, cache, q, u, qdot, b):
+    """Body b (its position and its parent's velocity done): V_GB, the bias terms c
+    and b, and its q̇ = N u."""
+    p = tree.parent[b]
+    nu, us = tree.nu[b], tree.u_start[b]
+    ub = u[us:us + nu]
+    V_FM, V_PB, V_GB = cache.V_FM[b], cache.V_PB[b], cache.V_GB[b]
+    if nu == 1:
+        _hinge_velocities(cache.H_F[b], cache.H[b], ub, V_FM, V_PB, 1)
+    else:
+        _hinge_velocities(cache.H_F[b], cache.H[b], ub, V_FM, V_PB, nu)
+    w_P, v_P = vec3(cache.V_GB[p, :3]), vec3(cache.V_GB[p, 3:])
+    w_r, v_r = vec3(V_PB[:3]), vec3(V_PB[3:])
+    p_PB = vec3(cache.p_PB[b])
+    w = add3(w_P, w_r)
+    store3(w, V_GB[:3])
+    store3(add3(add3(v_P, v_r), cross3(w_P, p_PB)), V_GB[3:])
+
+    qs, nq = tree.q_start[b], tree.nq[b]
+    qb, hd = q[qs:qs + nq], cache.hdot_u[b]
+    hinge.n_mult(tree.code[b], qb, ub, tree.prm[b], qdot[qs:qs + nq])
+    hinge.hdot_u(tree.code[b], qb, ub, tree.prm[b], hd)
+    hd_ang, hd_lin = vec3(hd[:3]), vec3(hd[3:])
+    r_F, w_FM = vec3(cache.r_F[b]), vec3(V_FM[:3])
+    t = add3(add3(hd_lin, cross3(hd_ang, r_F)), cross3(w_FM, cross3(w_FM, r_F)))
+    R_GF, c = cache.R_GF[b], cache.c[b]
+    store3(add3(rotate3(R_GF, hd_ang), cross3(w_P, w_r)), c[:3])
+    store3(add3(add3(rotate3(R_GF, t), cross3(w_P, cross3(w_P, p_PB))),
+                cross3(w_P, scale3(2.0, v_r))), c[3:])
+
+    gyro = cache.b[b]
+    store3(cross3(w, rotate3(cache.I_G[b], w)), gyro[:3])
+    store3(scale3(tree.mass[b], cross3(w, cross3(w, vec3(cache.com_G[b])))), gyro[3:])
+
+
+@numba.njit(cache=True, inline="always")
+def velocity_sweep(tree, cache, q, u, qdot):
+    """Fill the VELOCITY part of the cache from u (POSITION must be filled), and q̇ = N u
+    into ``qdot``, base to tip."""
+    for b in range(1, tree.parent.shape[0]):
+        velocity_step(tree, cache, q, u, qdot, b)
+
+
 @kernel
 def calc_velocity_kinematics(tree_i, tree_f, q, u, buf, status, qdot):
-    """Fill the VELOCITY part of the cache from u (POSITION must be filled), and q̇ = N u
-    into ``qdot``."""
-    tree = unpack_tree(tree_i, tree_f)
-    cache = unpack_cache(buf, status)
-    nb = tree.parent.shape[0]
-    for b in range(1, nb):
-        p = tree.parent[b]
-        nu, us = tree.nu[b], tree.u_start[b]
-        ub = u[us:us + nu]
-        V_FM, V_PB, V_GB = cache.V_FM[b], cache.V_PB[b], cache.V_GB[b]
-        if nu == 1:
-            _hinge_velocities(cache.H_F[b], cache.H[b], ub, V_FM, V_PB, 1)
-        else:
-            _hinge_velocities(cache.H_F[b], cache.H[b], ub, V_FM, V_PB, nu)
-        w_P, v_P = vec3(cache.V_GB[p, :3]), vec3(cache.V_GB[p, 3:])
-        w_r, v_r = vec3(V_PB[:3]), vec3(V_PB[3:])
-        p_PB = vec3(cache.p_PB[b])
-        w = add3(w_P, w_r)
-        store3(w, V_GB[:3])
-        store3(add3(add3(v_P, v_r), cross3(w_P, p_PB)), V_GB[3:])
-
-        qs, nq = tree.q_start[b], tree.nq[b]
-        qb, hd = q[qs:qs + nq], cache.hdot_u[b]
-        hinge.n_mult(tree.code[b], qb, ub, tree.prm[b], qdot[qs:qs + nq])
-        hinge.hdot_u(tree.code[b], qb, ub, tree.prm[b], hd)
-        hd_ang, hd_lin = vec3(hd[:3]), vec3(hd[3:])
-        r_F, w_FM = vec3(cache.r_F[b]), vec3(V_FM[:3])
-        t = add3(add3(hd_lin, cross3(hd_ang, r_F)), cross3(w_FM, cross3(w_FM, r_F)))
-        R_GF, c = cache.R_GF[b], cache.c[b]
-        store3(add3(rotate3(R_GF, hd_ang), cross3(w_P, w_r)), c[:3])
-        store3(add3(add3(rotate3(R_GF, t), cross3(w_P, cross3(w_P, p_PB))),
-                    cross3(w_P, scale3(2.0, v_r))), c[3:])
-
-        gyro = cache.b[b]
-        store3(cross3(w, rotate3(cache.I_G[b], w)), gyro[:3])
-        store3(scale3(tree.mass[b], cross3(w, cross3(w, vec3(cache.com_G[b])))), gyro[3:])
+    """``velocity_sweep`` on the flat model and cache buffers."""
+    velocity_sweep(unpack_tree(tree_i, tree_f), unpack_cache(buf, status), q, u, qdot)
