@@ -49,30 +49,35 @@ class MultibodySystem(System):
         constraints or custom mobilizers whose only applied force is one UniformGravity is
         realized by one compiled call (kernels/forward.py), with the same results as the
         stage-by-stage hooks and none of their Python per stage."""
+        target = Stage.coerce(stage, "System.realize")
         if (state._stage <= Stage.TIME and state._system_uid == self._uid
                 and state._topology_version == self._topology_version
-                and Stage.coerce(stage, "System.realize") >= Stage.ACCELERATION):
+                and target >= Stage.ACCELERATION):
             if state._stage < Stage.TIME:
                 super().realize(state, Stage.TIME)
-            gravity = self._forward_gravity(state)
-            if gravity is not None:
+            plan = state._system_plan
+            if plan is None or plan[0] != state._versions[Stage.INSTANCE]:
+                plan = state._system_plan = (state._versions[Stage.INSTANCE],
+                                             self._forward_gravity(state))
+            gravity = plan[1]
+            if gravity is not None and all(p.stage == Stage.TIME for p in state._parts):
                 self._matter._realize_forward(state, gravity)
                 for part in state._parts:
                     part.stage = Stage.ACCELERATION
                 state._stage = Stage.ACCELERATION
+                if target == Stage.ACCELERATION:
+                    return
         super().realize(state, stage)
 
     def _forward_gravity(self, state):
         """g (m/s²) if the one-call pipeline applies to ``state`` (see realize), else None:
-        every part at TIME, the matter able to, and every other subsystem a force
-        subsystem that adds at most gravity."""
+        the matter able to, and every other subsystem a force subsystem that adds at most
+        gravity. It depends on the topology and the Instance-stage variables only."""
         matter = self._matter
         if matter is None or not matter._can_realize_forward():
             return None
         gravity = None
-        for ss, part in zip(self._subsystems, state._parts):
-            if part.stage != Stage.TIME:
-                return None
+        for ss in self._subsystems:
             if ss is matter:
                 continue
             offered = getattr(ss, "_forward_gravity", None)

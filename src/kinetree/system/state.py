@@ -142,6 +142,9 @@ class State:
         self._system_uid: str | None = None
         self._topology_version = -1
         self._signature = ""
+        # What the System last derived from this State's Instance-stage variables, as
+        # (versions[INSTANCE] then, value); MultibodySystem keeps its realization plan here.
+        self._system_plan = None
         self._clear_continuous()
         self._clear_instance()
 
