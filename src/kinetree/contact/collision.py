@@ -35,6 +35,7 @@ from kinetree.contact import geometry as geo
 from kinetree.contact.mesh import TriangleMesh, find_nearest_points
 from kinetree.errors import InvalidArgumentError
 from kinetree.math import Rotation, Transform
+from kinetree.system.stage import Stage
 
 HALF_SPACE, SPHERE, ELLIPSOID, MESH = 0, 1, 2, 3
 _KIND_NAMES = ("HalfSpace", "Sphere", "Ellipsoid", "TriangleMesh")
@@ -135,12 +136,14 @@ class ContactList:
 
 
 class ContactWork:
-    """The per-State buffers of :func:`find_contacts` (the sweep order persists)."""
+    """The per-State buffers of :func:`find_contacts` for ``table`` (the sweep order of
+    its finite surfaces persists between calls)."""
 
-    def __init__(self, n: int, finite: np.ndarray):
+    def __init__(self, table: SurfaceTable):
+        n = len(table)
         self.R_GS, self.p_GS = np.zeros((n, 3, 3)), np.zeros((n, 3))
         self.centre_G = np.zeros((n, 3))
-        self.order = finite.astype(np.int64)
+        self.order = np.flatnonzero(table.kind != HALF_SPACE).astype(np.int64)
         self.pairs = np.zeros((max(16, 4 * n), 2), np.int64)
         self._grow_contacts(max(16, n))
 
@@ -150,6 +153,28 @@ class ContactWork:
         self.origin, self.kdir = np.zeros((cap, 3)), np.zeros((cap, 3))
         self.kmax, self.kmin = np.zeros(cap), np.zeros(cap)
         self.rest = np.zeros(cap, np.int64)
+
+
+class ContactSearch:
+    """What the subsystems that find contacts share (ContactTrackerSubsystem,
+    GeneralContactSubsystem): a SurfaceTable built at TOPOLOGY, and per State a POSITION
+    cache entry for the ContactList and a TOPOLOGY one for the search's buffers."""
+
+    def _allocate_search(self, state, entries, where: str) -> None:
+        """Build the table of ``entries`` (see SurfaceTable.build) and allocate the cache
+        entries; called from realize_topology."""
+        self._table = SurfaceTable.build(entries, where)
+        self._contacts_index = self.allocate_cache_entry(state, Stage.POSITION,
+                                                         Stage.POSITION, None)
+        self._work_index = self.allocate_cache_entry(state, Stage.TOPOLOGY, Stage.TOPOLOGY,
+                                                     ContactWork(self._table))
+
+    def _search(self, state, where: str) -> ContactList:
+        """The contacts at ``state``'s body poses (matter realized to POSITION)."""
+        matter = self.get_system().get_matter_subsystem()
+        cache = matter._tree_data(state, Stage.POSITION, where).cache
+        return find_contacts(self._table, self.get_cache_entry(state, self._work_index),
+                             cache.R_GB, cache.p_GB)
 
 
 kernel = numba.njit(cache=True, _nrt=False)

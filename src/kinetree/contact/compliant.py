@@ -29,7 +29,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from kinetree.contact.friction import stribeck_kernel
+from kinetree.contact.friction import checked_transition_velocity, stribeck_kernel
 from kinetree.contact.hertz import (
     eccentricity_factor_kernel,
     hertz_patch_semi_axes,
@@ -239,12 +239,8 @@ class CompliantContactSubsystem(ForceSubsystem):
     def set_transition_velocity(self, velocity) -> CompliantContactSubsystem:
         """The slip speed v_t (m/s, default 0.01) at which static friction peaks; a
         topological change."""
-        v = float(velocity)
-        if not (v > 0 and math.isfinite(v)):
-            raise InvalidArgumentError(
-                f"CompliantContactSubsystem.set_transition_velocity: need a positive speed "
-                f"in m/s, got {velocity!r}.")
-        self._transition_velocity = v
+        self._transition_velocity = checked_transition_velocity(
+            velocity, "CompliantContactSubsystem.set_transition_velocity")
         self.invalidate_subsystem_topology_cache()
         return self
 

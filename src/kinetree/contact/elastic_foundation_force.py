@@ -25,11 +25,9 @@ import numpy as np
 
 from kinetree.contact.compliant import _apply, _station_velocity
 from kinetree.contact.friction import hollars_kernel
-from kinetree.contact.general import GeneralContactSubsystem
+from kinetree.contact.general import ContactSetForce
 from kinetree.contact.mesh import TriangleMesh
 from kinetree.errors import InvalidArgumentError
-from kinetree.forces.force import Force
-from kinetree.system.stage import Stage
 
 __all__ = ["ElasticFoundationForce"]
 
@@ -77,28 +75,11 @@ def elastic_foundation_springs(spring_G, nearest_G, area, body_mesh, body_other,
     return pe
 
 
-class ElasticFoundationForce(Force):
-    """``ElasticFoundationForce(forces, contacts, contact_set)`` (module docstring)."""
+class ElasticFoundationForce(ContactSetForce):
+    """``ElasticFoundationForce(forces, contacts, contact_set)`` (module docstring);
+    stiffness in N/m³, and only meshes take parameters."""
 
-    def __init__(self, forces, contacts, contact_set: int):
-        if not isinstance(contacts, GeneralContactSubsystem):
-            raise InvalidArgumentError(
-                f"ElasticFoundationForce: the second argument must be the "
-                f"GeneralContactSubsystem, got {type(contacts).__name__}.")
-        contacts._set(contact_set, "ElasticFoundationForce")
-        self._contacts, self._set = contacts, int(contact_set)
-        self._parameters: dict[int, tuple] = {}
-        self._transition_velocity = 0.01
-        super().__init__(forces)
-
-    def get_contact_set_index(self) -> int:
-        return self._set
-
-    def set_body_parameters(self, index: int, stiffness, dissipation, static_friction,
-                            dynamic_friction, viscous_friction) -> None:
-        """Material of mesh entry ``index`` of the contact set: stiffness (N/m³),
-        dissipation (s/m), μs, μd (unitless), μv (s/m). Only meshes take parameters."""
-        where = "ElasticFoundationForce.set_body_parameters"
+    def _check_body(self, index: int, where: str) -> None:
         geometry = self._contacts._entry(self._set, index, where)[1]
         if not isinstance(geometry, TriangleMesh):
             raise InvalidArgumentError(
@@ -106,31 +87,9 @@ class ElasticFoundationForce(Force):
                 f"{type(geometry).__name__}, not a triangle mesh; the elastic foundation "
                 f"puts its springs on a mesh's faces (use HuntCrossleyForce for smooth "
                 f"surfaces).")
-        values = tuple(float(v) for v in (stiffness, dissipation, static_friction,
-                                          dynamic_friction, viscous_friction))
-        if not all(math.isfinite(v) and v >= 0 for v in values):
-            raise InvalidArgumentError(
-                f"{where}: body {index}: stiffness, dissipation and friction must be finite "
-                f"and >= 0, got {values}.")
-        self._parameters[int(index)] = values
-        self._forces.invalidate_subsystem_topology_cache()
-
-    def get_transition_velocity(self) -> float:
-        return self._transition_velocity
-
-    def set_transition_velocity(self, velocity) -> None:
-        """v_t (m/s, default 0.01), where static friction peaks."""
-        v = float(velocity)
-        if not (v > 0 and math.isfinite(v)):
-            raise InvalidArgumentError(
-                f"ElasticFoundationForce.set_transition_velocity: need a positive speed in "
-                f"m/s, got {velocity!r}.")
-        self._transition_velocity = v
-        self._forces.invalidate_subsystem_topology_cache()
 
     def _run(self, state, body_forces, with_forces: bool) -> float:
-        matter = self._contacts.get_system().get_matter_subsystem()
-        cache = matter._tree_data(state, Stage.POSITION, "ElasticFoundationForce").cache
+        cache = self._tree_cache(state)
         bodies = self._contacts._body_indices(self._set)
         pe = 0.0
         for mc in self._contacts.get_contacts(state, self._set).meshes:
@@ -142,9 +101,3 @@ class ElasticFoundationForce(Force):
                 *self._parameters[mc.mesh], self._transition_velocity, cache.p_GB,
                 cache.V_GB, body_forces, with_forces)
         return pe
-
-    def calc_force(self, state, body_forces, particle_forces, mobility_forces) -> None:
-        self._run(state, body_forces, True)
-
-    def calc_potential_energy(self, state) -> float:
-        return self._run(state, np.zeros((0, 6)), False)

@@ -28,7 +28,8 @@ import numpy as np
 
 from kinetree.errors import InvalidArgumentError
 
-__all__ = ["hollars", "hollars_kernel", "stribeck", "stribeck_kernel"]
+__all__ = ["checked_transition_velocity", "hollars", "hollars_kernel", "stribeck",
+           "stribeck_kernel"]
 
 
 @numba.njit(cache=True)
@@ -102,3 +103,15 @@ def hollars(v, static_friction, dynamic_friction, viscous_friction, transition_v
                float(transition_velocity), "hollars()")
     return _apply(hollars_kernel, v, float(static_friction), float(dynamic_friction),
                   float(viscous_friction), float(transition_velocity))
+
+
+def checked_transition_velocity(velocity, where: str) -> float:
+    """``velocity`` as the positive, finite transition speed v_t (m/s) it must be."""
+    try:
+        v = float(velocity)
+    except (TypeError, ValueError):
+        v = math.nan
+    if not (v > 0 and math.isfinite(v)):
+        raise InvalidArgumentError(
+            f"{where}: need a positive transition speed in m/s, got {velocity!r}.")
+    return v

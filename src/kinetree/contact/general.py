@@ -12,26 +12,23 @@ them: ``HuntCrossleyForce`` (point contacts) and ``ElasticFoundationForce`` (mes
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 
-from kinetree.contact.collision import (
-    HALF_SPACE,
-    ContactList,
-    ContactWork,
-    SurfaceTable,
-    find_contacts,
-)
+from kinetree.contact.collision import ContactList, ContactSearch
+from kinetree.contact.friction import checked_transition_velocity
 from kinetree.contact.geometry import ContactGeometry
 from kinetree.errors import InvalidArgumentError
+from kinetree.forces.force import Force
 from kinetree.math import Transform
 from kinetree.system.stage import Stage
 from kinetree.system.subsystem import Subsystem
 
-__all__ = ["GeneralContactSubsystem"]
+__all__ = ["ContactSetForce", "GeneralContactSubsystem"]
 
 
-class GeneralContactSubsystem(Subsystem):
+class GeneralContactSubsystem(ContactSearch, Subsystem):
     """Contact sets of bodies with geometry (module docstring)."""
 
     def __init__(self, system):
@@ -105,18 +102,10 @@ class GeneralContactSubsystem(Subsystem):
             self._first.append(len(entries))
             entries += [(mobod.get_mobilized_body_index(), X_BS, geometry, group, ())
                         for mobod, geometry, X_BS in members]
-        self._table = SurfaceTable.build(entries, "GeneralContactSubsystem")
-        finite = np.flatnonzero(self._table.kind != HALF_SPACE)
-        self._contacts_index = self.allocate_cache_entry(state, Stage.POSITION,
-                                                         Stage.POSITION, None)
-        self._work_index = self.allocate_cache_entry(
-            state, Stage.TOPOLOGY, Stage.TOPOLOGY, ContactWork(len(entries), finite))
+        self._allocate_search(state, entries, "GeneralContactSubsystem")
 
     def realize_position(self, state):
-        matter = self.get_system().get_matter_subsystem()
-        cache = matter._tree_data(state, Stage.POSITION, "GeneralContactSubsystem").cache
-        work = self.get_cache_entry(state, self._work_index)
-        found = find_contacts(self._table, work, cache.R_GB, cache.p_GB)
+        found = self._search(state, "GeneralContactSubsystem")
         if len(self._sets) == 1:
             self.set_cache_entry(state, self._contacts_index, [found])
             return
@@ -140,3 +129,68 @@ class GeneralContactSubsystem(Subsystem):
     def _body_indices(self, contact_set: int) -> np.ndarray:
         return np.array([m.get_mobilized_body_index() for m, _, _ in self._sets[contact_set]],
                         dtype=np.int64)
+
+
+class ContactSetForce(Force):
+    """What HuntCrossleyForce and ElasticFoundationForce share: the contact set of a
+    GeneralContactSubsystem they act on, a material per set entry (stiffness,
+    dissipation, μs, μd, μv) and a friction transition velocity. A subclass computes
+    ``_run(state, body_forces, with_forces)`` -> potential energy (J) from the set's
+    contacts, adding forces only ``with_forces``."""
+
+    def __init__(self, forces, contacts, contact_set: int):
+        name = type(self).__name__
+        if not isinstance(contacts, GeneralContactSubsystem):
+            raise InvalidArgumentError(
+                f"{name}: the second argument must be the GeneralContactSubsystem, got "
+                f"{type(contacts).__name__}.")
+        contacts._set(contact_set, name)
+        self._contacts, self._set = contacts, int(contact_set)
+        self._parameters: dict[int, tuple] = {}
+        self._transition_velocity = 0.01
+        super().__init__(forces)
+
+    def get_contact_set_index(self) -> int:
+        return self._set
+
+    def _check_body(self, index: int, where: str) -> None:
+        """Refuse an entry that cannot take parameters (raise); any entry can here."""
+        self._contacts._entry(self._set, index, where)
+
+    def set_body_parameters(self, index: int, stiffness, dissipation, static_friction,
+                            dynamic_friction, viscous_friction) -> None:
+        """Material of entry ``index`` of the contact set: stiffness, dissipation (s/m),
+        μs, μd (unitless), μv (s/m); the stiffness's unit is the element's."""
+        where = f"{type(self).__name__}.set_body_parameters"
+        self._check_body(index, where)
+        values = tuple(float(v) for v in (stiffness, dissipation, static_friction,
+                                          dynamic_friction, viscous_friction))
+        if not all(math.isfinite(v) and v >= 0 for v in values):
+            raise InvalidArgumentError(
+                f"{where}: body {index}: stiffness, dissipation and friction must be finite "
+                f"and >= 0, got {values}.")
+        self._parameters[int(index)] = values
+        self._forces.invalidate_subsystem_topology_cache()
+
+    def get_transition_velocity(self) -> float:
+        return self._transition_velocity
+
+    def set_transition_velocity(self, velocity) -> None:
+        """v_t (m/s, default 0.01), where static friction peaks."""
+        self._transition_velocity = checked_transition_velocity(
+            velocity, f"{type(self).__name__}.set_transition_velocity")
+        self._forces.invalidate_subsystem_topology_cache()
+
+    def _tree_cache(self, state):
+        """The matter subsystem's cache arrays (POSITION realized)."""
+        matter = self._contacts.get_system().get_matter_subsystem()
+        return matter._tree_data(state, Stage.POSITION, type(self).__name__).cache
+
+    def _run(self, state, body_forces, with_forces: bool) -> float:
+        raise NotImplementedError
+
+    def calc_force(self, state, body_forces, particle_forces, mobility_forces) -> None:
+        self._run(state, body_forces, True)
+
+    def calc_potential_energy(self, state) -> float:
+        return self._run(state, np.zeros((0, 6)), False)

@@ -78,6 +78,21 @@ def _positive_length(value, name: str, where: str) -> float:
     return value
 
 
+def _three_lengths(values, name: str, where: str) -> np.ndarray:
+    """Three positive lengths (a, b, c) (m) as a read-only array."""
+    try:
+        floats = [float(v) for v in values]
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgumentError(
+            f"{where}: {name} must be three lengths (a, b, c) in m, got {values!r}.") from exc
+    if len(floats) != 3:
+        raise InvalidArgumentError(
+            f"{where}: {name} must be three lengths (a, b, c) in m, got {len(floats)}.")
+    arr = np.array([_positive_length(v, f"{name}[{i}]", where) for i, v in enumerate(floats)])
+    arr.setflags(write=False)
+    return arr
+
+
 def _tangent_basis(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Two unit vectors t1, t2 with (t1, t2, n) a right-handed orthonormal frame."""
     helper = np.zeros(3)
@@ -188,19 +203,7 @@ class Ellipsoid(ContactGeometry):
     y and z (Simbody's ``ContactGeometry::Ellipsoid``)."""
 
     def __init__(self, radii):
-        try:
-            values = [float(r) for r in radii]
-        except (TypeError, ValueError) as exc:
-            raise InvalidArgumentError(
-                f"ContactGeometry.Ellipsoid: radii must be three lengths (a, b, c) in m, got "
-                f"{radii!r}.") from exc
-        if len(values) != 3:
-            raise InvalidArgumentError(
-                f"ContactGeometry.Ellipsoid: radii must be three lengths (a, b, c) in m, got "
-                f"{len(values)}.")
-        self._radii = np.array([_positive_length(r, f"radii[{i}]", "ContactGeometry.Ellipsoid")
-                                for i, r in enumerate(values)])
-        self._radii.setflags(write=False)
+        self._radii = _three_lengths(radii, "radii", "ContactGeometry.Ellipsoid")
 
     def get_radii(self) -> np.ndarray:
         """The semi-axes (a, b, c) (m) along S's x, y, z."""

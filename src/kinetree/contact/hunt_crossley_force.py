@@ -27,9 +27,7 @@ import numpy as np
 
 from kinetree.contact.compliant import _apply, _harmonic, _station_velocity
 from kinetree.contact.friction import hollars_kernel
-from kinetree.contact.general import GeneralContactSubsystem
-from kinetree.errors import InvalidArgumentError
-from kinetree.forces.force import Force
+from kinetree.contact.general import ContactSetForce
 from kinetree.system.stage import Stage
 
 __all__ = ["HuntCrossleyForce"]
@@ -78,49 +76,9 @@ def hunt_crossley_forces(surf, normal, depth, origin, kmax, kmin, body, k23, c, 
     return pe
 
 
-class HuntCrossleyForce(Force):
-    """``HuntCrossleyForce(forces, contacts, contact_set)`` (module docstring)."""
-
-    def __init__(self, forces, contacts, contact_set: int):
-        if not isinstance(contacts, GeneralContactSubsystem):
-            raise InvalidArgumentError(
-                f"HuntCrossleyForce: the second argument must be the GeneralContactSubsystem,"
-                f" got {type(contacts).__name__}.")
-        contacts._set(contact_set, "HuntCrossleyForce")
-        self._contacts, self._set = contacts, int(contact_set)
-        self._parameters: dict[int, tuple] = {}
-        self._transition_velocity = 0.01
-        super().__init__(forces)
-
-    def get_contact_set_index(self) -> int:
-        return self._set
-
-    def set_body_parameters(self, index: int, stiffness, dissipation, static_friction,
-                            dynamic_friction, viscous_friction) -> None:
-        """Material of entry ``index`` of the contact set: stiffness (Pa), dissipation
-        (s/m), μs, μd (unitless), μv (s/m)."""
-        self._contacts._entry(self._set, index, "HuntCrossleyForce.set_body_parameters")
-        values = tuple(float(v) for v in (stiffness, dissipation, static_friction,
-                                          dynamic_friction, viscous_friction))
-        if not all(math.isfinite(v) and v >= 0 for v in values):
-            raise InvalidArgumentError(
-                f"HuntCrossleyForce.set_body_parameters: body {index}: stiffness, "
-                f"dissipation and friction must be finite and >= 0, got {values}.")
-        self._parameters[int(index)] = values
-        self._forces.invalidate_subsystem_topology_cache()
-
-    def get_transition_velocity(self) -> float:
-        return self._transition_velocity
-
-    def set_transition_velocity(self, velocity) -> None:
-        """v_t (m/s, default 0.01), where static friction peaks."""
-        v = float(velocity)
-        if not (v > 0 and math.isfinite(v)):
-            raise InvalidArgumentError(
-                f"HuntCrossleyForce.set_transition_velocity: need a positive speed in m/s, "
-                f"got {velocity!r}.")
-        self._transition_velocity = v
-        self._forces.invalidate_subsystem_topology_cache()
+class HuntCrossleyForce(ContactSetForce):
+    """``HuntCrossleyForce(forces, contacts, contact_set)`` (module docstring); stiffness
+    in Pa."""
 
     def _arrays(self):
         """Per set entry: body, k^(2/3), c, μs, μd, μv (defaults 1, 0, 0, 0, 0)."""
@@ -136,17 +94,10 @@ class HuntCrossleyForce(Force):
             self._params = self._arrays()
 
     def _run(self, state, body_forces, with_forces: bool) -> float:
-        matter = self._contacts.get_system().get_matter_subsystem()
-        cache = matter._tree_data(state, Stage.POSITION, "HuntCrossleyForce").cache
+        cache = self._tree_cache(state)
         cl = self._contacts.get_contacts(state, self._set)
         if not len(cl):
             return 0.0
         return hunt_crossley_forces(cl.surf, cl.normal, cl.depth, cl.origin, cl.kmax,
                                     cl.kmin, *self._params, self._transition_velocity,
                                     cache.p_GB, cache.V_GB, body_forces, with_forces)
-
-    def calc_force(self, state, body_forces, particle_forces, mobility_forces) -> None:
-        self._run(state, body_forces, True)
-
-    def calc_potential_energy(self, state) -> float:
-        return self._run(state, np.zeros((0, 6)), False)

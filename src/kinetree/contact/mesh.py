@@ -32,6 +32,7 @@ from kinetree.contact.geometry import (
     _point,
     _positive_length,
     _tangent_basis,
+    _three_lengths,
 )
 from kinetree.errors import InvalidArgumentError
 
@@ -203,21 +204,24 @@ def find_nearest_points_on_mesh(vertices, faces, face_normals, points, out_point
 # ---- argument checks ---------------------------------------------------------------------
 
 
-def _points(points, where: str) -> np.ndarray:
+def _points(points, where: str, name: str = "points", rows: str = "n",
+            item: str = "points[{}]") -> np.ndarray:
+    """``points`` as a contiguous (n, 3) float array of finite coordinates (m, in S);
+    ``name``, ``rows`` and ``item`` word the errors (the argument, its row count, a row)."""
     try:
-        arr = np.asarray(points, dtype=np.float64)
+        arr = np.array(points, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise InvalidArgumentError(
-            f"{where}: points must be an (n, 3) array of real numbers (m, in the shape's frame "
-            f"S), got {type(points).__name__}.") from exc
+            f"{where}: {name} must be an ({rows}, 3) array of real numbers (m, in the shape's "
+            f"frame S), got {type(points).__name__}.") from exc
     if arr.ndim != 2 or arr.shape[1] != 3:
         raise InvalidArgumentError(
-            f"{where}: points must be an (n, 3) array (m, in the shape's frame S), got shape "
+            f"{where}: {name} must be an ({rows}, 3) array (m, in the shape's frame S), got shape "
             f"{arr.shape}; pass one point per row (a single point as [[x, y, z]]).")
     if not np.all(np.isfinite(arr)):
         bad = int(np.flatnonzero(~np.all(np.isfinite(arr), axis=1))[0])
         raise InvalidArgumentError(
-            f"{where}: points[{bad}] = {arr[bad].tolist()} is not finite; give finite "
+            f"{where}: {item.format(bad)} = {arr[bad].tolist()} is not finite; give finite "
             "coordinates (m).")
     return np.ascontiguousarray(arr)
 
@@ -285,21 +289,10 @@ class TriangleMesh(ContactGeometry):
 
     @staticmethod
     def _checked_vertices(vertices, where: str) -> np.ndarray:
-        try:
-            arr = np.array(vertices, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
+        arr = _points(vertices, where, "vertices", "nv", "vertex {}")
+        if len(arr) < 4:
             raise InvalidArgumentError(
-                f"{where}: vertices must be an (nv, 3) array of real numbers (m, in S), got "
-                f"{type(vertices).__name__}.") from exc
-        if arr.ndim != 2 or arr.shape[1] != 3 or len(arr) < 4:
-            raise InvalidArgumentError(
-                f"{where}: vertices must be an (nv, 3) array with nv ≥ 4 (m, in S), got shape "
-                f"{arr.shape}.")
-        if not np.all(np.isfinite(arr)):
-            bad = int(np.flatnonzero(~np.all(np.isfinite(arr), axis=1))[0])
-            raise InvalidArgumentError(
-                f"{where}: vertex {bad} = {arr[bad].tolist()} is not finite; give finite "
-                "coordinates (m).")
+                f"{where}: a closed mesh needs at least 4 vertices, got {len(arr)}.")
         return arr
 
     @staticmethod
@@ -552,18 +545,7 @@ class Brick(TriangleMesh):
 
     def __init__(self, half_lengths, resolution=1):
         where = "ContactGeometry.Brick"
-        try:
-            values = [float(h) for h in half_lengths]
-        except (TypeError, ValueError) as exc:
-            raise InvalidArgumentError(
-                f"{where}: half_lengths must be three lengths (a, b, c) in m, got "
-                f"{half_lengths!r}.") from exc
-        if len(values) != 3:
-            raise InvalidArgumentError(
-                f"{where}: half_lengths must be three lengths (a, b, c) in m, got "
-                f"{len(values)}.")
-        self._half_lengths = _read_only(np.array(
-            [_positive_length(h, f"half_lengths[{i}]", where) for i, h in enumerate(values)]))
+        self._half_lengths = _three_lengths(half_lengths, "half_lengths", where)
         self._resolution = _count(resolution, "resolution", 1, where)
         unit, faces = _brick_mesh(self._resolution)
         super().__init__(unit * self._half_lengths, faces)

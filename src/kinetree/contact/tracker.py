@@ -23,9 +23,7 @@ from kinetree.contact.collision import (
     MESH,
     SPHERE,
     ContactList,
-    ContactWork,
-    SurfaceTable,
-    find_contacts,
+    ContactSearch,
 )
 from kinetree.contact.mesh import find_nearest_points
 from kinetree.errors import InvalidArgumentError
@@ -36,7 +34,7 @@ from kinetree.system.subsystem import Subsystem
 __all__ = ["ContactEventHandler", "ContactEventReporter", "ContactTrackerSubsystem"]
 
 
-class ContactTrackerSubsystem(Subsystem):
+class ContactTrackerSubsystem(ContactSearch, Subsystem):
     """Tracks the contacts among all contact surfaces of a MultibodySystem's bodies."""
 
     def __init__(self, system):
@@ -54,19 +52,11 @@ class ContactTrackerSubsystem(Subsystem):
                 self._surfaces.append((mobod, X_BS, surface))
                 entries.append((mobod.get_mobilized_body_index(), X_BS, surface.get_shape(), 0,
                                 surface.get_cliques()))
-        self._table = SurfaceTable.build(entries, "ContactTrackerSubsystem")
-        finite = np.flatnonzero(self._table.kind != HALF_SPACE)
-        self._contacts_index = self.allocate_cache_entry(state, Stage.POSITION,
-                                                         Stage.POSITION, None)
-        self._work_index = self.allocate_cache_entry(
-            state, Stage.TOPOLOGY, Stage.TOPOLOGY, ContactWork(len(entries), finite))
+        self._allocate_search(state, entries, "ContactTrackerSubsystem")
 
     def realize_position(self, state):
-        matter = self.get_system().get_matter_subsystem()
-        cache = matter._tree_data(state, Stage.POSITION, "ContactTrackerSubsystem").cache
-        work = self.get_cache_entry(state, self._work_index)
         self.set_cache_entry(state, self._contacts_index,
-                             find_contacts(self._table, work, cache.R_GB, cache.p_GB))
+                             self._search(state, "ContactTrackerSubsystem"))
 
     # ------------------------------------------------------------ surfaces
     def _checked(self, surface, where: str) -> int:
