@@ -16,19 +16,24 @@ MOBILIZERS = ("Pin", "Ball", "Gimbal", "Universal", "Free", "Slider", "Planar", 
 def staged_and_fused(system, matter, state):
     """(fused State, staged State, whether the fused path ran) from the same q and u."""
     calls = []
-    original = matter._realize_forward
+    original = matter._forward_call
 
     def spy(st, gravity):
-        calls.append(gravity)
-        original(st, gravity)
+        forward = original(st, gravity)
 
-    matter._realize_forward = spy
+        def counted():
+            calls.append(gravity)
+            forward()
+
+        return counted
+
+    matter._forward_call = spy
     try:
         fused, staged = state.copy(), state.copy()
         system.realize(fused, kt.Stage.ACCELERATION)
         System.realize(system, staged, kt.Stage.ACCELERATION)   # the stage-by-stage hooks
     finally:
-        del matter._realize_forward
+        del matter._forward_call
     return fused, staged, bool(calls)
 
 
@@ -110,3 +115,23 @@ def test_disabling_the_other_element_enables_the_fused_path():
     fused, staged, ran = staged_and_fused(system, matter, state)
     assert ran
     assert_same(system, matter, fused, staged)
+
+
+def test_a_copied_state_realizes_its_own_variables():
+    """The pipeline's arguments are views of one State's arrays; a copy must not reuse
+    them (State.copy drops the bound call)."""
+    system, matter, state = chain(4, kinds=("Pin",))
+    system.realize(state, kt.Stage.ACCELERATION)
+    udot = state.get_u_dot().copy()
+    other = state.copy()
+    other.upd_q()[:] += 0.4
+    system.realize(other, kt.Stage.ACCELERATION)
+    staged = other.copy()
+    staged.upd_u()[:] = other.get_u()
+    System.realize(system, staged, kt.Stage.ACCELERATION)
+    assert np.array_equal(other.get_u_dot(), staged.get_u_dot())
+    assert not np.allclose(other.get_u_dot(), udot)
+    assert np.array_equal(state.get_u_dot(), udot)
+    state.upd_u()[:] = 0.0
+    system.realize(state, kt.Stage.ACCELERATION)
+    assert np.array_equal(other.get_u_dot(), staged.get_u_dot())

@@ -315,17 +315,25 @@ class SimbodyMatterSubsystem(Subsystem):
         POSITION..ACCELERATION hooks: no constraints and no custom mobilizers."""
         return not self._constraints and not self._custom
 
-    def _realize_forward(self, state, gravity) -> None:
-        """POSITION through ACCELERATION in one compiled call (kernels/forward.py), gravity
-        g (m/s²) being the only applied force; fills exactly what the four hooks fill."""
+    def _forward_call(self, state, gravity):
+        """A function realizing POSITION through ACCELERATION of ``state`` in one compiled
+        call (kernels/forward.py), gravity g (m/s², in G) being the only applied force; it
+        fills exactly what the four hooks fill. Its arguments, views of this State's
+        arrays, are bound once: MultibodySystem.realize keeps the function on the State."""
         d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize")
         part = state._parts[self._index]
-        q, u = state._q[part.q_slice], state._u[part.u_slice]
-        realize_forward(d.tree_i, d.tree_f, q, u, d.buf, d.status, state._qdot[part.q_slice],
-                        gravity, d.body_forces, d.mobility_forces,
-                        state._udot[part.u_slice], d.qdotdot_work,
-                        state._qdotdot[part.q_slice])
-        self._raise_if_singular(d)
+        qs, us = part.q_slice, part.u_slice
+        args = (d.tree_i, d.tree_f, state._q[qs], state._u[us], d.buf, d.status,
+                state._qdot[qs], np.array(gravity, dtype=float), d.body_forces,
+                d.mobility_forces, state._udot[us], d.qdotdot_work, state._qdotdot[qs])
+        status = d.status
+
+        def forward():
+            realize_forward(*args)
+            if status[0]:
+                self._raise_if_singular(d)
+
+        return forward
 
     def _raise_if_singular(self, d: _TreeData) -> None:
         bad = int(d.status[0])
@@ -349,12 +357,12 @@ class SimbodyMatterSubsystem(Subsystem):
         """1 for a u whose hinge column turns the body (rad/s), 1/length scale for one that
         only translates it (m/s): from H at the current configuration."""
         d = self._tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.calc_u_unit_weights")
-        tree, H = d.tree, d.cache.H
+        tree, H_cols = d.tree, d.cache.H_cols
         w = np.ones(int(tree.nu.sum()))
         inv_length = 1.0 / self.get_system().get_default_length_scale()
         for b in range(1, len(tree.parent)):
             u0, nu = tree.u_start[b], tree.nu[b]
-            turns = np.abs(H[b, :3, :nu]).max(axis=0) > 0 if nu else []
+            turns = np.abs(H_cols[b, :nu, :3]).max(axis=1) > 0 if nu else []
             w[u0:u0 + nu] = np.where(turns, 1.0, inv_length)
         return w
 

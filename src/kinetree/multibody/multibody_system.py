@@ -13,6 +13,8 @@ from kinetree.errors import InvalidArgumentError
 from kinetree.system.stage import Stage
 from kinetree.system.system import System
 
+_TIME, _INSTANCE, _ACCELERATION = int(Stage.TIME), int(Stage.INSTANCE), int(Stage.ACCELERATION)
+
 
 class MultibodySystem(System):
     """The System of multibody models: matter, forces, and their energies."""
@@ -50,29 +52,30 @@ class MultibodySystem(System):
         realized by one compiled call (kernels/forward.py), with the same results as the
         stage-by-stage hooks and none of their Python per stage."""
         target = Stage.coerce(stage, "System.realize")
-        if (state._stage <= Stage.TIME and state._system_uid == self._uid
-                and state._topology_version == self._topology_version
-                and target >= Stage.ACCELERATION):
-            if state._stage < Stage.TIME:
+        if (target >= _ACCELERATION and state._stage <= _TIME
+                and state._system_uid == self._uid
+                and state._topology_version == self._topology_version):
+            if state._stage < _TIME:
                 super().realize(state, Stage.TIME)
             plan = state._system_plan
-            if plan is None or plan[0] != state._versions[Stage.INSTANCE]:
-                plan = state._system_plan = (state._versions[Stage.INSTANCE],
-                                             self._forward_gravity(state))
-            gravity = plan[1]
-            if gravity is not None and all(p.stage == Stage.TIME for p in state._parts):
-                self._matter._realize_forward(state, gravity)
+            if plan is None or plan[0] != state._versions[_INSTANCE]:
+                plan = state._system_plan = (state._versions[_INSTANCE],
+                                             self._forward_call(state))
+            forward = plan[1]
+            if forward is not None and all(p.stage == _TIME for p in state._parts):
+                forward()
                 for part in state._parts:
                     part.stage = Stage.ACCELERATION
                 state._stage = Stage.ACCELERATION
-                if target == Stage.ACCELERATION:
+                if target == _ACCELERATION:
                     return
         super().realize(state, stage)
 
-    def _forward_gravity(self, state):
-        """g (m/s²) if the one-call pipeline applies to ``state`` (see realize), else None:
-        the matter able to, and every other subsystem a force subsystem that adds at most
-        gravity. It depends on the topology and the Instance-stage variables only."""
+    def _forward_call(self, state):
+        """The one-call pipeline bound to ``state``'s arrays, if it applies (see realize),
+        else None: the matter able to, and every other subsystem a force subsystem that
+        adds at most gravity. It depends on the topology and the Instance-stage variables
+        only, so the State keeps it until those change (State.copy drops it)."""
         matter = self._matter
         if matter is None or not matter._can_realize_forward():
             return None
@@ -86,7 +89,7 @@ class MultibodySystem(System):
                 return None
             if gravity is None or g.any():
                 gravity = g
-        return gravity if gravity is not None else np.zeros(3)
+        return matter._forward_call(state, gravity if gravity is not None else np.zeros(3))
 
     def _force_subsystems(self):
         return [ss for ss in self._subsystems if hasattr(ss, "calc_potential_energy")

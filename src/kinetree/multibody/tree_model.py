@@ -18,6 +18,11 @@ from collections import namedtuple
 
 import numba
 import numpy as np
+from numba import types
+from numba.core import cgutils
+from numba.core.imputils import impl_ret_borrowed
+from numba.extending import intrinsic
+from numba.np.arrayobj import make_array, populate_array
 
 PARAM_SIZE = 4
 """Per-mobilizer constant parameters (screw pitch, ...)."""
@@ -45,8 +50,11 @@ TreeCache = namedtuple("TreeCache", [
     "R_GF", "r_F",       # F's orientation in G; M's origin to B's origin, in F
     "R_GB", "p_GB",      # body transform X_GB
     "p_PB",              # parent origin to body origin, in G
-    "H_F",               # (nb, 6, 6) hinge matrix in F: V_FM = H_F u (first nu columns)
-    "H",                 # (nb, 6, 6) hinge matrix in G about B's origin: V_PB = H u
+    # The 6 x nu matrices H_F, H and U are stored by columns: row j of H_cols[b] is
+    # column j of body b's H (read as ``cache.H_cols[b].T``). A one-mobility body's
+    # matrix is then 6 contiguous floats, one cache line rather than five.
+    "H_F_cols",          # (nb, 6, 6) hinge matrix in F: V_FM = H_F u (first nu columns)
+    "H_cols",            # (nb, 6, 6) hinge matrix in G about B's origin: V_PB = H u
     "com_G",             # mass center offset from B's origin, in G
     "I_G",               # inertia about B's origin, in G
     # VELOCITY
@@ -57,100 +65,127 @@ TreeCache = namedtuple("TreeCache", [
     "b",                 # (nb, 6) gyroscopic force bias
     "hdot_u",            # (nb, 6) (dH_F/dt) u in F (the custom pre-pass writes its bodies')
     # articulated-body quantities: P, U, Dinv from positions; z, eps from forces
-    "P", "U", "Dinv",
+    "P", "U_cols", "Dinv",
     "z", "eps",
     # ACCELERATION
     "A_GB",              # (nb, 6)
     # work space of the sweeps and operators (never results)
-    "T",                 # (nb, 6, 6) per-body scratch
     "A_work", "F_work",  # (nb, 6) accelerations and forces of inverse dynamics
-    "Ic", "Fc",          # (nb, 6, 6) composite inertias and force columns of CRBA
+    "Ic",                # (nb, 6, 6) composite inertias of CRBA
     "zero",              # (nb, 6) zeros: the bias terms of M u̇ products
+    "T", "Fc",           # (6, 6) scratch of one body's step; CRBA's force columns
     "status",            # (1,) int64: 0 ok, else 1 + index of a body whose D is singular
 ])
 
 kernel = numba.njit(cache=True, _nrt=False)
 """Decorator of the tree sweeps. They allocate nothing, so they are compiled without
-numba's reference-counting runtime: a view of a body's row (``cache.H[b]``) then costs no
+numba's reference-counting runtime: a view of a body's row (``cache.P[b]``) then costs no
 atomic reference-count updates, which halves the time of the sweeps. An allocation inside
 a kernel fails to compile, which keeps the hot path free of them."""
 
 _TREE_FLOATS_PER_BODY = PARAM_SIZE + 9 + 3 + 9 + 3 + 1 + 3 + 9
-_CACHE_FLOATS_PER_BODY = 411
+_CACHE_FLOATS_PER_BODY = 339
+_CACHE_FLOATS_SHARED = 72
 
 
-@numba.njit(cache=True, inline="always")
-def _take(buf, at, n):
-    return buf[at:at + n], at + n
+@intrinsic
+def _take(typingctx, buf, at, shape):
+    """(view, at + its size): the floats of a flat C-ordered ``buf`` from ``at`` on, seen
+    as a C-ordered array of ``shape`` (a tuple of integers). It is ``buf[at:].reshape``
+    without the runtime call numba's reshape makes to check the strides; with some forty
+    views per unpacking, that call was a microsecond of every kernel launch. The caller
+    keeps the views inside ``buf``; the view holds ``buf``'s memory like any slice."""
+    if not (isinstance(buf, types.Array) and buf.ndim == 1 and buf.layout == "C"
+            and isinstance(at, types.Integer) and isinstance(shape, types.BaseTuple)
+            and all(isinstance(d, types.Integer) for d in shape)):
+        return None
+    view_type = types.Array(buf.dtype, len(shape), "C")
+    result_type = types.Tuple((view_type, types.intp))
+
+    def codegen(context, builder, sig, args):
+        buf_value, at_value, shape_value = args
+        source = make_array(buf)(context, builder, buf_value)
+        dims = [context.cast(builder, d, t, types.intp)
+                for d, t in zip(cgutils.unpack_tuple(builder, shape_value), shape)]
+        start = context.cast(builder, at_value, at, types.intp)
+        strides = [source.itemsize]
+        for d in reversed(dims[1:]):
+            strides.insert(0, builder.mul(strides[0], d))
+        size = dims[0]
+        for d in dims[1:]:
+            size = builder.mul(size, d)
+        view = make_array(view_type)(context, builder)
+        populate_array(view, data=builder.gep(source.data, [start]), shape=dims,
+                       strides=strides, itemsize=source.itemsize, meminfo=source.meminfo,
+                       parent=source.parent)
+        view_value = impl_ret_borrowed(context, builder, view_type, view._getvalue())
+        return context.make_tuple(builder, result_type,
+                                  [view_value, builder.add(start, size)])
+
+    return result_type(buf, at, shape), codegen
 
 
 @numba.njit(cache=True, inline="always")
 def unpack_tree(tree_i, tree_f):
     """TreeModel views of the model buffers: ``tree_i`` (6, nb) int64, ``tree_f`` flat."""
     nb = tree_i.shape[1]
-    at = 0
-    prm, at = _take(tree_f, at, nb * PARAM_SIZE)
-    R_PF, at = _take(tree_f, at, nb * 9)
-    p_PF, at = _take(tree_f, at, nb * 3)
-    R_MB, at = _take(tree_f, at, nb * 9)
-    p_MB, at = _take(tree_f, at, nb * 3)
-    mass, at = _take(tree_f, at, nb)
-    com_B, at = _take(tree_f, at, nb * 3)
-    inertia_B, at = _take(tree_f, at, nb * 9)
+    m33 = (nb, 3, 3)
+    v3 = (nb, 3)
+    prm, at = _take(tree_f, 0, (nb, PARAM_SIZE))
+    R_PF, at = _take(tree_f, at, m33)
+    p_PF, at = _take(tree_f, at, v3)
+    R_MB, at = _take(tree_f, at, m33)
+    p_MB, at = _take(tree_f, at, v3)
+    mass, at = _take(tree_f, at, (nb,))
+    com_B, at = _take(tree_f, at, v3)
+    inertia_B, at = _take(tree_f, at, m33)
     return TreeModel(tree_i[0], tree_i[1], tree_i[2], tree_i[3], tree_i[4], tree_i[5],
-                     prm.reshape((nb, PARAM_SIZE)), R_PF.reshape((nb, 3, 3)),
-                     p_PF.reshape((nb, 3)), R_MB.reshape((nb, 3, 3)), p_MB.reshape((nb, 3)),
-                     mass, com_B.reshape((nb, 3)), inertia_B.reshape((nb, 3, 3)))
+                     prm, R_PF, p_PF, R_MB, p_MB, mass, com_B, inertia_B)
 
 
 @numba.njit(cache=True, inline="always")
 def unpack_cache(buf, status):
-    """TreeCache views of the flat cache buffer (``nb * _CACHE_FLOATS_PER_BODY`` floats)
-    and the status array."""
-    nb = buf.shape[0] // _CACHE_FLOATS_PER_BODY
-    at = 0
+    """TreeCache views of the flat cache buffer (``nb * _CACHE_FLOATS_PER_BODY +
+    _CACHE_FLOATS_SHARED`` floats) and the status array. The scratch T and Fc are shared
+    by all bodies, so a step's temporaries stay in L1 instead of streaming through memory
+    with the per-body rows."""
+    nb = (buf.shape[0] - _CACHE_FLOATS_SHARED) // _CACHE_FLOATS_PER_BODY
     m33 = (nb, 3, 3)
     m66 = (nb, 6, 6)
     v3 = (nb, 3)
     v6 = (nb, 6)
-    R_FM, at = _take(buf, at, nb * 9)
-    p_FM, at = _take(buf, at, nb * 3)
-    R_GF, at = _take(buf, at, nb * 9)
-    r_F, at = _take(buf, at, nb * 3)
-    R_GB, at = _take(buf, at, nb * 9)
-    p_GB, at = _take(buf, at, nb * 3)
-    p_PB, at = _take(buf, at, nb * 3)
-    H_F, at = _take(buf, at, nb * 36)
-    H, at = _take(buf, at, nb * 36)
-    com_G, at = _take(buf, at, nb * 3)
-    I_G, at = _take(buf, at, nb * 9)
-    V_FM, at = _take(buf, at, nb * 6)
-    V_GB, at = _take(buf, at, nb * 6)
-    V_PB, at = _take(buf, at, nb * 6)
-    c, at = _take(buf, at, nb * 6)
-    b, at = _take(buf, at, nb * 6)
-    hdot_u, at = _take(buf, at, nb * 6)
-    P, at = _take(buf, at, nb * 36)
-    U, at = _take(buf, at, nb * 36)
-    Dinv, at = _take(buf, at, nb * 36)
-    z, at = _take(buf, at, nb * 6)
-    eps, at = _take(buf, at, nb * 6)
-    A_GB, at = _take(buf, at, nb * 6)
-    T, at = _take(buf, at, nb * 36)
-    A_work, at = _take(buf, at, nb * 6)
-    F_work, at = _take(buf, at, nb * 6)
-    Ic, at = _take(buf, at, nb * 36)
-    Fc, at = _take(buf, at, nb * 36)
-    zero, at = _take(buf, at, nb * 6)
-    return TreeCache(
-        R_FM.reshape(m33), p_FM.reshape(v3), R_GF.reshape(m33), r_F.reshape(v3),
-        R_GB.reshape(m33), p_GB.reshape(v3), p_PB.reshape(v3), H_F.reshape(m66),
-        H.reshape(m66), com_G.reshape(v3), I_G.reshape(m33),
-        V_FM.reshape(v6), V_GB.reshape(v6), V_PB.reshape(v6), c.reshape(v6), b.reshape(v6),
-        hdot_u.reshape(v6),
-        P.reshape(m66), U.reshape(m66), Dinv.reshape(m66), z.reshape(v6), eps.reshape(v6),
-        A_GB.reshape(v6), T.reshape(m66), A_work.reshape(v6), F_work.reshape(v6),
-        Ic.reshape(m66), Fc.reshape(m66), zero.reshape(v6), status)
+    R_FM, at = _take(buf, 0, m33)
+    p_FM, at = _take(buf, at, v3)
+    R_GF, at = _take(buf, at, m33)
+    r_F, at = _take(buf, at, v3)
+    R_GB, at = _take(buf, at, m33)
+    p_GB, at = _take(buf, at, v3)
+    p_PB, at = _take(buf, at, v3)
+    H_F_cols, at = _take(buf, at, m66)
+    H_cols, at = _take(buf, at, m66)
+    com_G, at = _take(buf, at, v3)
+    I_G, at = _take(buf, at, m33)
+    V_FM, at = _take(buf, at, v6)
+    V_GB, at = _take(buf, at, v6)
+    V_PB, at = _take(buf, at, v6)
+    c, at = _take(buf, at, v6)
+    b, at = _take(buf, at, v6)
+    hdot_u, at = _take(buf, at, v6)
+    P, at = _take(buf, at, m66)
+    U_cols, at = _take(buf, at, m66)
+    Dinv, at = _take(buf, at, m66)
+    z, at = _take(buf, at, v6)
+    eps, at = _take(buf, at, v6)
+    A_GB, at = _take(buf, at, v6)
+    A_work, at = _take(buf, at, v6)
+    F_work, at = _take(buf, at, v6)
+    Ic, at = _take(buf, at, m66)
+    zero, at = _take(buf, at, v6)
+    T, at = _take(buf, at, (6, 6))
+    Fc, at = _take(buf, at, (6, 6))
+    return TreeCache(R_FM, p_FM, R_GF, r_F, R_GB, p_GB, p_PB, H_F_cols, H_cols, com_G,
+                     I_G, V_FM, V_GB, V_PB, c, b, hdot_u, P, U_cols, Dinv, z, eps, A_GB,
+                     A_work, F_work, Ic, zero, T, Fc, status)
 
 
 def pack_tree(model: TreeModel) -> tuple[np.ndarray, np.ndarray]:
@@ -167,7 +202,7 @@ def pack_tree(model: TreeModel) -> tuple[np.ndarray, np.ndarray]:
 def allocate_cache(nb: int) -> tuple[np.ndarray, np.ndarray]:
     """Zeroed cache buffers (buf, status) for a tree of ``nb`` bodies (Ground included);
     Ground's orientation is the identity."""
-    buf = np.zeros(nb * _CACHE_FLOATS_PER_BODY)
+    buf = np.zeros(nb * _CACHE_FLOATS_PER_BODY + _CACHE_FLOATS_SHARED)
     status = np.zeros(1, dtype=np.int64)
     unpack_cache(buf, status).R_GB[0] = np.eye(3)
     return buf, status

@@ -637,6 +637,7 @@ class State:
             if isinstance(value, np.ndarray) or key.endswith("_ro"):
                 continue
             new.__dict__[key] = _copy.deepcopy(value, memo)
+        new._system_plan = None     # bound to this State's arrays
         if self._y is not None:
             new._y = self._y.copy()
             new._ydot = self._ydot.copy()

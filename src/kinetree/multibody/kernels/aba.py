@@ -69,7 +69,7 @@ def articulate_step(tree, cache, b):
     parent's P; False if D is singular."""
     nu, p = tree.nu[b], tree.parent[b]
     P = cache.P
-    H, U, Dinv, W = cache.H[b], cache.U[b], cache.Dinv[b], cache.T[b]
+    H, U, Dinv, W = cache.H_cols[b].T, cache.U_cols[b].T, cache.Dinv[b], cache.T
     if nu == 1:
         ok = _articulate(P[b], H, U, Dinv, W, 1, p != 0)
     elif nu == 6:
@@ -77,7 +77,7 @@ def articulate_step(tree, cache, b):
     else:
         ok = _articulate(P[b], H, U, Dinv, W, nu, p != 0)
     if ok and p != 0:
-        shift_inertia_to_parent_add(P[b], cache.p_PB[b], cache.Fc[b], P[p])
+        shift_inertia_to_parent_add(P[b], cache.p_PB[b], cache.T, P[p])
     return ok
 
 
@@ -156,8 +156,8 @@ def bias_step(tree, cache, c, f, b):
     """Body b's ε and the articulated bias force it passes to its parent (its children's
     already in z[b])."""
     nu, us, p = tree.nu[b], tree.u_start[b], tree.parent[b]
-    H, U, Dinv, Pb = cache.H[b], cache.U[b], cache.Dinv[b], cache.P[b]
-    za, g = cache.T[b, 0], cache.T[b, 1]
+    H, U, Dinv, Pb = cache.H_cols[b].T, cache.U_cols[b].T, cache.Dinv[b], cache.P[b]
+    za, g = cache.T[0], cache.T[1]
     z, eps = cache.z, cache.eps
     fb = f[us:us + nu]
     if nu == 1:
@@ -174,12 +174,12 @@ def bias_step(tree, cache, c, f, b):
 def acceleration_step(tree, cache, c, A, udot, b):
     """Body b's u̇ and acceleration A[b] from its parent's."""
     nu, us = tree.nu[b], tree.u_start[b]
-    H, U, Dinv = cache.H[b], cache.U[b], cache.Dinv[b]
+    H, U, Dinv = cache.H_cols[b].T, cache.U_cols[b].T, cache.Dinv[b]
     Ab = A[b]
     shift_acceleration_from_parent(A[tree.parent[b]], cache.p_PB[b], Ab)
     for i in range(6):
         Ab[i] += c[b, i]
-    ub, g = udot[us:us + nu], cache.T[b, 2]
+    ub, g = udot[us:us + nu], cache.T[2]
     if nu == 1:
         _mobility_accelerations(H, U, Dinv, cache.eps[b], Ab, g, ub, 1)
     elif nu == 6:

@@ -17,7 +17,7 @@ def calc_body_accelerations(tree_i, tree_f, buf, status, velocity_terms, udot, A
     c = cache.c if velocity_terms else cache.zero
     A[0, :] = 0.0
     for b in range(1, tree.parent.shape[0]):
-        Ab, H, us = A[b], cache.H[b], tree.u_start[b]
+        Ab, H, us = A[b], cache.H_cols[b].T, tree.u_start[b]
         shift_acceleration_from_parent(A[tree.parent[b]], cache.p_PB[b], Ab)
         for i in range(6):
             s = c[b, i]

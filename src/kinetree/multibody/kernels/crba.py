@@ -24,11 +24,11 @@ def calc_mass_matrix(tree_i, tree_f, buf, status, M):
     for b in range(nb - 1, 0, -1):
         p = tree.parent[b]
         if p != 0:
-            shift_inertia_to_parent_add(Ic[b], cache.p_PB[b], cache.T[b], Ic[p])
+            shift_inertia_to_parent_add(Ic[b], cache.p_PB[b], cache.T, Ic[p])
     M[:, :] = 0.0
     for i in range(1, nb):
         nu_i, us_i = tree.nu[i], tree.u_start[i]
-        H, Fc = cache.H[i], cache.Fc[i]
+        H, Fc = cache.H_cols[i].T, cache.Fc
         for r in range(6):
             for j in range(nu_i):
                 s = 0.0
@@ -38,7 +38,7 @@ def calc_mass_matrix(tree_i, tree_f, buf, status, M):
         b = i
         while b != 0:
             nu_b, us_b = tree.nu[b], tree.u_start[b]
-            Hb = cache.H[b]
+            Hb = cache.H_cols[b].T
             for a in range(nu_b):
                 for j in range(nu_i):
                     s = 0.0

@@ -11,7 +11,7 @@ bit-identical without a Python round trip (or an unpacking) per stage.
 One base-to-tip, one tip-to-base and one base-to-tip pass doing several stages' per-body
 steps at once was tried and was slower (0.32 against 0.30 µs per body on a 1000-body
 chain, 0.49 against 0.40 at 10000): each pass touching many arrays at once costs more than
-the extra passes. ``SimbodyMatterSubsystem._realize_forward`` calls it;
+the extra passes. ``SimbodyMatterSubsystem._forward_call`` binds it to a State;
 ``MultibodySystem.realize`` decides when it applies.
 """
 

@@ -31,7 +31,7 @@ def position_step(tree, cache, q, b):
     hinge.x_fm(code, qb, tree.prm[b], R_FM, p_FM)
 
     R_GP, R_GF, R_GB = cache.R_GB[p], cache.R_GF[b], cache.R_GB[b]
-    R_GM, R_I = cache.T[b, :3, :3], cache.T[b, :3, 3:]
+    R_GM, R_I = cache.T[:3, :3], cache.T[:3, 3:]
     mat_mul(R_GP, tree.R_PF[b], R_GF)
     mat_mul(R_GF, R_FM, R_GM)
     mat_mul(R_GM, tree.R_MB[b], R_GB)
@@ -41,12 +41,12 @@ def position_step(tree, cache, q, b):
     store3(p_PB, cache.p_PB[b])
     store3(add3(vec3(cache.p_GB[p]), p_PB), cache.p_GB[b])
 
-    H_F = cache.H_F[b]
+    H_F = cache.H_F_cols[b].T
     hinge.h_fm(code, qb, tree.prm[b], H_F)
     if nu == 1:
-        _hinge_in_ground(R_GF, r_F, H_F, cache.H[b], 1)
+        _hinge_in_ground(R_GF, r_F, H_F, cache.H_cols[b].T, 1)
     else:
-        _hinge_in_ground(R_GF, r_F, H_F, cache.H[b], nu)
+        _hinge_in_ground(R_GF, r_F, H_F, cache.H_cols[b].T, nu)
 
     store3(rotate3(R_GB, vec3(tree.com_B[b])), cache.com_G[b])
     mat_mul(R_GB, tree.inertia_B[b], R_I)

@@ -39,9 +39,9 @@ def velocity_step(tree, cache, q, u, qdot, b):
     ub = u[us:us + nu]
     V_FM, V_PB, V_GB = cache.V_FM[b], cache.V_PB[b], cache.V_GB[b]
     if nu == 1:
-        _hinge_velocities(cache.H_F[b], cache.H[b], ub, V_FM, V_PB, 1)
+        _hinge_velocities(cache.H_F_cols[b].T, cache.H_cols[b].T, ub, V_FM, V_PB, 1)
     else:
-        _hinge_velocities(cache.H_F[b], cache.H[b], ub, V_FM, V_PB, nu)
+        _hinge_velocities(cache.H_F_cols[b].T, cache.H_cols[b].T, ub, V_FM, V_PB, nu)
     w_P, v_P = vec3(cache.V_GB[p, :3]), vec3(cache.V_GB[p, 3:])
     w_r, v_r = vec3(V_PB[:3]), vec3(V_PB[3:])
     p_PB = vec3(cache.p_PB[b])
