@@ -8,7 +8,10 @@
    in this machine's 24 GB.
 
 Both libraries are given the same model and their accelerations are compared before
-timing. Run: ``.venv/bin/python bench/forward_dynamics.py`` (needs the ``bench`` extra).
+timing. Each figure is the best of nine batches, the batches of all the calls of a table
+taken in turn, so that a burst of load from another tenant of a shared machine does not
+fall on one size alone.
+Run: ``.venv/bin/python bench/forward_dynamics.py`` (needs the ``bench`` extra).
 """
 
 from __future__ import annotations
@@ -42,69 +45,86 @@ def build(parents, kinds, frames, bodies, with_pinocchio=True):
     return system, model
 
 
-def best_time(fn, repeat=5, batch_seconds=0.05):
-    """Seconds per call: the best of ``repeat`` batches of calls, each batch lasting at
-    least ``batch_seconds``."""
+def _batch_size(fn, batch_seconds):
+    """Calls of ``fn`` that take at least ``batch_seconds``."""
     n = 1
     while True:
         t0 = time.perf_counter()
         for _ in range(n):
             fn()
         if time.perf_counter() - t0 >= batch_seconds:
-            break
+            return n
         n *= 2
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        times.append((time.perf_counter() - t0) / n)
-    return min(times)
 
 
-def compare(parents, kinds, seed=0, with_pinocchio=True):
-    """(bodies, kinetree s/call, Pinocchio s/call or nan, max relative |Δu̇|)."""
+def best_times(calls, rounds=9, batch_seconds=0.05):
+    """Seconds per call of each function in ``calls``: the best over ``rounds`` rounds, a
+    round timing one batch (at least ``batch_seconds``) of every function in turn. The
+    interleaving exposes every function alike to the load of a shared machine."""
+    sizes = [_batch_size(fn, batch_seconds) for fn in calls]
+    best = [float("inf")] * len(calls)
+    for _ in range(rounds):
+        for i, (fn, n) in enumerate(zip(calls, sizes, strict=True)):
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            best[i] = min(best[i], (time.perf_counter() - t0) / n)
+    return best
+
+
+def prepare(parents, kinds, seed=0, with_pinocchio=True):
+    """(bodies, kinetree call, Pinocchio call or None, max relative |Δu̇|): each call
+    computes u̇ from the same q and u, kinetree's as ``realize(ACCELERATION)`` from a
+    freshly set q and u."""
     n = len(parents)
     frames, bodies, q, u = random_model(parents, seed)
     system, model = build(parents, kinds, frames, bodies, with_pinocchio)
     state = system.realize_topology()
     tau = np.zeros(n)
-    state.set_q(q)
-    state.set_u(u)
-    system.realize(state, kt.Stage.ACCELERATION)
 
     def kinetree_step():
         state.set_q(q)
         state.set_u(u)
         system.realize(state, kt.Stage.ACCELERATION)
 
-    t_kt = best_time(kinetree_step)
+    kinetree_step()
     if model is None:
-        return n, t_kt, float("nan"), float("nan")
+        return n, kinetree_step, None, float("nan")
     data = model.createData()
     a_pin = pin.aba(model, data, q, u, tau)
     err = np.abs(state.get_u_dot() - a_pin).max() / max(1.0, np.abs(a_pin).max())
-    t_pin = best_time(lambda: pin.aba(model, data, q, u, tau))
-    return n, t_kt, t_pin, err
+    return n, kinetree_step, lambda: pin.aba(model, data, q, u, tau), err
 
 
 def main():
     print("Fig. 3 tree (slider base, 11 chains x 20 pins)")
     print(f"{'bodies':>7} {'kinetree µs':>12} {'pinocchio µs':>13} {'ratio':>7} {'max |Δu̇|':>10}")
-    n, t_kt, t_pin, err = compare(*fig3_tree())
+    n, kt_step, pin_step, err = prepare(*fig3_tree())
+    t_kt, t_pin = best_times([kt_step, pin_step])
     print(f"{n:>7} {t_kt * 1e6:>12.1f} {t_pin * 1e6:>13.1f} {t_kt / t_pin:>7.2f} {err:>10.1e}")
+
     print("\nPin chains: time per body, and the marginal time per added body (the slope")
     print("between this chain and the previous one, free of the fixed per-call cost)")
     print(f"{'bodies':>7} {'kinetree µs/body':>17} {'marginal µs/body':>17} "
           f"{'pinocchio µs/body':>18} {'ratio':>7} {'max |Δu̇|':>10}")
+    chains = [prepare(*chain_tree(n), with_pinocchio=n <= 100) for n in (10, 100, 1000, 10000)]
+    calls = [c[1] for c in chains] + [c[2] for c in chains if c[2] is not None]
+    times = best_times(calls)
+    t_pins = iter(times[len(chains):])
     previous = None
-    for n_bodies in (10, 100, 1000, 10000):
-        n, t_kt, t_pin, err = compare(*chain_tree(n_bodies), with_pinocchio=n_bodies <= 100)
+    per_body = []
+    for (n, _, pin_step, err), t_kt in zip(chains, times, strict=False):
+        t_pin = next(t_pins) if pin_step is not None else float("nan")
         marginal = float("nan") if previous is None else \
             (t_kt - previous[1]) / (n - previous[0])
         previous = (n, t_kt)
+        per_body.append(t_kt / n)
         print(f"{n:>7} {t_kt / n * 1e6:>17.3f} {marginal * 1e6:>17.3f} "
               f"{t_pin / n * 1e6:>18.3f} {t_kt / t_pin:>7.2f} {err:>10.1e}")
+    spread = max(per_body[1:]) / min(per_body[1:])
+    print(f"\nper-body time from 100 to 10000 bodies: largest / smallest = {spread:.2f} "
+          f"(target 1.25)")
+
 
 if __name__ == "__main__":
     main()

@@ -14,6 +14,7 @@ from kinetree.system.stage import Stage
 from kinetree.system.system import System
 
 _TIME, _INSTANCE, _ACCELERATION = int(Stage.TIME), int(Stage.INSTANCE), int(Stage.ACCELERATION)
+_ACCELERATION_STAGE = Stage.ACCELERATION
 
 
 class MultibodySystem(System):
@@ -62,11 +63,12 @@ class MultibodySystem(System):
                 plan = state._system_plan = (state._versions[_INSTANCE],
                                              self._forward_call(state))
             forward = plan[1]
-            if forward is not None and all(p.stage == _TIME for p in state._parts):
+            parts = state._parts
+            if forward is not None and all([p.stage == _TIME for p in parts]):
                 forward()
-                for part in state._parts:
-                    part.stage = Stage.ACCELERATION
-                state._stage = Stage.ACCELERATION
+                for part in parts:
+                    part.stage = _ACCELERATION_STAGE
+                state._stage = _ACCELERATION_STAGE
                 if target == _ACCELERATION:
                     return
         super().realize(state, stage)

@@ -127,8 +127,9 @@ def _take(typingctx, buf, at, shape):
 
 @numba.njit(cache=True, inline="always")
 def unpack_tree(tree_i, tree_f):
-    """TreeModel views of the model buffers: ``tree_i`` (6, nb) int64, ``tree_f`` flat."""
-    nb = tree_i.shape[1]
+    """TreeModel views of the model buffers: ``tree_i`` (nb, 6) int64, one row of
+    integers per body (every sweep reads several of a body's at once), ``tree_f`` flat."""
+    nb = tree_i.shape[0]
     m33 = (nb, 3, 3)
     v3 = (nb, 3)
     prm, at = _take(tree_f, 0, (nb, PARAM_SIZE))
@@ -139,7 +140,8 @@ def unpack_tree(tree_i, tree_f):
     mass, at = _take(tree_f, at, (nb,))
     com_B, at = _take(tree_f, at, v3)
     inertia_B, at = _take(tree_f, at, m33)
-    return TreeModel(tree_i[0], tree_i[1], tree_i[2], tree_i[3], tree_i[4], tree_i[5],
+    return TreeModel(tree_i[:, 0], tree_i[:, 1], tree_i[:, 2], tree_i[:, 3], tree_i[:, 4],
+                     tree_i[:, 5],
                      prm, R_PF, p_PF, R_MB, p_MB, mass, com_B, inertia_B)
 
 
@@ -191,11 +193,11 @@ def unpack_cache(buf, status):
 def pack_tree(model: TreeModel) -> tuple[np.ndarray, np.ndarray]:
     """The two model buffers (tree_i, tree_f) holding ``model``'s arrays."""
     tree_i = np.array([model.parent, model.code, model.q_start, model.nq, model.u_start,
-                       model.nu], dtype=np.int64)
+                       model.nu], dtype=np.int64).T.copy()
     tree_f = np.concatenate([np.ascontiguousarray(a, dtype=float).ravel() for a in (
         model.prm, model.R_PF, model.p_PF, model.R_MB, model.p_MB, model.mass, model.com_B,
         model.inertia_B)])
-    assert tree_f.size == tree_i.shape[1] * _TREE_FLOATS_PER_BODY
+    assert tree_f.size == tree_i.shape[0] * _TREE_FLOATS_PER_BODY
     return tree_i, tree_f
 
 
