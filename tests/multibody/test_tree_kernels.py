@@ -93,7 +93,7 @@ class Realized:
 
     def __init__(self, tree, q, u):
         self.tree_i, self.tree_f = pack_tree(tree)
-        self.buf, self.status = allocate_cache(len(tree.parent))
+        self.buf, self.status = allocate_cache(len(tree.parent), int(np.sum(tree.nu)))
         self.cache = unpack_cache(self.buf, self.status)
         calc_position_kinematics(self.tree_i, self.tree_f, q, self.buf, self.status)
         self.qdot = np.zeros_like(q)

@@ -452,7 +452,7 @@ def mobilizer_functions(mobod: MobilizedBody, state) -> MobilizerFunctions:
         return c.R_FM[b].copy(), c.p_FM[b].copy()
 
     def hinge(q):
-        return realized(q)[1].H_F_cols[b, :nu].T.copy()
+        return realized(q)[1].H_F_cols[us:us + nu].T.copy()
 
     impl = getattr(mobod, "get_implementation", lambda: None)()
 

@@ -50,14 +50,15 @@ class CustomHinges:
         for k, (impl, b, sq) in enumerate(zip(self.impls, self.index, self.q)):
             impl.realize_position(state)
             impl._hinge_position(state, q[sq], cache.R_FM[b], cache.p_FM[b],
-                                 cache.H_F_cols[b].T, self.N[k], self.N_inv[k], self.work[k])
+                                 cache.H_F_cols[self.u[k]].T, self.N[k], self.N_inv[k],
+                                 self.work[k])
 
     def velocity(self, state, cache, q: np.ndarray, u: np.ndarray) -> None:
         """V_FM (so the implementations can read it), (dH_F/dt) u and Ṅ u of every custom
         body, from this State's u."""
         for k, (impl, b, sq, su) in enumerate(zip(self.impls, self.index, self.q, self.u)):
             ub = u[su]
-            cache.V_FM[b] = ub @ cache.H_F_cols[b, :ub.size]
+            cache.V_FM[b] = ub @ cache.H_F_cols[su]
             impl.realize_velocity(state)
             impl._hinge_velocity(state, q[sq], ub, cache.hdot_u[b], self.ndot_u[k],
                                  self.work[k])

@@ -164,7 +164,7 @@ class SimbodyMatterSubsystem(Subsystem):
         self.allocate_u(state, np.concatenate(u0) if u0 else np.zeros(0))
         nb = len(self._bodies)
         tree_i, tree_f = pack_tree(tree)
-        buf, status = allocate_cache(nb)
+        buf, status = allocate_cache(nb, int(tree.nu.sum()))
         quaternion_q = [tree.q_start[b._index] + np.arange(4) for b in self._bodies[1:]
                         if b._default_q.size != b._default_q_euler.size
                         and tree.nq[b._index] == b._default_q.size]
@@ -362,7 +362,7 @@ class SimbodyMatterSubsystem(Subsystem):
         inv_length = 1.0 / self.get_system().get_default_length_scale()
         for b in range(1, len(tree.parent)):
             u0, nu = tree.u_start[b], tree.nu[b]
-            turns = np.abs(H_cols[b, :nu, :3]).max(axis=1) > 0 if nu else []
+            turns = np.abs(H_cols[u0:u0 + nu, :3]).max(axis=1) > 0 if nu else []
             w[u0:u0 + nu] = np.where(turns, 1.0, inv_length)
         return w
 

@@ -50,11 +50,11 @@ TreeCache = namedtuple("TreeCache", [
     "R_GF", "r_F",       # F's orientation in G; M's origin to B's origin, in F
     "R_GB", "p_GB",      # body transform X_GB
     "p_PB",              # parent origin to body origin, in G
-    # The 6 x nu matrices H_F, H and U are stored by columns: row j of H_cols[b] is
-    # column j of body b's H (read as ``cache.H_cols[b].T``). A one-mobility body's
-    # matrix is then 6 contiguous floats, one cache line rather than five.
-    "H_F_cols",          # (nb, 6, 6) hinge matrix in F: V_FM = H_F u (first nu columns)
-    "H_cols",            # (nb, 6, 6) hinge matrix in G about B's origin: V_PB = H u
+    # The 6 x nu matrices H_F, H and U are stored by columns, one row per mobility: row
+    # u_start[b] + j of H_cols is column j of body b's H (``mobility_rows(tree,
+    # cache.H_cols, b).T`` is H). A one-mobility body's H is then 6 contiguous floats.
+    "H_F_cols",          # (nu, 6) hinge matrix in F: V_FM = H_F u
+    "H_cols",            # (nu, 6) hinge matrix in G about B's origin: V_PB = H u
     "com_G",             # mass center offset from B's origin, in G
     "I_G",               # inertia about B's origin, in G
     # VELOCITY
@@ -65,8 +65,11 @@ TreeCache = namedtuple("TreeCache", [
     "b",                 # (nb, 6) gyroscopic force bias
     "hdot_u",            # (nb, 6) (dH_F/dt) u in F (the custom pre-pass writes its bodies')
     # articulated-body quantities: P, U, Dinv from positions; z, eps from forces
-    "P", "U_cols", "Dinv",
-    "z", "eps",
+    "P",                 # (nb, 6, 6)
+    "U_cols",            # (nu, 6) U = P H, by columns as H_cols
+    "Dinv",              # (nu, 6): row u_start[b] + j holds row j of body b's nu x nu D⁻¹
+    "z",                 # (nb, 6)
+    "eps",               # (nu,)
     # ACCELERATION
     "A_GB",              # (nb, 6)
     # work space of the sweeps and operators (never results)
@@ -74,7 +77,8 @@ TreeCache = namedtuple("TreeCache", [
     "Ic",                # (nb, 6, 6) composite inertias of CRBA
     "zero",              # (nb, 6) zeros: the bias terms of M u̇ products
     "T", "Fc",           # (6, 6) scratch of one body's step; CRBA's force columns
-    "status",            # (1,) int64: 0 ok, else 1 + index of a body whose D is singular
+    "status",            # (3,) int64: [0 ok, else 1 + index of a body whose D is singular;
+                         # nb; nu]
 ])
 
 kernel = numba.njit(cache=True, _nrt=False)
@@ -84,7 +88,8 @@ atomic reference-count updates, which halves the time of the sweeps. An allocati
 a kernel fails to compile, which keeps the hot path free of them."""
 
 _TREE_FLOATS_PER_BODY = PARAM_SIZE + 9 + 3 + 9 + 3 + 1 + 3 + 9
-_CACHE_FLOATS_PER_BODY = 339
+_CACHE_FLOATS_PER_BODY = 189
+_CACHE_FLOATS_PER_MOBILITY = 25
 _CACHE_FLOATS_SHARED = 72
 
 
@@ -147,11 +152,11 @@ def unpack_tree(tree_i, tree_f):
 
 @numba.njit(cache=True, inline="always")
 def unpack_cache(buf, status):
-    """TreeCache views of the flat cache buffer (``nb * _CACHE_FLOATS_PER_BODY +
-    _CACHE_FLOATS_SHARED`` floats) and the status array. The scratch T and Fc are shared
-    by all bodies, so a step's temporaries stay in L1 instead of streaming through memory
-    with the per-body rows."""
-    nb = (buf.shape[0] - _CACHE_FLOATS_SHARED) // _CACHE_FLOATS_PER_BODY
+    """TreeCache views of the flat cache buffer (``nb * _CACHE_FLOATS_PER_BODY + nu *
+    _CACHE_FLOATS_PER_MOBILITY + _CACHE_FLOATS_SHARED`` floats) and the status array,
+    which also holds nb and nu. The scratch T and Fc are shared by all bodies, so a step's
+    temporaries stay in L1 instead of streaming through memory with the per-body rows."""
+    nb, nu = status[1], status[2]
     m33 = (nb, 3, 3)
     m66 = (nb, 6, 6)
     v3 = (nb, 3)
@@ -163,8 +168,8 @@ def unpack_cache(buf, status):
     R_GB, at = _take(buf, at, m33)
     p_GB, at = _take(buf, at, v3)
     p_PB, at = _take(buf, at, v3)
-    H_F_cols, at = _take(buf, at, m66)
-    H_cols, at = _take(buf, at, m66)
+    H_F_cols, at = _take(buf, at, (nu, 6))
+    H_cols, at = _take(buf, at, (nu, 6))
     com_G, at = _take(buf, at, v3)
     I_G, at = _take(buf, at, m33)
     V_FM, at = _take(buf, at, v6)
@@ -174,10 +179,10 @@ def unpack_cache(buf, status):
     b, at = _take(buf, at, v6)
     hdot_u, at = _take(buf, at, v6)
     P, at = _take(buf, at, m66)
-    U_cols, at = _take(buf, at, m66)
-    Dinv, at = _take(buf, at, m66)
+    U_cols, at = _take(buf, at, (nu, 6))
+    Dinv, at = _take(buf, at, (nu, 6))
     z, at = _take(buf, at, v6)
-    eps, at = _take(buf, at, v6)
+    eps, at = _take(buf, at, (nu,))
     A_GB, at = _take(buf, at, v6)
     A_work, at = _take(buf, at, v6)
     F_work, at = _take(buf, at, v6)
@@ -201,10 +206,18 @@ def pack_tree(model: TreeModel) -> tuple[np.ndarray, np.ndarray]:
     return tree_i, tree_f
 
 
-def allocate_cache(nb: int) -> tuple[np.ndarray, np.ndarray]:
-    """Zeroed cache buffers (buf, status) for a tree of ``nb`` bodies (Ground included);
-    Ground's orientation is the identity."""
-    buf = np.zeros(nb * _CACHE_FLOATS_PER_BODY + _CACHE_FLOATS_SHARED)
-    status = np.zeros(1, dtype=np.int64)
+def allocate_cache(nb: int, nu: int) -> tuple[np.ndarray, np.ndarray]:
+    """Zeroed cache buffers (buf, status) for a tree of ``nb`` bodies (Ground included)
+    and ``nu`` mobilities; Ground's orientation is the identity."""
+    buf = np.zeros(nb * _CACHE_FLOATS_PER_BODY + nu * _CACHE_FLOATS_PER_MOBILITY
+                   + _CACHE_FLOATS_SHARED)
+    status = np.array([0, nb, nu], dtype=np.int64)
     unpack_cache(buf, status).R_GB[0] = np.eye(3)
     return buf, status
+
+
+@numba.njit(cache=True, inline="always")
+def mobility_rows(tree, rows, b):
+    """Body b's nu rows of a per-mobility cache array (H_cols, U_cols, Dinv, eps)."""
+    us = tree.u_start[b]
+    return rows[us:us + tree.nu[b]]

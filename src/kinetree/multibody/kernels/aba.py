@@ -23,7 +23,7 @@ from kinetree.multibody.kernels.small import (
     shift_inertia_to_parent_add,
     spatial_inertia,
 )
-from kinetree.multibody.tree_model import kernel, unpack_cache, unpack_tree
+from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, unpack_tree
 
 
 @numba.njit(cache=True, inline="always")
@@ -69,7 +69,8 @@ def articulate_step(tree, cache, b):
     parent's P; False if D is singular."""
     nu, p = tree.nu[b], tree.parent[b]
     P = cache.P
-    H, U, Dinv, W = cache.H_cols[b].T, cache.U_cols[b].T, cache.Dinv[b], cache.T
+    H, U = mobility_rows(tree, cache.H_cols, b).T, mobility_rows(tree, cache.U_cols, b).T
+    Dinv, W = mobility_rows(tree, cache.Dinv, b), cache.T
     if nu == 1:
         ok = _articulate(P[b], H, U, Dinv, W, 1, p != 0)
     elif nu == 6:
@@ -156,16 +157,17 @@ def bias_step(tree, cache, c, f, b):
     """Body b's ε and the articulated bias force it passes to its parent (its children's
     already in z[b])."""
     nu, us, p = tree.nu[b], tree.u_start[b], tree.parent[b]
-    H, U, Dinv, Pb = cache.H_cols[b].T, cache.U_cols[b].T, cache.Dinv[b], cache.P[b]
+    H, U = mobility_rows(tree, cache.H_cols, b).T, mobility_rows(tree, cache.U_cols, b).T
+    Dinv, Pb = mobility_rows(tree, cache.Dinv, b), cache.P[b]
     za, g = cache.T[0], cache.T[1]
-    z, eps = cache.z, cache.eps
+    z, eps = cache.z, cache.eps[us:us + nu]
     fb = f[us:us + nu]
     if nu == 1:
-        _bias_force(Pb, H, U, Dinv, fb, z[b], c[b], eps[b], g, za, 1, p != 0)
+        _bias_force(Pb, H, U, Dinv, fb, z[b], c[b], eps, g, za, 1, p != 0)
     elif nu == 6:
-        _bias_force(Pb, H, U, Dinv, fb, z[b], c[b], eps[b], g, za, 6, p != 0)
+        _bias_force(Pb, H, U, Dinv, fb, z[b], c[b], eps, g, za, 6, p != 0)
     else:
-        _bias_force(Pb, H, U, Dinv, fb, z[b], c[b], eps[b], g, za, nu, p != 0)
+        _bias_force(Pb, H, U, Dinv, fb, z[b], c[b], eps, g, za, nu, p != 0)
     if p != 0:
         shift_force_to_parent_add(za, cache.p_PB[b], z[p])
 
@@ -174,18 +176,19 @@ def bias_step(tree, cache, c, f, b):
 def acceleration_step(tree, cache, c, A, udot, b):
     """Body b's u̇ and acceleration A[b] from its parent's."""
     nu, us = tree.nu[b], tree.u_start[b]
-    H, U, Dinv = cache.H_cols[b].T, cache.U_cols[b].T, cache.Dinv[b]
+    H, U = mobility_rows(tree, cache.H_cols, b).T, mobility_rows(tree, cache.U_cols, b).T
+    Dinv = mobility_rows(tree, cache.Dinv, b)
     Ab = A[b]
     shift_acceleration_from_parent(A[tree.parent[b]], cache.p_PB[b], Ab)
     for i in range(6):
         Ab[i] += c[b, i]
     ub, g = udot[us:us + nu], cache.T[2]
     if nu == 1:
-        _mobility_accelerations(H, U, Dinv, cache.eps[b], Ab, g, ub, 1)
+        _mobility_accelerations(H, U, Dinv, cache.eps[us:us + nu], Ab, g, ub, 1)
     elif nu == 6:
-        _mobility_accelerations(H, U, Dinv, cache.eps[b], Ab, g, ub, 6)
+        _mobility_accelerations(H, U, Dinv, cache.eps[us:us + nu], Ab, g, ub, 6)
     else:
-        _mobility_accelerations(H, U, Dinv, cache.eps[b], Ab, g, ub, nu)
+        _mobility_accelerations(H, U, Dinv, cache.eps[us:us + nu], Ab, g, ub, nu)
 
 
 @numba.njit(cache=True, inline="always")

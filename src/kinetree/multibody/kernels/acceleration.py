@@ -6,7 +6,7 @@ evaluates acceleration errors at trial u̇ with it.
 """
 
 from kinetree.multibody.kernels.small import shift_acceleration_from_parent
-from kinetree.multibody.tree_model import kernel, unpack_cache, unpack_tree
+from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, unpack_tree
 
 
 @kernel
@@ -17,7 +17,7 @@ def calc_body_accelerations(tree_i, tree_f, buf, status, velocity_terms, udot, A
     c = cache.c if velocity_terms else cache.zero
     A[0, :] = 0.0
     for b in range(1, tree.parent.shape[0]):
-        Ab, H, us = A[b], cache.H_cols[b].T, tree.u_start[b]
+        Ab, H, us = A[b], mobility_rows(tree, cache.H_cols, b).T, tree.u_start[b]
         shift_acceleration_from_parent(A[tree.parent[b]], cache.p_PB[b], Ab)
         for i in range(6):
             s = c[b, i]

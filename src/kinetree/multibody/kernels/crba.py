@@ -9,7 +9,7 @@ from kinetree.multibody.kernels.small import (
     shift_inertia_to_parent_add,
     spatial_inertia,
 )
-from kinetree.multibody.tree_model import kernel, unpack_cache, unpack_tree
+from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, unpack_tree
 
 
 @kernel
@@ -28,7 +28,7 @@ def calc_mass_matrix(tree_i, tree_f, buf, status, M):
     M[:, :] = 0.0
     for i in range(1, nb):
         nu_i, us_i = tree.nu[i], tree.u_start[i]
-        H, Fc = cache.H_cols[i].T, cache.Fc
+        H, Fc = mobility_rows(tree, cache.H_cols, i).T, cache.Fc
         for r in range(6):
             for j in range(nu_i):
                 s = 0.0
@@ -38,7 +38,7 @@ def calc_mass_matrix(tree_i, tree_f, buf, status, M):
         b = i
         while b != 0:
             nu_b, us_b = tree.nu[b], tree.u_start[b]
-            Hb = cache.H_cols[b].T
+            Hb = mobility_rows(tree, cache.H_cols, b).T
             for a in range(nu_b):
                 for j in range(nu_i):
                     s = 0.0

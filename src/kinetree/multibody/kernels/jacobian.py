@@ -9,7 +9,7 @@ from kinetree.multibody.kernels.small import (
     shift_acceleration_from_parent,
     shift_force_to_parent_add,
 )
-from kinetree.multibody.tree_model import kernel, unpack_cache, unpack_tree
+from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, unpack_tree
 
 
 @kernel
@@ -23,7 +23,7 @@ def calc_system_jacobian(tree_i, tree_f, buf, status, J):
         pb = cache.p_GB[b]
         a = b
         while a != 0:
-            H, pa = cache.H_cols[a].T, cache.p_GB[a]
+            H, pa = mobility_rows(tree, cache.H_cols, a).T, cache.p_GB[a]
             d0, d1, d2 = pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]
             for j in range(tree.nu[a]):
                 col = tree.u_start[a] + j
@@ -42,7 +42,7 @@ def multiply_by_system_jacobian(tree_i, tree_f, buf, status, u, V):
     cache = unpack_cache(buf, status)
     V[0, :] = 0.0
     for b in range(1, tree.parent.shape[0]):
-        Vb, H, us = V[b], cache.H_cols[b].T, tree.u_start[b]
+        Vb, H, us = V[b], mobility_rows(tree, cache.H_cols, b).T, tree.u_start[b]
         shift_acceleration_from_parent(V[tree.parent[b]], cache.p_PB[b], Vb)
         for i in range(6):
             s = 0.0
@@ -59,7 +59,7 @@ def _jacobian_transpose(tree, cache, F, acc, f):
         for i in range(6):
             acc[b, i] = F[b, i]
     for b in range(nb - 1, 0, -1):
-        H, us = cache.H_cols[b].T, tree.u_start[b]
+        H, us = mobility_rows(tree, cache.H_cols, b).T, tree.u_start[b]
         for j in range(tree.nu[b]):
             s = 0.0
             for k in range(6):

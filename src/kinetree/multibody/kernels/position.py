@@ -10,7 +10,7 @@ import numba
 
 from kinetree.multibody.kernels import hinge
 from kinetree.multibody.kernels.small import add3, cross3, mat_mul, rotate3, store3, vec3
-from kinetree.multibody.tree_model import kernel, unpack_cache, unpack_tree
+from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, unpack_tree
 
 
 @numba.njit(cache=True, inline="always")
@@ -41,12 +41,12 @@ def position_step(tree, cache, q, b):
     store3(p_PB, cache.p_PB[b])
     store3(add3(vec3(cache.p_GB[p]), p_PB), cache.p_GB[b])
 
-    H_F = cache.H_F_cols[b].T
+    H_F, H = mobility_rows(tree, cache.H_F_cols, b).T, mobility_rows(tree, cache.H_cols, b).T
     hinge.h_fm(code, qb, tree.prm[b], H_F)
     if nu == 1:
-        _hinge_in_ground(R_GF, r_F, H_F, cache.H_cols[b].T, 1)
+        _hinge_in_ground(R_GF, r_F, H_F, H, 1)
     else:
-        _hinge_in_ground(R_GF, r_F, H_F, cache.H_cols[b].T, nu)
+        _hinge_in_ground(R_GF, r_F, H_F, H, nu)
 
     store3(rotate3(R_GB, vec3(tree.com_B[b])), cache.com_G[b])
     mat_mul(R_GB, tree.inertia_B[b], R_I)

@@ -10,7 +10,7 @@ from kinetree.multibody.kernels.small import (
     shift_force_to_parent_add,
     spatial_inertia_times,
 )
-from kinetree.multibody.tree_model import kernel, unpack_cache, unpack_tree
+from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, unpack_tree
 
 
 @kernel
@@ -26,7 +26,7 @@ def calc_residual_forces(tree_i, tree_f, buf, status, velocity_terms, udot, f, F
     A[0, :] = 0.0
     for b in range(1, nb):
         nu, us = tree.nu[b], tree.u_start[b]
-        Ab, H = A[b], cache.H_cols[b].T
+        Ab, H = A[b], mobility_rows(tree, cache.H_cols, b).T
         shift_acceleration_from_parent(A[tree.parent[b]], cache.p_PB[b], Ab)
         for i in range(6):
             s = c[b, i]
@@ -38,7 +38,7 @@ def calc_residual_forces(tree_i, tree_f, buf, status, velocity_terms, udot, f, F
             Fn[b, i] += bias[b, i] - F[b, i]
     for b in range(nb - 1, 0, -1):
         nu, us = tree.nu[b], tree.u_start[b]
-        H = cache.H_cols[b].T
+        H = mobility_rows(tree, cache.H_cols, b).T
         for j in range(nu):
             s = -f[us + j]
             for k in range(6):

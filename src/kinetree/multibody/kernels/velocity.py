@@ -14,7 +14,7 @@ import numba
 
 from kinetree.multibody.kernels import hinge
 from kinetree.multibody.kernels.small import add3, cross3, rotate3, scale3, store3, vec3
-from kinetree.multibody.tree_model import kernel, unpack_cache, unpack_tree
+from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, unpack_tree
 
 
 @numba.njit(cache=True, inline="always")
@@ -38,10 +38,11 @@ def velocity_step(tree, cache, q, u, qdot, b):
     nu, us = tree.nu[b], tree.u_start[b]
     ub = u[us:us + nu]
     V_FM, V_PB, V_GB = cache.V_FM[b], cache.V_PB[b], cache.V_GB[b]
+    H_F, H = mobility_rows(tree, cache.H_F_cols, b).T, mobility_rows(tree, cache.H_cols, b).T
     if nu == 1:
-        _hinge_velocities(cache.H_F_cols[b].T, cache.H_cols[b].T, ub, V_FM, V_PB, 1)
+        _hinge_velocities(H_F, H, ub, V_FM, V_PB, 1)
     else:
-        _hinge_velocities(cache.H_F_cols[b].T, cache.H_cols[b].T, ub, V_FM, V_PB, nu)
+        _hinge_velocities(H_F, H, ub, V_FM, V_PB, nu)
     w_P, v_P = vec3(cache.V_GB[p, :3]), vec3(cache.V_GB[p, 3:])
     w_r, v_r = vec3(V_PB[:3]), vec3(V_PB[3:])
     p_PB = vec3(cache.p_PB[b])
