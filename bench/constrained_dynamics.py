@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 import opensim as osim
-from forward_dynamics import best_times
 from scipy.spatial.transform import Rotation as SciRot
+from timing import interleaved_best
 
 import kinetree as kt
 
@@ -89,7 +89,7 @@ def compare(n, k, seed=0):
     opensim_step()
     udot_o = np.array([o_state.getUDot().get(i) for i in range(n)])
     err = np.abs(state.get_u_dot() - udot_o).max() / max(1.0, np.abs(udot_o).max())
-    return (*best_times([kinetree_step, opensim_step]), err)
+    return (*interleaved_best([kinetree_step, opensim_step]), err)
 
 
 def main():

@@ -44,6 +44,7 @@ import pstats
 import time
 
 import numpy as np
+from timing import interleaved_best
 
 import kinetree as kt
 
@@ -182,32 +183,6 @@ def build_opensim(centres, material):
     return model, state
 
 
-# -------------------------------------------------------------------------- timing
-def interleaved_best(fns, rounds=15, batch_seconds=0.01):
-    """Seconds per call of each function: batches sized to last at least
-    ``batch_seconds``, the functions' batches run in turn ``rounds`` times (so that load
-    from other processes falls on all alike), the best batch of each kept."""
-    sizes = []
-    for fn in fns:
-        n = 1
-        while True:
-            t0 = time.perf_counter()
-            for _ in range(n):
-                fn()
-            if time.perf_counter() - t0 >= batch_seconds:
-                break
-            n *= 2
-        sizes.append(n)
-    best = [math.inf] * len(fns)
-    for _ in range(rounds):
-        for i, (fn, n) in enumerate(zip(fns, sizes)):
-            t0 = time.perf_counter()
-            for _ in range(n):
-                fn()
-            best[i] = min(best[i], (time.perf_counter() - t0) / n)
-    return best
-
-
 def kinetree_case(centres, material):
     system, state, contact = build_kinetree(centres, material)
     q = np.array(state.get_q())
@@ -274,7 +249,7 @@ def per_pair(args, material):
                                / max(1.0, np.abs(udot_os).max()))
             fns.append(step)
         assert counts["apart"] == 0, "the apart scene has contacts"
-        times = iter(interleaved_best(fns, args.rounds))
+        times = iter(interleaved_best(fns, args.rounds, batch_seconds=0.01))
         t = {lib: {layout: next(times) for layout in layouts}
              for lib in libs if lib != "os" or with_os}
         for layout in layouts:

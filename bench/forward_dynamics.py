@@ -16,11 +16,10 @@ Run: ``.venv/bin/python bench/forward_dynamics.py`` (needs the ``bench`` extra).
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pinocchio as pin
 from fig3_model import G, build_kinetree, chain_tree, fig3_tree, random_model
+from timing import interleaved_best
 
 import kinetree as kt
 
@@ -43,33 +42,6 @@ def build(parents, kinds, frames, bodies, with_pinocchio=True):
                                 pin.SE3.Identity())
         joint_ids.append(jid)
     return system, model
-
-
-def _batch_size(fn, batch_seconds):
-    """Calls of ``fn`` that take at least ``batch_seconds``."""
-    n = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        if time.perf_counter() - t0 >= batch_seconds:
-            return n
-        n *= 2
-
-
-def best_times(calls, rounds=9, batch_seconds=0.05):
-    """Seconds per call of each function in ``calls``: the best over ``rounds`` rounds, a
-    round timing one batch (at least ``batch_seconds``) of every function in turn. The
-    interleaving exposes every function alike to the load of a shared machine."""
-    sizes = [_batch_size(fn, batch_seconds) for fn in calls]
-    best = [float("inf")] * len(calls)
-    for _ in range(rounds):
-        for i, (fn, n) in enumerate(zip(calls, sizes, strict=True)):
-            t0 = time.perf_counter()
-            for _ in range(n):
-                fn()
-            best[i] = min(best[i], (time.perf_counter() - t0) / n)
-    return best
 
 
 def prepare(parents, kinds, seed=0, with_pinocchio=True):
@@ -100,7 +72,7 @@ def main():
     print("Fig. 3 tree (slider base, 11 chains x 20 pins)")
     print(f"{'bodies':>7} {'kinetree µs':>12} {'pinocchio µs':>13} {'ratio':>7} {'max |Δu̇|':>10}")
     n, kt_step, pin_step, err = prepare(*fig3_tree())
-    t_kt, t_pin = best_times([kt_step, pin_step])
+    t_kt, t_pin = interleaved_best([kt_step, pin_step])
     print(f"{n:>7} {t_kt * 1e6:>12.1f} {t_pin * 1e6:>13.1f} {t_kt / t_pin:>7.2f} {err:>10.1e}")
 
     print("\nPin chains: time per body, and the marginal time per added body (the slope")
@@ -109,7 +81,7 @@ def main():
           f"{'pinocchio µs/body':>18} {'ratio':>7} {'max |Δu̇|':>10}")
     chains = [prepare(*chain_tree(n), with_pinocchio=n <= 100) for n in (10, 100, 1000, 10000)]
     calls = [c[1] for c in chains] + [c[2] for c in chains if c[2] is not None]
-    times = best_times(calls)
+    times = interleaved_best(calls)
     t_pins = iter(times[len(chains):])
     previous = None
     per_body = []

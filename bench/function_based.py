@@ -15,7 +15,7 @@ except for one joint:
 Trees: a 3-body leg (thigh on a hip Pin, the knee, the foot on an ankle Pin), and pin
 chains of 10 and 100 bodies (``fig3_model.chain_tree``, random frames and links) with the
 middle joint replaced. Timed: ``set_q``, ``set_u``, ``realize(ACCELERATION)`` from a fixed
-random state (best of 9 batches, ``forward_dynamics.best_times``). For ``linear FB`` the u̇
+random state (best of 9 batches, ``timing.interleaved_best``). For ``linear FB`` the u̇
 is checked against ``pin`` (the two trees are the same mechanism).
 
 Run: ``.venv/bin/python bench/function_based.py`` (``--profile`` also prints the top of a
@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 from fig3_model import G, chain_tree, random_model
-from forward_dynamics import best_times
+from timing import interleaved_best
 
 import kinetree as kt
 
@@ -120,7 +120,7 @@ def timed(system, q, u):
         system.realize(state, kt.Stage.ACCELERATION)
 
     step()
-    return best_times([step])[0], state.get_u_dot().copy()
+    return interleaved_best([step])[0], state.get_u_dot().copy()
 
 
 def measure(make):
