@@ -14,7 +14,6 @@ from kinetree.system.stage import Stage
 from kinetree.system.system import System
 
 _TIME, _INSTANCE, _ACCELERATION = int(Stage.TIME), int(Stage.INSTANCE), int(Stage.ACCELERATION)
-_ACCELERATION_STAGE = Stage.ACCELERATION
 
 
 class MultibodySystem(System):
@@ -67,8 +66,8 @@ class MultibodySystem(System):
             if forward is not None and all([p.stage == _TIME for p in parts]):
                 forward()
                 for part in parts:
-                    part.stage = _ACCELERATION_STAGE
-                state._stage = _ACCELERATION_STAGE
+                    part.stage = Stage.ACCELERATION
+                state._stage = Stage.ACCELERATION
                 if target == _ACCELERATION:
                     return
         super().realize(state, stage)

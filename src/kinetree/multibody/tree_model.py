@@ -212,7 +212,10 @@ def allocate_cache(nb: int, nu: int) -> tuple[np.ndarray, np.ndarray]:
     buf = np.zeros(nb * _CACHE_FLOATS_PER_BODY + nu * _CACHE_FLOATS_PER_MOBILITY
                    + _CACHE_FLOATS_SHARED)
     status = np.array([0, nb, nu], dtype=np.int64)
-    unpack_cache(buf, status).R_GB[0] = np.eye(3)
+    cache = unpack_cache(buf, status)
+    assert cache.Fc.ctypes.data + cache.Fc.nbytes == buf.ctypes.data + buf.nbytes, \
+        "the _CACHE_FLOATS_* sizes disagree with unpack_cache's fields"
+    cache.R_GB[0] = np.eye(3)
     return buf, status
 
 

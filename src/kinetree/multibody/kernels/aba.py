@@ -182,13 +182,13 @@ def acceleration_step(tree, cache, c, A, udot, b):
     shift_acceleration_from_parent(A[tree.parent[b]], cache.p_PB[b], Ab)
     for i in range(6):
         Ab[i] += c[b, i]
-    ub, g = udot[us:us + nu], cache.T[2]
+    ub, eps, g = udot[us:us + nu], cache.eps[us:us + nu], cache.T[2]
     if nu == 1:
-        _mobility_accelerations(H, U, Dinv, cache.eps[us:us + nu], Ab, g, ub, 1)
+        _mobility_accelerations(H, U, Dinv, eps, Ab, g, ub, 1)
     elif nu == 6:
-        _mobility_accelerations(H, U, Dinv, cache.eps[us:us + nu], Ab, g, ub, 6)
+        _mobility_accelerations(H, U, Dinv, eps, Ab, g, ub, 6)
     else:
-        _mobility_accelerations(H, U, Dinv, cache.eps[us:us + nu], Ab, g, ub, nu)
+        _mobility_accelerations(H, U, Dinv, eps, Ab, g, ub, nu)
 
 
 @numba.njit(cache=True, inline="always")
