@@ -81,6 +81,11 @@ class Custom(Force):
             self._cached = self._forces.allocate_lazy_cache_entry(state, Stage.POSITION, None)
         getattr(self._impl, f"realize_{stage.name.lower()}")(state)
 
+    def _has_hook(self, stage: Stage) -> bool:
+        name = f"realize_{stage.name.lower()}"
+        return stage == Stage.TOPOLOGY or \
+            getattr(type(self._impl), name) is not getattr(Implementation, name)
+
     def calc_force(self, state, body_forces, particle_forces, mobility_forces) -> None:
         if not self._impl.depends_only_on_positions():
             self._impl.calc_force(state, body_forces, particle_forces, mobility_forces)

@@ -43,6 +43,10 @@ class Force:
         """The element's part of its subsystem's realization of ``stage``; most built-in
         elements compute everything in calc_force and need nothing here."""
 
+    def _has_hook(self, stage) -> bool:
+        """Whether ``_realize`` does anything at ``stage``."""
+        return type(self)._realize is not Force._realize
+
     def calc_force(self, state, body_forces, particle_forces, mobility_forces) -> None:
         raise NotImplementedError(f"{type(self).__qualname__} must implement calc_force.")
 

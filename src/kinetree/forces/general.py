@@ -1,17 +1,25 @@
 """GeneralForceSubsystem: a collection of Force elements, each enabled or disabled per
-State (an Instance-stage choice)."""
+State (an Instance-stage choice).
+
+Its built-in elements are a table the compiled code evaluates (``elements/_table.py``,
+``elements/dispatch.py``): the integer rows are fixed at TOPOLOGY, the parameters live in
+the State as one Dynamics-stage array, and the rows of the enabled elements are chosen at
+INSTANCE. Force.Custom elements run their Python after the table, adding into the same
+arrays. Within a MultibodySystem the table is evaluated inside the one compiled
+realization (``engine/forward.py``); ``realize_dynamics`` evaluates it on its own when this
+subsystem is realized alone (a second GeneralForceSubsystem, or a subclass that overrides
+a hook).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
-from kinetree.forces.elements.uniform_gravity import UniformGravity
-from kinetree.forces.force import Force
+from kinetree.forces.elements._table import FORCE_I_COLUMNS, TableForce
+from kinetree.forces.elements.dispatch import calc_force_elements
 from kinetree.forces.force_subsystem import ForceSubsystem
 from kinetree.system.stage import Stage
-
-_NO_GRAVITY = np.zeros(3)
 
 
 class GeneralForceSubsystem(ForceSubsystem):
@@ -37,22 +45,52 @@ class GeneralForceSubsystem(ForceSubsystem):
                 f"GeneralForceSubsystem.get_force: no force {index!r}; it has "
                 f"{len(self._forces)}.") from None
 
+    # ------------------------------------------------------------- layout
     def realize_topology(self, state):
+        forces = self._forces
         self._enabled_index = self.allocate_discrete_variable(
-            state, Stage.INSTANCE, [not f._disabled_by_default for f in self._forces])
-        self._with_hooks = [f for f in self._forces if type(f)._realize is not Force._realize]
+            state, Stage.INSTANCE, [not f._disabled_by_default for f in forces])
+        force_i = np.zeros((len(forces), FORCE_I_COLUMNS), dtype=np.int64)
+        params, at = [], 0
+        for k, f in enumerate(forces):
+            if isinstance(f, TableForce):
+                force_i[k, :4] = f._row()
+                force_i[k, 4] = at
+                params.append(f._defaults)
+                at += f._defaults.size
+        self._force_i = force_i
+        self._params_index = self.allocate_discrete_variable(
+            state, Stage.DYNAMICS, np.concatenate(params) if params else np.zeros(0))
+        self._enabled_rows_index = self.allocate_cache_entry(
+            state, Stage.INSTANCE, Stage.INSTANCE, None)
+        self._pe_index = self.allocate_cache_entry(
+            state, Stage.DYNAMICS, Stage.DYNAMICS, np.zeros(len(forces)))
+        self._python = [f for f in forces if not isinstance(f, TableForce)]
+        self._with_hooks = {g: [f for f in forces if f._has_hook(g)] for g in Stage
+                            if Stage.TOPOLOGY <= g <= Stage.REPORT}
         self._realize_elements(Stage.TOPOLOGY, state)
 
-    def _realize_elements(self, stage: Stage, state) -> None:
-        """Run the stage hooks of the elements that have any (custom forces)."""
-        for force in self._with_hooks:
-            force._realize(stage, state)
-
     def realize_model(self, state):
+        tree = self._matter()._tree_data(state, Stage.MODEL, "GeneralForceSubsystem").tree
+        for f in self._forces:
+            if isinstance(f, TableForce):
+                f._check_model(tree)
         self._realize_elements(Stage.MODEL, state)
 
     def realize_instance(self, state):
+        enabled = self.get_discrete_variable(state, self._enabled_index)
+        rows = np.array([k for k, f in enumerate(self._forces)
+                         if enabled[k] and isinstance(f, TableForce)], dtype=np.int64)
+        python = tuple(k for k, f in enumerate(self._forces)
+                       if enabled[k] and not isinstance(f, TableForce))
+        self.set_cache_entry(state, self._enabled_rows_index, (rows, python))
         self._realize_elements(Stage.INSTANCE, state)
+
+    # --------------------------------------------------------- realization
+    def _realize_elements(self, stage: Stage, state) -> None:
+        """Run the stage hooks of the elements that have any (custom forces)."""
+        for force in self._with_hooks[stage]:
+            force._realize(stage, state)
 
     def realize_time(self, state):
         self._realize_elements(Stage.TIME, state)
@@ -63,15 +101,58 @@ class GeneralForceSubsystem(ForceSubsystem):
     def realize_velocity(self, state):
         self._realize_elements(Stage.VELOCITY, state)
 
+    def realize_dynamics(self, state):
+        d = self._matter()._tree_data(state, Stage.VELOCITY, "GeneralForceSubsystem")
+        matter = self._matter()
+        calc_force_elements(*self._table(state), d.tree_i, d.tree_f, d.buf, d.status,
+                            matter.get_q(state), matter.get_u(state), d.body_forces,
+                            d.mobility_forces, self._potential_energies(state))
+        self._python_dynamics(state)
+
     def realize_acceleration(self, state):
         self._realize_elements(Stage.ACCELERATION, state)
 
     def realize_report(self, state):
         self._realize_elements(Stage.REPORT, state)
 
+    def _table(self, state) -> tuple:
+        """The force table of ``state`` for realize_stages: enabled rows, integer rows,
+        parameters."""
+        return (state._part(self._index, "GeneralForceSubsystem").cache[
+                    self._enabled_rows_index].value[0],
+                self._force_i, self._params_array(state))
+
+    def _params_array(self, state) -> np.ndarray:
+        return state._discrete(self._index, self._params_index, "GeneralForceSubsystem").value
+
+    def _potential_energies(self, state) -> np.ndarray:
+        """The per-element potential energy array DYNAMICS fills (J)."""
+        return state._part(self._index, "GeneralForceSubsystem").cache[self._pe_index].value
+
+    def _python_dynamics(self, state) -> None:
+        """The Python of DYNAMICS: element hooks, then the enabled custom forces."""
+        self._realize_elements(Stage.DYNAMICS, state)
+        python = state._part(self._index, "GeneralForceSubsystem").cache[
+            self._enabled_rows_index].value[1]
+        if python:
+            d = self._matter()._tree_data(state, Stage.VELOCITY, "GeneralForceSubsystem")
+            for k in python:
+                self._forces[k].calc_force(state, d.body_forces, None, d.mobility_forces)
+
+    def _python_work(self, state) -> dict:
+        """Per stage, the Python this subsystem runs after the compiled call when its
+        table is evaluated inside the one compiled realization."""
+        work = {g: [lambda s, g=g: self._realize_elements(g, s)]
+                for g in (Stage.TIME, Stage.POSITION, Stage.VELOCITY, Stage.ACCELERATION,
+                          Stage.REPORT) if self._with_hooks[g]}
+        if self._with_hooks[Stage.DYNAMICS] or self._python:
+            work[Stage.DYNAMICS] = [self._python_dynamics]
+        return work
+
     def _matter(self):
         return self.get_system().get_matter_subsystem()
 
+    # ------------------------------------------------------------ elements
     def is_force_disabled(self, state, force) -> bool:
         return not self.get_discrete_variable(state, self._enabled_index)[force._index]
 
@@ -80,34 +161,41 @@ class GeneralForceSubsystem(ForceSubsystem):
         enabled[force._index] = not disabled
         self.set_discrete_variable(state, self._enabled_index, enabled)
 
-    def _enabled_forces(self, state):
-        enabled = self.get_discrete_variable(state, self._enabled_index)
-        return [f for f, on in zip(self._forces, enabled) if on]
+    def _element_params(self, state, force) -> np.ndarray:
+        """The parameters of table element ``force`` in ``state`` (read-only view)."""
+        self._check(state)
+        at = self._force_i[force._index, 4]
+        view = self._params_array(state)[at:at + force._defaults.size]
+        view.flags.writeable = False
+        return view
 
-    def realize_dynamics(self, state):
-        self._realize_elements(Stage.DYNAMICS, state)
-        d = self._matter()._tree_data(state, Stage.VELOCITY, "GeneralForceSubsystem")
-        body_forces, mobility_forces = d.body_forces, d.mobility_forces
-        enabled = state._discrete(self._index, self._enabled_index, "GeneralForceSubsystem")
-        for force, on in zip(self._forces, enabled.value):
-            if on:
-                force.calc_force(state, body_forces, None, mobility_forces)
+    def _set_element_params(self, state, force, first: int, values, stage: Stage) -> None:
+        """Write parameters of ``force`` in place (the compiled realization holds the
+        array), backing the State up below ``stage``."""
+        self._check(state)
+        state.invalidate_all(stage)
+        at = self._force_i[force._index, 4] + first
+        values = np.asarray(values, dtype=float)
+        self._params_array(state)[at:at + values.size] = values
 
-    def _forward_gravity(self, state):
-        """What this subsystem adds in DYNAMICS if that is gravity alone (for the one-call
-        forward pipeline, ``MultibodySystem.realize``): the g (m/s²) of its one enabled
-        UniformGravity, zeros if nothing is enabled, None if anything else is enabled or
-        an element has realize hooks."""
-        if self._with_hooks:
-            return None
-        enabled = state._discrete(self._index, self._enabled_index, "GeneralForceSubsystem")
-        g = None
-        for force, on in zip(self._forces, enabled.value):
-            if on:
-                if g is not None or type(force) is not UniformGravity:
-                    return None
-                g = force._g
-        return _NO_GRAVITY if g is None else g
+    def _evaluate(self, state, force, stage: Stage) -> tuple[np.ndarray, np.ndarray, float]:
+        """(body forces, mobility forces, potential energy) of one table element in
+        ``state``, realized to at least ``stage``, whether or not it is enabled."""
+        matter = self._matter()
+        d = matter._tree_data(state, stage, f"Force.{type(force).__name__}")
+        F, f = np.zeros_like(d.body_forces), np.zeros_like(d.mobility_forces)
+        pe = np.zeros(len(self._forces))
+        calc_force_elements(np.array([force._index], dtype=np.int64), self._force_i,
+                            self._params_array(state), d.tree_i, d.tree_f, d.buf, d.status,
+                            matter.get_q(state), matter.get_u(state), F, f, pe)
+        return F, f, float(pe[force._index])
 
     def calc_potential_energy(self, state) -> float:
-        return float(sum(f.calc_potential_energy(state) for f in self._enabled_forces(state)))
+        """The enabled elements' potential energy (J); needs DYNAMICS."""
+        self.get_system().require_stage(state, Stage.DYNAMICS,
+                                        "GeneralForceSubsystem.calc_potential_energy")
+        rows, python = state._part(self._index, "GeneralForceSubsystem").cache[
+            self._enabled_rows_index].value
+        pe = self.get_cache_entry(state, self._pe_index)
+        return float(pe[rows].sum()
+                     + sum(self._forces[k].calc_potential_energy(state) for k in python))

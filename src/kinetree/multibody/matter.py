@@ -34,7 +34,6 @@ from kinetree.multibody.kernels.aba import (
     calc_tree_accelerations,
 )
 from kinetree.multibody.kernels.crba import calc_mass_matrix
-from kinetree.multibody.kernels.forward import realize_forward
 from kinetree.multibody.kernels.jacobian import (
     calc_system_jacobian,
     multiply_by_system_jacobian,
@@ -47,9 +46,7 @@ from kinetree.multibody.kernels.n_matrix import (
     multiply_by_n_inv_transpose,
     multiply_by_n_transpose,
 )
-from kinetree.multibody.kernels.position import calc_position_kinematics
 from kinetree.multibody.kernels.rnea import calc_residual_forces
-from kinetree.multibody.kernels.velocity import calc_velocity_kinematics
 from kinetree.multibody.mobilized_body import Ground, MobilizedBody
 from kinetree.multibody.tree_model import (
     PARAM_SIZE,
@@ -199,14 +196,6 @@ class SimbodyMatterSubsystem(Subsystem):
         self._constraint_hooks("realize_instance", state)
         self._custom_hook("realize_instance", state)
 
-    def realize_time(self, state):
-        self._constraint_hooks("realize_time", state)
-        self._custom_hook("realize_time", state)
-
-    def realize_report(self, state):
-        self._constraint_hooks("realize_report", state)
-        self._custom_hook("realize_report", state)
-
     def _build_tree(self, euler: bool) -> TreeModel:
         nb = len(self._bodies)
         parent = np.full(nb, -1, dtype=np.int64)
@@ -248,92 +237,117 @@ class SimbodyMatterSubsystem(Subsystem):
         return part.cache[self._data_index].value
 
     # ------------------------------------------------------ runtime stages
+    # The compiled part of POSITION..ACCELERATION is engine/forward.py's realize_stages,
+    # which MultibodySystem.realize calls for all the stages it can at once (with the
+    # built-in force elements); these hooks run it one stage at a time when this
+    # subsystem is realized on its own (a subclass that overrides a hook). The Python
+    # around it (custom mobilizers, constraints) is ``_python_work``'s, in both cases.
+    def realize_time(self, state):
+        self._realize_alone(state, Stage.TIME)
+
     def realize_position(self, state):
-        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_position")
-        q = self.get_q(state)
-        if d.custom is not None:
-            d.custom.position(state, d.cache, q)
-        calc_position_kinematics(d.tree_i, d.tree_f, q, d.buf, d.status)
-        if not self._constraints:
-            return
-        data = self._constraint_data(state)
-        if data.layouts:
-            cs.update_position_kinematics(data, d.cache, q, d.custom)
-            cs.position_errors(state, data, self.upd_q_err(state))
-            self._constraint_hooks("realize_position", state)
+        self._realize_alone(state, Stage.POSITION)
 
     def realize_velocity(self, state):
-        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_velocity")
-        q, u = self.get_q(state), self.get_u(state)
-        qdot = self.upd_q_dot(state)
-        if d.custom is not None:
-            d.custom.velocity(state, d.cache, q, u)
-        calc_velocity_kinematics(d.tree_i, d.tree_f, q, u, d.buf, d.status, qdot)
-        if d.custom is not None:
-            d.custom.n_mult(u, qdot)
-        if not self._constraints:
-            return
-        data = self._constraint_data(state)
-        if data.layouts:
-            cs.update_velocity_kinematics(data, d.cache, q, u, qdot, d.custom)
-            cs.velocity_errors(state, data, d.cache, d.cache.V_GB, u, self.upd_u_err(state))
-            self._constraint_hooks("realize_velocity", state)
+        self._realize_alone(state, Stage.VELOCITY)
 
     def realize_dynamics(self, state):
-        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_dynamics")
-        calc_articulated_body_inertias(d.tree_i, d.tree_f, d.buf, d.status)
-        self._raise_if_singular(d)
-        d.body_forces.fill(0.0)
-        d.mobility_forces.fill(0.0)
-        if self._constraints:
-            self._constraint_hooks("realize_dynamics", state)
-        if self._custom:
-            self._custom_hook("realize_dynamics", state)
+        self._realize_alone(state, Stage.DYNAMICS)
 
     def realize_acceleration(self, state):
-        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_acceleration")
-        udot = self.upd_u_dot(state)
-        calc_tree_accelerations(d.tree_i, d.tree_f, d.buf, d.status, True, d.mobility_forces,
-                                d.body_forces, udot)
-        data = self._constraint_data(state) if self._constraints else None
-        if data is not None and data.m:
-            lam, udoterr = cs.solve_constrained_accelerations(state, data, d, udot)
-            self.upd_multipliers(state)[:] = lam
-            self.upd_u_dot_err(state)[:] = udoterr
-        qdotdot = self.upd_q_dot_dot(state)
-        calc_qdotdot(d.tree_i, d.tree_f, self.get_q(state), self.get_u(state), udot,
-                     d.qdotdot_work, qdotdot)
-        if d.custom is not None:
-            d.custom.qdotdot(udot, qdotdot)
-        if data is not None and data.layouts:
-            self._constraint_hooks("realize_acceleration", state)
-        if self._custom:
-            self._custom_hook("realize_acceleration", state)
+        self._realize_alone(state, Stage.ACCELERATION)
 
-    def _can_realize_forward(self) -> bool:
-        """Whether the one-call forward pipeline can stand in for this subsystem's
-        POSITION..ACCELERATION hooks: no constraints and no custom mobilizers."""
-        return not self._constraints and not self._custom
+    def realize_report(self, state):
+        self._realize_alone(state, Stage.REPORT)
 
-    def _forward_call(self, state, gravity):
-        """A function realizing POSITION through ACCELERATION of ``state`` in one compiled
-        call (kernels/forward.py), gravity g (m/s², in G) being the only applied force; it
-        fills exactly what the four hooks fill. Its arguments, views of this State's
-        arrays, are bound once: MultibodySystem.realize keeps the function on the State."""
+    def _realize_alone(self, state, g: Stage) -> None:
+        from kinetree.engine.forward import NO_FORCES, realize_stages  # the engine is above
+        before, after = self._python_work(state)
+        for work in before.get(g, ()):
+            work(state)
+        if Stage.POSITION <= g <= Stage.ACCELERATION:
+            realize_stages(int(g), int(g), *self._kernel_arguments(state), *NO_FORCES)
+            self._raise_if_singular(self._tree_data(state, Stage.MODEL, "realize"))
+        for work in after.get(g, ()):
+            work(state)
+
+    def _kernel_arguments(self, state) -> tuple:
+        """realize_stages' tree arguments, views of ``state``'s arrays: tree_i, tree_f,
+        buf, status, q, u, q̇, u̇, q̈, q̈ scratch, body forces, mobility forces."""
         d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize")
         part = state._parts[self._index]
         qs, us = part.q_slice, part.u_slice
-        args = (d.tree_i, d.tree_f, state._q[qs], state._u[us], d.buf, d.status,
-                state._qdot[qs], np.array(gravity, dtype=float), d.body_forces,
-                d.mobility_forces, state._udot[us], d.qdotdot_work, state._qdotdot[qs])
-        status = d.status
+        return (d.tree_i, d.tree_f, d.buf, d.status, state._q[qs], state._u[us],
+                state._qdot[qs], state._udot[us], state._qdotdot[qs], d.qdotdot_work,
+                d.body_forces, d.mobility_forces)
 
-        def forward():
-            realize_forward(*args)
-            if status[0]:
-                self._raise_if_singular(d)
+    def _python_work(self, state) -> tuple[dict, dict]:
+        """(before, after): per stage, the Python this subsystem runs before and after the
+        compiled call of that stage in ``state``: the custom mobilizers' pre-passes and
+        the constraints' kinematics, errors and constrained u̇, then the realize hooks of
+        the constraint and custom-mobilizer implementations."""
+        before, after = {}, {}
+        layouts = self._constraints and self._constraint_data(state).layouts
+        if self._custom:
+            before[Stage.POSITION] = [self._custom_position]
+            before[Stage.VELOCITY] = [self._custom_velocity]
+            after[Stage.VELOCITY] = [self._custom_n_mult]
+        if layouts:
+            after.setdefault(Stage.POSITION, []).append(self._constraint_position)
+            after.setdefault(Stage.VELOCITY, []).append(self._constraint_velocity)
+            if self._constraint_data(state).m:
+                after[Stage.ACCELERATION] = [self._constraint_acceleration]
+        if self._custom:
+            after.setdefault(Stage.ACCELERATION, []).append(self._custom_qdotdot)
+        for g in (Stage.TIME, Stage.POSITION, Stage.VELOCITY, Stage.DYNAMICS,
+                  Stage.ACCELERATION, Stage.REPORT):
+            hook = f"realize_{g.name.lower()}"
+            if layouts:
+                after.setdefault(g, []).append(
+                    lambda s, hook=hook: self._constraint_hooks(hook, s))
+            if self._custom and g not in (Stage.POSITION, Stage.VELOCITY):
+                after.setdefault(g, []).append(lambda s, hook=hook: self._custom_hook(hook, s))
+        return before, after
 
-        return forward
+    def _custom_position(self, state) -> None:
+        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_position")
+        d.custom.position(state, d.cache, self.get_q(state))
+
+    def _custom_velocity(self, state) -> None:
+        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_velocity")
+        d.custom.velocity(state, d.cache, self.get_q(state), self.get_u(state))
+
+    def _custom_n_mult(self, state) -> None:
+        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_velocity")
+        d.custom.n_mult(self.get_u(state), self.upd_q_dot(state))
+
+    def _custom_qdotdot(self, state) -> None:
+        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_acceleration")
+        d.custom.qdotdot(self.upd_u_dot(state), self.upd_q_dot_dot(state))
+
+    def _constraint_position(self, state) -> None:
+        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_position")
+        data = self._constraint_data(state)
+        cs.update_position_kinematics(data, d.cache, self.get_q(state), d.custom)
+        cs.position_errors(state, data, self.upd_q_err(state))
+
+    def _constraint_velocity(self, state) -> None:
+        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_velocity")
+        data = self._constraint_data(state)
+        q, u = self.get_q(state), self.get_u(state)
+        cs.update_velocity_kinematics(data, d.cache, q, u, self.upd_q_dot(state), d.custom)
+        cs.velocity_errors(state, data, d.cache, d.cache.V_GB, u, self.upd_u_err(state))
+
+    def _constraint_acceleration(self, state) -> None:
+        """Correct the tree's u̇ by the multipliers, and q̈ with it."""
+        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_acceleration")
+        data = self._constraint_data(state)
+        udot = self.upd_u_dot(state)
+        lam, udoterr = cs.solve_constrained_accelerations(state, data, d, udot)
+        self.upd_multipliers(state)[:] = lam
+        self.upd_u_dot_err(state)[:] = udoterr
+        calc_qdotdot(d.tree_i, d.tree_f, self.get_q(state), self.get_u(state), udot,
+                     d.qdotdot_work, self.upd_q_dot_dot(state))
 
     def _raise_if_singular(self, d: _TreeData) -> None:
         bad = int(d.status[0])

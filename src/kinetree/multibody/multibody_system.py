@@ -7,13 +7,12 @@ into during DYNAMICS.
 
 from __future__ import annotations
 
-import numpy as np
-
 from kinetree.errors import InvalidArgumentError
 from kinetree.system.stage import Stage
 from kinetree.system.system import System
 
-_TIME, _INSTANCE, _ACCELERATION = int(Stage.TIME), int(Stage.INSTANCE), int(Stage.ACCELERATION)
+_INSTANCE = int(Stage.INSTANCE)
+_plan = None     # kinetree.engine.plan, imported on first use
 
 
 class MultibodySystem(System):
@@ -47,50 +46,28 @@ class MultibodySystem(System):
         return order
 
     def realize(self, state, stage=Stage.REPORT) -> None:
-        """As System.realize. From TIME to ACCELERATION or beyond, a tree without
-        constraints or custom mobilizers whose only applied force is one UniformGravity is
-        realized by one compiled call (kernels/forward.py), with the same results as the
-        stage-by-stage hooks and none of their Python per stage."""
-        target = Stage.coerce(stage, "System.realize")
-        if (target >= _ACCELERATION and state._stage <= _TIME
-                and state._system_uid == self._uid
-                and state._topology_version == self._topology_version):
-            if state._stage < _TIME:
-                super().realize(state, Stage.TIME)
-            plan = state._system_plan
-            if plan is None or plan[0] != state._versions[_INSTANCE]:
-                plan = state._system_plan = (state._versions[_INSTANCE],
-                                             self._forward_call(state))
-            forward = plan[1]
-            parts = state._parts
-            if forward is not None and all([p.stage == _TIME for p in parts]):
-                forward()
-                for part in parts:
-                    part.stage = Stage.ACCELERATION
-                state._stage = Stage.ACCELERATION
-                if target == _ACCELERATION:
-                    return
-        super().realize(state, stage)
-
-    def _forward_call(self, state):
-        """The one-call pipeline bound to ``state``'s arrays, if it applies (see realize),
-        else None: the matter able to, and every other subsystem a force subsystem that
-        adds at most gravity. It depends on the topology and the Instance-stage variables
-        only, so the State keeps it until those change (State.copy drops it)."""
-        matter = self._matter
-        if matter is None or not matter._can_realize_forward():
-            return None
-        gravity = None
-        for ss in self._subsystems:
-            if ss is matter:
-                continue
-            offered = getattr(ss, "_forward_gravity", None)
-            g = offered(state) if offered is not None else None
-            if g is None or (gravity is not None and g.any() and gravity.any()):
-                return None
-            if gravity is None or g.any():
-                gravity = g
-        return matter._forward_call(state, gravity if gravity is not None else np.zeros(3))
+        """As System.realize. From TIME on, the State's RealizationPlan (engine/plan.py)
+        runs the built-in elements of every stage asked for in compiled calls, one call for
+        consecutive stages with no user code between them, and every user hook in its
+        place: the results are those of the stage-by-stage hooks."""
+        if state._system_uid != self._uid or state._topology_version != self._topology_version:
+            self._check_state(state, "System.realize")
+        target = stage if type(stage) is Stage else Stage.coerce(stage, "System.realize")
+        if target > Stage.REPORT:
+            raise InvalidArgumentError("System.realize: the highest stage is REPORT.")
+        if state._stage >= target:
+            return
+        if state._stage < _INSTANCE:
+            super().realize(state, min(target, Stage.INSTANCE))
+            if target <= _INSTANCE:
+                return
+        plan = state._system_plan
+        if plan is None or plan.version != state._versions[_INSTANCE]:
+            global _plan
+            if _plan is None:
+                from kinetree.engine import plan as _plan  # the engine sits above
+            plan = state._system_plan = _plan.RealizationPlan(self, state)
+        plan.run(state, int(target))
 
     def _force_subsystems(self):
         return [ss for ss in self._subsystems if hasattr(ss, "calc_potential_energy")

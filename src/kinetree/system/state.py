@@ -142,8 +142,8 @@ class State:
         self._system_uid: str | None = None
         self._topology_version = -1
         self._signature = ""
-        # What the System last derived from this State's Instance-stage variables, as
-        # (versions[INSTANCE] then, value); MultibodySystem keeps its realization plan here.
+        # What the System last derived from this State's Instance-stage variables, tagged
+        # with versions[INSTANCE] then: a MultibodySystem keeps its RealizationPlan here.
         self._system_plan = None
         self._clear_continuous()
         self._clear_instance()
@@ -634,7 +634,7 @@ class State:
         new = State.__new__(State)
         memo: dict = {}
         for key, value in self.__dict__.items():
-            if isinstance(value, np.ndarray) or key.endswith("_ro"):
+            if isinstance(value, np.ndarray) or key.endswith("_ro") or key == "_system_plan":
                 continue
             new.__dict__[key] = _copy.deepcopy(value, memo)
         new._system_plan = None     # bound to this State's arrays

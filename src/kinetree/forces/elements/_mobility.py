@@ -1,20 +1,41 @@
-"""The global q and u index of one coordinate of a MobilizedBody, shared by the mobility
-force elements."""
+"""What the mobility force elements share: the coordinate they act on, checked against the
+tree laid out at MODEL, and its q and u indices in compiled code."""
 
 from __future__ import annotations
 
+import numba
+
 from kinetree.errors import InvalidArgumentError
-from kinetree.system.stage import Stage
+from kinetree.forces.elements._table import TableForce
 
 
-def mobility_index(mobod, state, which: int, kind: str, where: str) -> int:
-    """Index in the matter subsystem's q (kind 'q') or u (kind 'u') of coordinate
-    ``which`` of ``mobod``."""
-    data = mobod.get_matter_subsystem()._tree_data(state, Stage.MODEL, where)
-    b = mobod.get_mobilized_body_index()
-    start, n = ((data.tree.q_start[b], data.tree.nq[b]) if kind == "q"
-                else (data.tree.u_start[b], data.tree.nu[b]))
-    if not 0 <= which < n:
-        raise InvalidArgumentError(
-            f"{where}: the mobilizer of {mobod!r} has {n} {kind}'s; {which} is out of range.")
-    return int(start + which)
+class MobilityForce(TableForce):
+    """A force element on coordinate ``which`` of one mobilizer; ``USES_Q`` if it reads
+    that coordinate's q as well as its u."""
+
+    USES_Q = False
+
+    def _set_mobility(self, mobod, which) -> None:
+        self._mobod = mobod
+        self._body1 = mobod.get_mobilized_body_index()
+        self._which = int(which)
+
+    def _check_model(self, tree) -> None:
+        b = self._body1
+        for kind, n in (("u", tree.nu[b]), ("q", tree.nq[b]))[:2 if self.USES_Q else 1]:
+            if not 0 <= self._which < n:
+                raise InvalidArgumentError(
+                    f"Force.{type(self).__name__}: the mobilizer of {self._mobod!r} has {n} "
+                    f"{kind}'s; coordinate {self._which} is out of range. Pick 0..{n - 1}.")
+
+
+@numba.njit(cache=True, inline="always")
+def q_index(tree, fi):
+    """Index in q of the element's coordinate."""
+    return tree.q_start[fi[1]] + fi[3]
+
+
+@numba.njit(cache=True, inline="always")
+def u_index(tree, fi):
+    """Index in u of the element's speed."""
+    return tree.u_start[fi[1]] + fi[3]

@@ -1,39 +1,62 @@
-"""Station kinematics shared by the force elements that act at points fixed on bodies."""
+"""What the force elements acting at points fixed on bodies share: compiled station
+kinematics on the tree cache, and the checks of their arguments.
+
+A station s is a point fixed on body b, given in b's frame (m); its offset r = R_GB s from
+the body origin is in Ground, and so are the spatial forces added for it: [r × f; f] about
+the body origin.
+"""
 
 from __future__ import annotations
 
+import math
+
+import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
-from kinetree.system.stage import Stage
+from kinetree.multibody.kernels.small import add3, cross3, rotate3, sub3, vec3
 
 
-def station_offset(cache, body: int, station_B: np.ndarray) -> np.ndarray:
-    """r = R_GB s (m): the station measured from the body origin, in Ground."""
-    return cache.R_GB[body] @ station_B
+@numba.njit(cache=True, inline="always")
+def station_offset(cache, b, s_B):
+    """r = R_GB s (m, in G): station s_B of body b from the body origin."""
+    return rotate3(cache.R_GB[b], vec3(s_B))
 
 
-def station_position(cache, body: int, station_B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(p_GS, r): the station in Ground and its offset from the body origin, in Ground."""
-    r = station_offset(cache, body, station_B)
-    return cache.p_GB[body] + r, r
+@numba.njit(cache=True, inline="always")
+def station_location(cache, b, r):
+    """p_GS (m, in G) of the station r from body b's origin."""
+    return add3(vec3(cache.p_GB[b]), r)
 
 
-def station_velocity(cache, body: int, r: np.ndarray) -> np.ndarray:
-    """v_GS (m/s) of the station r away from the body origin."""
-    V = cache.V_GB[body]
-    return V[3:] + np.cross(V[:3], r)
+@numba.njit(cache=True, inline="always")
+def station_velocity(cache, b, r):
+    """v_GS (m/s, in G) of the station r from body b's origin."""
+    V = cache.V_GB[b]
+    return add3(vec3(V[3:]), cross3(vec3(V[:3]), r))
 
 
-def add_station_force(body_forces, body: int, r: np.ndarray, f: np.ndarray) -> None:
-    """Apply f (N, in Ground) at the station r from the body origin: [r × f; f]."""
-    body_forces[body, :3] += np.cross(r, f)
-    body_forces[body, 3:] += f
+@numba.njit(cache=True, inline="always")
+def add_station_force(body_forces, b, r, f):
+    """Apply f (N, in G) at the station r from body b's origin: [r × f; f]."""
+    F = body_forces[b]
+    m = cross3(r, f)
+    F[0] += m[0]
+    F[1] += m[1]
+    F[2] += m[2]
+    F[3] += f[0]
+    F[4] += f[1]
+    F[5] += f[2]
 
 
-def tree(matter, state, stage: Stage, where: str):
-    """The matter subsystem's cache arrays, checked realized to ``stage``."""
-    return matter._tree_data(state, stage, where).cache
+@numba.njit(cache=True, inline="always")
+def two_station_line(cache, b1, s1, b2, s2):
+    """(r1, r2, d, length): each station's offset from its body origin, the vector d from
+    station 1 to station 2 (all m, in G) and its length."""
+    r1 = station_offset(cache, b1, s1)
+    r2 = station_offset(cache, b2, s2)
+    d = sub3(station_location(cache, b2, r2), station_location(cache, b1, r1))
+    return r1, r2, d, math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
 
 
 def vector3(value, where: str, what: str) -> np.ndarray:
@@ -43,21 +66,13 @@ def vector3(value, where: str, what: str) -> np.ndarray:
     return v
 
 
-class TwoStations:
-    """What the two-point force elements share: a station on each of two bodies and the
-    line between them."""
-
-    def _set_stations(self, where, body1, station1, body2, station2) -> None:
-        self._b1 = body1.get_mobilized_body_index()
-        self._b2 = body2.get_mobilized_body_index()
-        self._s1 = vector3(station1, where, "station1")
-        self._s2 = vector3(station2, where, "station2")
-        self._matter = body1.get_matter_subsystem()
-
-    def _line(self, state, stage: Stage, where: str):
-        """(cache, p2 - p1, r1, r2): the line from station 1 to station 2 in Ground and
-        each station's offset from its body origin."""
-        c = tree(self._matter, state, stage, where)
-        p1, r1 = station_position(c, self._b1, self._s1)
-        p2, r2 = station_position(c, self._b2, self._s2)
-        return c, p2 - p1, r1, r2
+def finite(value, where: str, what: str, minimum: float | None = None) -> float:
+    """``value`` as a float, checked finite (and ≥ ``minimum`` if given)."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f"{where}: {what} must be a number, got {value!r}.") from None
+    if not math.isfinite(x) or (minimum is not None and x < minimum):
+        bound = "" if minimum is None else f" and >= {minimum:g}"
+        raise InvalidArgumentError(f"{where}: {what} must be finite{bound}, got {value!r}.")
+    return x

@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
-from kinetree.forces.elements._stations import add_station_force, station_offset, tree, vector3
-from kinetree.forces.force import Force
-from kinetree.system.stage import Stage
+import numba
+
+from kinetree.forces.elements._stations import add_station_force, station_offset, vector3
+from kinetree.forces.elements._table import TableForce
+from kinetree.multibody.kernels.small import vec3
+from kinetree.registry import FORCES
+
+CODE = FORCES["constant_force"]
 
 
-class ConstantForce(Force):
+class ConstantForce(TableForce):
     """Force f_G (N, in Ground) applied at station s (m, in the body frame)."""
 
-    def __init__(self, forces, mobod, station, force):
-        self._b = mobod.get_mobilized_body_index()
-        self._matter = mobod.get_matter_subsystem()
-        self._s = vector3(station, "Force.ConstantForce", "station")
-        self._f = vector3(force, "Force.ConstantForce", "force")
-        super().__init__(forces)
+    CODE = CODE
 
-    def calc_force(self, state, body_forces, particle_forces, mobility_forces) -> None:
-        c = tree(self._matter, state, Stage.POSITION, "Force.ConstantForce")
-        add_station_force(body_forces, self._b, station_offset(c, self._b, self._s), self._f)
+    def __init__(self, forces, mobod, station, force):
+        self._body1 = mobod.get_mobilized_body_index()
+        super().__init__(forces, [*vector3(station, "Force.ConstantForce", "station"),
+                                  *vector3(force, "Force.ConstantForce", "force")])
+
+
+@numba.njit(cache=True, inline="always")
+def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
+    """ff = [s (3), f (3)]."""
+    add_station_force(body_forces, fi[1], station_offset(cache, fi[1], ff[0:3]),
+                      vec3(ff[3:6]))
+    return 0.0

@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
+import numba
+
 from kinetree.forces.elements._stations import vector3
-from kinetree.forces.force import Force
+from kinetree.forces.elements._table import TableForce
+from kinetree.registry import FORCES
+
+CODE = FORCES["constant_torque"]
 
 
-class ConstantTorque(Force):
+class ConstantTorque(TableForce):
     """Torque t_G (N m, in Ground) on the body."""
 
-    def __init__(self, forces, mobod, torque):
-        self._b = mobod.get_mobilized_body_index()
-        self._t = vector3(torque, "Force.ConstantTorque", "torque")
-        super().__init__(forces)
+    CODE = CODE
 
-    def calc_force(self, state, body_forces, particle_forces, mobility_forces) -> None:
-        body_forces[self._b, :3] += self._t
+    def __init__(self, forces, mobod, torque):
+        self._body1 = mobod.get_mobilized_body_index()
+        super().__init__(forces, vector3(torque, "Force.ConstantTorque", "torque"))
+
+
+@numba.njit(cache=True, inline="always")
+def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
+    """ff = [t (3)]."""
+    F = body_forces[fi[1]]
+    F[0] += ff[0]
+    F[1] += ff[1]
+    F[2] += ff[2]
+    return 0.0

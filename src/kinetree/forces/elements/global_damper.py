@@ -2,15 +2,30 @@
 
 from __future__ import annotations
 
-from kinetree.forces.force import Force
+import numba
+
+from kinetree.forces.elements._stations import finite
+from kinetree.forces.elements._table import TableForce
+from kinetree.registry import FORCES
+from kinetree.system.stage import Stage
+
+CODE = FORCES["global_damper"]
 
 
-class GlobalDamper(Force):
+class GlobalDamper(TableForce):
     """Generalized forces -c u on all speeds of the matter subsystem; dissipates c |u|²."""
 
-    def __init__(self, forces, matter, damping):
-        self._matter, self._c = matter, float(damping)
-        super().__init__(forces)
+    CODE = CODE
+    STAGE = Stage.VELOCITY
 
-    def calc_force(self, state, body_forces, particle_forces, mobility_forces) -> None:
-        mobility_forces -= self._c * self._matter.get_u(state)
+    def __init__(self, forces, matter, damping):
+        self._matter = matter
+        super().__init__(forces, [finite(damping, "Force.GlobalDamper", "damping", 0.0)])
+
+
+@numba.njit(cache=True, inline="always")
+def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
+    """ff = [c]."""
+    for i in range(u.shape[0]):
+        mobility_forces[i] -= ff[0] * u[i]
+    return 0.0

@@ -2,18 +2,39 @@
 
 from __future__ import annotations
 
-from kinetree.forces.elements._mobility import mobility_index
-from kinetree.forces.force import Force
+import numba
+
+from kinetree.forces.elements._mobility import MobilityForce, u_index
+from kinetree.forces.elements._stations import finite
+from kinetree.registry import FORCES
+
+CODE = FORCES["mobility_constant_force"]
 
 
-class MobilityConstantForce(Force):
+class MobilityConstantForce(MobilityForce):
     """Generalized force f (N or N m, as the speed is a translation or a rotation) on
-    speed ``which`` of a mobilizer."""
+    speed ``which`` of a mobilizer; f may differ per State (``set_force``)."""
+
+    CODE = CODE
 
     def __init__(self, forces, mobod, which, force):
-        self._mobod, self._which, self._f = mobod, int(which), float(force)
-        super().__init__(forces)
+        self._set_mobility(mobod, which)
+        super().__init__(forces, [finite(force, "Force.MobilityConstantForce", "force")])
 
-    def calc_force(self, state, body_forces, particle_forces, mobility_forces) -> None:
-        iu = mobility_index(self._mobod, state, self._which, "u", "Force.MobilityConstantForce")
-        mobility_forces[iu] += self._f
+    def get_default_force(self) -> float:
+        return float(self._defaults[0])
+
+    def set_force(self, state, force) -> None:
+        """f in ``state``; backs the State up to VELOCITY."""
+        self._set_params(state, 0, [finite(force, "Force.MobilityConstantForce.set_force",
+                                           "force")])
+
+    def get_force(self, state) -> float:
+        return float(self._params(state)[0])
+
+
+@numba.njit(cache=True, inline="always")
+def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
+    """ff = [f]."""
+    mobility_forces[u_index(tree, fi)] += ff[0]
+    return 0.0

@@ -2,17 +2,44 @@
 
 from __future__ import annotations
 
-from kinetree.forces.elements._mobility import mobility_index
-from kinetree.forces.force import Force
+import numba
+
+from kinetree.forces.elements._mobility import MobilityForce, u_index
+from kinetree.forces.elements._stations import finite
+from kinetree.registry import FORCES
+from kinetree.system.stage import Stage
+
+CODE = FORCES["mobility_linear_damper"]
 
 
-class MobilityLinearDamper(Force):
-    """Generalized force -c u on speed ``which`` of a mobilizer; dissipates c u²."""
+class MobilityLinearDamper(MobilityForce):
+    """Generalized force -c u on speed ``which`` of a mobilizer; dissipates c u². The
+    damping may differ per State (``set_damping``)."""
+
+    CODE = CODE
+    STAGE = Stage.VELOCITY
 
     def __init__(self, forces, mobod, which, damping):
-        self._mobod, self._which, self._c = mobod, int(which), float(damping)
-        super().__init__(forces)
+        self._set_mobility(mobod, which)
+        super().__init__(forces, [finite(damping, "Force.MobilityLinearDamper", "damping",
+                                         0.0)])
 
-    def calc_force(self, state, body_forces, particle_forces, mobility_forces) -> None:
-        iu = mobility_index(self._mobod, state, self._which, "u", "Force.MobilityLinearDamper")
-        mobility_forces[iu] -= self._c * self._mobod.get_matter_subsystem().get_u(state)[iu]
+    def get_default_damping(self) -> float:
+        return float(self._defaults[0])
+
+    def set_damping(self, state, damping) -> MobilityLinearDamper:
+        """c (>= 0) in ``state``; backs the State up to VELOCITY."""
+        self._set_params(state, 0, [finite(damping, "Force.MobilityLinearDamper.set_damping",
+                                           "damping", 0.0)])
+        return self
+
+    def get_damping(self, state) -> float:
+        return float(self._params(state)[0])
+
+
+@numba.njit(cache=True, inline="always")
+def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
+    """ff = [c]."""
+    iu = u_index(tree, fi)
+    mobility_forces[iu] -= ff[0] * u[iu]
+    return 0.0

@@ -2,46 +2,80 @@
 
 from __future__ import annotations
 
+import numba
+
 from kinetree.errors import InvalidArgumentError
-from kinetree.forces.elements._mobility import mobility_index
-from kinetree.forces.force import Force
+from kinetree.forces.elements._mobility import MobilityForce, q_index, u_index
+from kinetree.forces.elements._stations import finite
+from kinetree.registry import FORCES
+from kinetree.system.stage import Stage
+
+CODE = FORCES["mobility_linear_stop"]
 
 
-class MobilityLinearStop(Force):
+def _bounds(where, q_low, q_high) -> list[float]:
+    low, high = finite(q_low, where, "q_low"), finite(q_high, where, "q_high")
+    if not low <= high:
+        raise InvalidArgumentError(f"{where}: need q_low <= q_high; got [{low}, {high}].")
+    return [low, high]
+
+
+class MobilityLinearStop(MobilityForce):
     """Limits q_low <= q <= q_high on coordinate ``which`` (q̇ = u mobilizers). Past a
     limit, with penetration x = q - q_high (> 0) or q - q_low (< 0), the generalized force
     is -k x (1 ± d q̇) (+ above, - below), clamped so that it never pulls the coordinate
     further in: a Hunt-Crossley-like stop that dissipates on impact and release and is
-    zero at first touch. Potential energy ½ k x²."""
+    zero at first touch. Potential energy ½ k x². Bounds, stiffness and dissipation may
+    differ per State (``set_bounds``, ``set_material_properties``)."""
+
+    CODE = CODE
+    STAGE = Stage.VELOCITY
+    USES_Q = True
 
     def __init__(self, forces, mobod, which, stiffness, dissipation, q_low, q_high):
-        if stiffness < 0 or dissipation < 0 or not q_low <= q_high:
-            raise InvalidArgumentError(
-                f"Force.MobilityLinearStop: need stiffness >= 0, dissipation >= 0 and "
-                f"q_low <= q_high; got {stiffness}, {dissipation}, [{q_low}, {q_high}].")
-        self._mobod, self._which = mobod, int(which)
-        self._k, self._d = float(stiffness), float(dissipation)
-        self._low, self._high = float(q_low), float(q_high)
-        super().__init__(forces)
-
-    def _penetration(self, state) -> tuple[float, float, int]:
         where = "Force.MobilityLinearStop"
-        iq = mobility_index(self._mobod, state, self._which, "q", where)
-        iu = mobility_index(self._mobod, state, self._which, "u", where)
-        q = float(self._mobod.get_matter_subsystem().get_q(state)[iq])
-        x = q - self._high if q > self._high else (q - self._low if q < self._low else 0.0)
-        return x, iu, iq
+        self._set_mobility(mobod, which)
+        super().__init__(forces, [finite(stiffness, where, "stiffness", 0.0),
+                                  finite(dissipation, where, "dissipation", 0.0),
+                                  *_bounds(where, q_low, q_high)])
 
-    def calc_force(self, state, body_forces, particle_forces, mobility_forces) -> None:
-        x, iu, _ = self._penetration(state)
-        if x == 0.0:
-            return
-        qdot = float(self._mobod.get_matter_subsystem().get_u(state)[iu])
-        if x > 0:
-            f = min(0.0, -self._k * x * (1 + self._d * qdot))
-        else:
-            f = max(0.0, -self._k * x * (1 - self._d * qdot))
-        mobility_forces[iu] += f
+    def set_bounds(self, state, q_low, q_high) -> None:
+        """The limits in ``state``; backs the State up to VELOCITY."""
+        self._set_params(state, 2, _bounds("Force.MobilityLinearStop.set_bounds", q_low,
+                                           q_high))
 
-    def calc_potential_energy(self, state) -> float:
-        return 0.5 * self._k * self._penetration(state)[0] ** 2
+    def set_material_properties(self, state, stiffness, dissipation) -> None:
+        """k (>= 0) and d (>= 0) in ``state``; backs the State up to VELOCITY."""
+        where = "Force.MobilityLinearStop.set_material_properties"
+        self._set_params(state, 0, [finite(stiffness, where, "stiffness", 0.0),
+                                    finite(dissipation, where, "dissipation", 0.0)])
+
+    def get_lower_bound(self, state) -> float:
+        return float(self._params(state)[2])
+
+    def get_upper_bound(self, state) -> float:
+        return float(self._params(state)[3])
+
+    def get_stiffness(self, state) -> float:
+        return float(self._params(state)[0])
+
+    def get_dissipation(self, state) -> float:
+        return float(self._params(state)[1])
+
+
+@numba.njit(cache=True, inline="always")
+def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
+    """ff = [k, d, q_low, q_high]."""
+    qi = q[q_index(tree, fi)]
+    if qi > ff[3]:
+        x = qi - ff[3]
+    elif qi < ff[2]:
+        x = qi - ff[2]
+    else:
+        return 0.0
+    iu = u_index(tree, fi)
+    if x > 0.0:
+        mobility_forces[iu] += min(0.0, -ff[0] * x * (1.0 + ff[1] * u[iu]))
+    else:
+        mobility_forces[iu] += max(0.0, -ff[0] * x * (1.0 - ff[1] * u[iu]))
+    return 0.5 * ff[0] * x * x

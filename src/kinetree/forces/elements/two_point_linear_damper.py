@@ -2,29 +2,46 @@
 
 from __future__ import annotations
 
-import numpy as np
+import numba
 
-from kinetree.forces.elements._stations import TwoStations, add_station_force, station_velocity
-from kinetree.forces.force import Force
+from kinetree.forces.elements._stations import (
+    add_station_force,
+    finite,
+    station_velocity,
+    two_station_line,
+)
+from kinetree.forces.elements._table import TableForce
+from kinetree.forces.elements.two_point_constant_force import two_stations
+from kinetree.multibody.kernels.small import sub3
+from kinetree.registry import FORCES
 from kinetree.system.stage import Stage
 
+CODE = FORCES["two_point_linear_damper"]
 
-class TwoPointLinearDamper(TwoStations, Force):
+
+class TwoPointLinearDamper(TableForce):
     """Force c ḋ (N) along the line between the stations, opposing the rate of change of
     their distance d; it dissipates power c ḋ²."""
 
-    def __init__(self, forces, body1, station1, body2, station2, damping):
-        self._set_stations("Force.TwoPointLinearDamper", body1, station1, body2, station2)
-        self._c = float(damping)
-        super().__init__(forces)
+    CODE = CODE
+    STAGE = Stage.VELOCITY
 
-    def calc_force(self, state, body_forces, particle_forces, mobility_forces) -> None:
-        c, d_vec, r1, r2 = self._line(state, Stage.VELOCITY, "Force.TwoPointLinearDamper")
-        d = np.linalg.norm(d_vec)
-        if d == 0.0:
-            return
-        e = d_vec / d
-        d_dot = e @ (station_velocity(c, self._b2, r2) - station_velocity(c, self._b1, r1))
-        f = self._c * d_dot * e                      # on body1: follows body2 when parting
-        add_station_force(body_forces, self._b1, r1, f)
-        add_station_force(body_forces, self._b2, r2, -f)
+    def __init__(self, forces, body1, station1, body2, station2, damping):
+        where = "Force.TwoPointLinearDamper"
+        stations = two_stations(self, where, body1, station1, body2, station2)
+        super().__init__(forces, [*stations, finite(damping, where, "damping")])
+
+
+@numba.njit(cache=True, inline="always")
+def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
+    """ff = [s1 (3), s2 (3), c]."""
+    b1, b2 = fi[1], fi[2]
+    r1, r2, d, length = two_station_line(cache, b1, ff[0:3], b2, ff[3:6])
+    if length == 0.0:
+        return 0.0
+    v = sub3(station_velocity(cache, b2, r2), station_velocity(cache, b1, r1))
+    s = ff[6] * (d[0] * v[0] + d[1] * v[1] + d[2] * v[2]) / (length * length)
+    f = (s * d[0], s * d[1], s * d[2])     # on body1: follows body2 when parting
+    add_station_force(body_forces, b1, r1, f)
+    add_station_force(body_forces, b2, r2, (-f[0], -f[1], -f[2]))
+    return 0.0

@@ -3,40 +3,47 @@ center."""
 
 from __future__ import annotations
 
-import numpy as np
+import math
 
-from kinetree.errors import InvalidArgumentError
-from kinetree.forces.force import Force
-from kinetree.multibody.kernels.gravity import add_gravity_forces
-from kinetree.system.stage import Stage
+import numba
+
+from kinetree.forces.elements._stations import finite, vector3
+from kinetree.forces.elements._table import TableForce
+from kinetree.multibody.kernels.gravity import add_gravity_force
+from kinetree.registry import FORCES
+
+CODE = FORCES["uniform_gravity"]
 
 
-class UniformGravity(Force):
+class UniformGravity(TableForce):
     """Gravity g on every body: the force m g at its mass center, i.e. [c × m g; m g] about
     the body origin. Potential energy -Σ m g·p_com, zero at ``zero_height`` along -g."""
 
+    CODE = CODE
+
     def __init__(self, forces, matter, gravity, zero_height: float = 0.0):
-        g = np.asarray(gravity, dtype=float)
-        if g.shape != (3,) or not np.all(np.isfinite(g)):
-            raise InvalidArgumentError(
-                f"Force.UniformGravity: gravity must be 3 finite numbers (m/s² in Ground), "
-                f"got {gravity!r}.")
+        where = "Force.UniformGravity"
+        g = vector3(gravity, where, "gravity (m/s² in Ground)")
         self._matter = matter
-        self._g = g
-        self._zero_height = float(zero_height)
-        super().__init__(forces)
+        super().__init__(forces, [*g, finite(zero_height, where, "zero_height")])
 
-    def get_default_gravity(self) -> np.ndarray:
-        return self._g.copy()
+    def get_default_gravity(self):
+        return self._defaults[:3].copy()
 
-    def calc_force(self, state, body_forces, particle_forces, mobility_forces) -> None:
-        d = self._matter._tree_data(state, Stage.POSITION, "Force.UniformGravity.calc_force")
-        add_gravity_forces(d.tree.mass, d.cache.com_G, self._g, body_forces)
+    def get_default_zero_height(self) -> float:
+        return float(self._defaults[3])
 
-    def calc_potential_energy(self, state) -> float:
-        d = self._matter._tree_data(state, Stage.POSITION,
-                                    "Force.UniformGravity.calc_potential_energy")
-        p_com = d.cache.p_GB[1:] + d.cache.com_G[1:]
-        m = d.tree.mass[1:]
-        g_norm = np.linalg.norm(self._g)
-        return float(-np.sum(m * (p_com @ self._g)) - m.sum() * g_norm * self._zero_height)
+
+@numba.njit(cache=True, inline="always")
+def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
+    """ff = [g (3), zero height]."""
+    g = ff[:3]
+    pe = 0.0
+    total = 0.0
+    for b in range(1, tree.mass.shape[0]):
+        add_gravity_force(tree.mass, cache.com_G, g, body_forces, b)
+        m = tree.mass[b]
+        p, c = cache.p_GB[b], cache.com_G[b]
+        pe -= m * ((p[0] + c[0]) * g[0] + (p[1] + c[1]) * g[1] + (p[2] + c[2]) * g[2])
+        total += m
+    return pe - total * math.sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * ff[3]

@@ -16,8 +16,9 @@ from kinetree.math.rotation import (
     quaternion_to_matrix_into,
 )
 from kinetree.multibody.mobilizers import gimbal
+from kinetree.registry import MOBILIZERS
 
-CODE = 8
+CODE = MOBILIZERS["ball"]
 NQ = 4
 NQ_EULER = 3
 NU = 3

@@ -7,8 +7,9 @@ import numba
 import numpy as np
 
 from kinetree.multibody.mobilizers._constant_hinge import z_angle_to_fit
+from kinetree.registry import MOBILIZERS
 
-CODE = 11
+CODE = MOBILIZERS["bend_stretch"]
 NQ = NU = 2
 DEFAULT_Q = (0.0, 0.0)
 

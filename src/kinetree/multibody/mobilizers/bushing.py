@@ -6,8 +6,9 @@ import numba
 import numpy as np
 
 from kinetree.multibody.mobilizers import gimbal
+from kinetree.registry import MOBILIZERS
 
-CODE = 17
+CODE = MOBILIZERS["bushing"]
 NQ = NU = 6
 DEFAULT_Q = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 

@@ -18,9 +18,10 @@ from scipy.optimize import least_squares
 from kinetree.errors import InvalidArgumentError, KinetreeError
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
+from kinetree.registry import MOBILIZERS
 from kinetree.system.stage import Stage
 
-CODE = 18
+CODE = MOBILIZERS["custom"]
 NQ = NU = 0
 DEFAULT_Q = ()
 WORK_SIZE = 64

@@ -12,8 +12,9 @@ from kinetree.multibody.mobilizers._constant_hinge import (  # noqa: F401 - the 
     rotation_z,
     z_angle_to_fit,
 )
+from kinetree.registry import MOBILIZERS
 
-CODE = 4
+CODE = MOBILIZERS["cylinder"]
 NQ = NU = 2
 DEFAULT_Q = (0.0, 0.0)
 

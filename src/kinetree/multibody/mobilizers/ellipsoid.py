@@ -12,8 +12,9 @@ import numba
 import numpy as np
 
 from kinetree.multibody.mobilizers import ball, gimbal
+from kinetree.registry import MOBILIZERS
 
-CODE = 15
+CODE = MOBILIZERS["ellipsoid"]
 NQ = 4
 NQ_EULER = 3
 NU = 3

@@ -8,8 +8,9 @@ import numba
 import numpy as np
 
 from kinetree.multibody.mobilizers import ball
+from kinetree.registry import MOBILIZERS
 
-CODE = 9
+CODE = MOBILIZERS["free"]
 NQ = 7
 NQ_EULER = 6
 NU = 6

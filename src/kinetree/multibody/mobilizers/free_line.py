@@ -6,8 +6,9 @@ import numba
 import numpy as np
 
 from kinetree.multibody.mobilizers import ball, line_orientation
+from kinetree.registry import MOBILIZERS
 
-CODE = 14
+CODE = MOBILIZERS["free_line"]
 NQ = 7
 NQ_EULER = 6
 NU = 5

@@ -11,8 +11,9 @@ import numba
 import numpy as np
 
 from kinetree.math.rotation import matrix_to_body_fixed_xyz
+from kinetree.registry import MOBILIZERS
 
-CODE = 7
+CODE = MOBILIZERS["gimbal"]
 NQ = NU = 3
 DEFAULT_Q = (0.0, 0.0, 0.0)
 

@@ -9,8 +9,9 @@ import numba
 import numpy as np
 
 from kinetree.multibody.mobilizers import ball
+from kinetree.registry import MOBILIZERS
 
-CODE = 13
+CODE = MOBILIZERS["line_orientation"]
 NQ = 4
 NQ_EULER = 3
 NU = 2

@@ -10,8 +10,9 @@ import numba
 import numpy as np
 
 from kinetree.multibody.mobilizers._constant_hinge import z_angle_to_fit
+from kinetree.registry import MOBILIZERS
 
-CODE = 1
+CODE = MOBILIZERS["pin"]
 NQ = NU = 1
 DEFAULT_Q = (0.0,)
 

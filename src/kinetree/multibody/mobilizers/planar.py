@@ -12,8 +12,9 @@ from kinetree.multibody.mobilizers._constant_hinge import (  # noqa: F401 - the 
     rotation_z,
     z_angle_to_fit,
 )
+from kinetree.registry import MOBILIZERS
 
-CODE = 6
+CODE = MOBILIZERS["planar"]
 NQ = NU = 3
 DEFAULT_Q = (0.0, 0.0, 0.0)
 

@@ -12,8 +12,9 @@ from kinetree.multibody.mobilizers._constant_hinge import (  # noqa: F401 - the 
     rotation_z,
     z_angle_to_fit,
 )
+from kinetree.registry import MOBILIZERS
 
-CODE = 5
+CODE = MOBILIZERS["screw"]
 NQ = NU = 1
 DEFAULT_Q = (0.0,)
 

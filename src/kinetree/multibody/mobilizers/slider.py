@@ -10,8 +10,9 @@ from kinetree.multibody.mobilizers._constant_hinge import (  # noqa: F401 - the 
     ndot_u,
     rotation_z,
 )
+from kinetree.registry import MOBILIZERS
 
-CODE = 2
+CODE = MOBILIZERS["slider"]
 NQ = NU = 1
 DEFAULT_Q = (0.0,)
 

@@ -8,8 +8,9 @@ import numba
 import numpy as np
 
 from kinetree.multibody.mobilizers import universal
+from kinetree.registry import MOBILIZERS
 
-CODE = 12
+CODE = MOBILIZERS["spherical_coords"]
 NQ = NU = 3
 DEFAULT_Q = (0.0, 0.0, 0.0)
 

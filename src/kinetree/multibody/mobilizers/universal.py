@@ -6,7 +6,9 @@ import math
 import numba
 import numpy as np
 
-CODE = 3
+from kinetree.registry import MOBILIZERS
+
+CODE = MOBILIZERS["universal"]
 NQ = NU = 2
 DEFAULT_Q = (0.0, 0.0)
 

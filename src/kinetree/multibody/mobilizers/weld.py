@@ -3,7 +3,9 @@
 import numba
 import numpy as np
 
-CODE = 0
+from kinetree.registry import MOBILIZERS
+
+CODE = MOBILIZERS["weld"]
 NQ = NU = 0
 DEFAULT_Q = ()
 

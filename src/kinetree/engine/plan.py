@@ -1,0 +1,133 @@
+"""RealizationPlan: how a MultibodySystem realizes one State from TIME on.
+
+At each change of the State's Instance stage the plan sorts the work of every stage into
+what compiled code does (the matter subsystem's tree and one GeneralForceSubsystem's force
+table: ``forward.realize_stages``) and the Python that must run around it, in the
+System's realization order:
+
+- a built-in subsystem contributes its compiled part and the Python it still needs
+  (custom mobilizers' pre-passes, constraints, Force.Custom elements);
+- any other subsystem, and a built-in one whose class overrides a realize hook, has its
+  hooks called as System.realize would, so every hook a user writes is honored.
+
+A request to realize up to some stage then becomes a short list of actions in which
+consecutive stages with no Python between them share one compiled call: a model made of
+built-in elements goes from TIME to ACCELERATION in a single call.
+"""
+
+from __future__ import annotations
+
+from kinetree.engine.forward import NO_FORCES, realize_stages
+from kinetree.forces.general import GeneralForceSubsystem
+from kinetree.multibody.matter import SimbodyMatterSubsystem
+from kinetree.system.stage import STAGES, Stage
+from kinetree.system.subsystem import Subsystem
+
+_HOOKS = {g: f"realize_{g.name.lower()}" for g in STAGES[Stage.TIME:Stage.REPORT + 1]}
+_COMPILED = range(int(Stage.POSITION), int(Stage.ACCELERATION) + 1)
+_KERNEL, _CALL, _STAGE = 0, 1, 2
+
+
+def _keeps_hooks(subsystem, built_in: type) -> bool:
+    """Whether ``subsystem`` realizes with ``built_in``'s own hooks (none overridden)."""
+    return isinstance(subsystem, built_in) and all(
+        getattr(type(subsystem), hook) is getattr(built_in, hook) for hook in _HOOKS.values())
+
+
+class RealizationPlan:
+    """The realization of one State from TIME on, valid while its Instance-stage
+    variables are unchanged (``version``)."""
+
+    def __init__(self, system, state):
+        self.version = state._versions[Stage.INSTANCE]
+        self._before = {g: [] for g in _HOOKS}     # stage -> [(part, work)]
+        self._after = {g: [] for g in _HOOKS}
+        self._actions: dict[tuple[int, int], list] = {}
+        matter = system._matter
+        compiled = matter is not None and _keeps_hooks(matter, SimbodyMatterSubsystem)
+        forces = None
+        self._compiled_parts = []
+        for i in system._order:
+            ss = system._subsystems[i]
+            if compiled and ss is matter:
+                before, after = matter._python_work(state)
+                self._add(i, before, after)
+                self._compiled_parts.append(i)
+            elif compiled and forces is None and _keeps_hooks(ss, GeneralForceSubsystem):
+                forces = ss
+                self._add(i, {}, ss._python_work(state))
+                self._compiled_parts.append(i)
+            else:
+                self._add(i, {}, {g: [getattr(ss, hook)] for g, hook in _HOOKS.items()
+                                  if getattr(type(ss), hook) is not getattr(Subsystem, hook)})
+        if compiled:
+            table = NO_FORCES
+            if forces is not None:
+                table = (*forces._table(state), forces._potential_energies(state))
+            self._arguments = (*matter._kernel_arguments(state), *table)
+            self._status = self._arguments[3]
+            self._matter = matter
+        else:
+            self._arguments = None
+
+    def _add(self, part: int, before: dict, after: dict) -> None:
+        for g in _HOOKS:
+            self._before[g] += [(part, work) for work in before.get(g, ())]
+            self._after[g] += [(part, work) for work in after.get(g, ())]
+
+    def _plan(self, start: int, target: int) -> list:
+        """The actions realizing stages ``start``..``target``: compiled calls over runs of
+        stages, Python calls, and the marks of each stage done."""
+        actions = []
+        for g in range(start, target + 1):
+            actions += [(_CALL, g, part, work, False, True) for part, work in self._before[g]]
+            if self._arguments is not None and g in _COMPILED:
+                if len(actions) >= 2 and actions[-2][0] == _KERNEL and actions[-2][2] == g - 1:
+                    actions.pop()                       # the mark of stage g - 1
+                    actions[-1] = (_KERNEL, actions[-1][1], g)
+                else:
+                    actions.append((_KERNEL, g, g))
+            # A compiled part's own Python follows its compiled call, which marked it.
+            actions += [(_CALL, g, part, work, True, part not in self._compiled_parts)
+                        for part, work in self._after[g]]
+            actions.append((_STAGE, g))
+        return actions
+
+    def run(self, state, target: int) -> None:
+        """Realize ``state`` (at INSTANCE or beyond) through ``target``."""
+        key = (state._stage + 1, target)
+        actions = self._actions.get(key)
+        if actions is None:
+            actions = self._actions[key] = self._plan(*key)
+        parts = state._parts
+        try:
+            for action in actions:
+                kind = action[0]
+                if kind == _KERNEL:
+                    realize_stages(action[1], action[2], *self._arguments)
+                    if self._status[0]:
+                        self._matter._raise_if_singular(
+                            self._matter._tree_data(state, Stage.MODEL, "realize"))
+                    # The stages the call covered are done for every part but the
+                    # last, which the Python that follows may still owe.
+                    before_last = STAGES[action[2] - 1]
+                    for part in parts:
+                        if part.stage < before_last:
+                            part.stage = before_last
+                    for i in self._compiled_parts:
+                        parts[i].stage = STAGES[action[2]]
+                elif kind == _CALL:
+                    _, g, i, work, mark, check = action
+                    if not check or parts[i].stage < g:
+                        state._realizing = STAGES[g]
+                        work(state)
+                        if mark:
+                            parts[i].stage = STAGES[g]
+                else:
+                    g = STAGES[action[1]]
+                    for part in parts:
+                        if part.stage < g:
+                            part.stage = g
+                    state._stage = g
+        finally:
+            state._realizing = None
