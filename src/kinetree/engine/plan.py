@@ -90,8 +90,11 @@ class RealizationPlan:
             # A compiled part's own Python follows its compiled call, which marked it.
             actions += [(_CALL, g, part, work, True, part not in self._compiled_parts)
                         for part, work in self._after[g]]
-            actions.append((_STAGE, g))
+            actions.append((_STAGE, STAGES[g]))
         return actions
+
+    def _raise_singular(self, state) -> None:
+        self._matter._raise_if_singular(self._matter._tree_data(state, Stage.MODEL, "realize"))
 
     def run(self, state, target: int) -> None:
         """Realize ``state`` (at INSTANCE or beyond) through ``target``."""
@@ -100,14 +103,24 @@ class RealizationPlan:
         if actions is None:
             actions = self._actions[key] = self._plan(*key)
         parts = state._parts
+        if len(actions) == 2 and actions[0][0] == _KERNEL:
+            # Only built-in elements from here to the target: one call, then the marks.
+            realize_stages(actions[0][1], actions[0][2], *self._arguments)
+            if self._status[0]:
+                self._raise_singular(state)
+            g = actions[1][1]
+            for part in parts:
+                if part.stage < g:
+                    part.stage = g
+            state._stage = g
+            return
         try:
             for action in actions:
                 kind = action[0]
                 if kind == _KERNEL:
                     realize_stages(action[1], action[2], *self._arguments)
                     if self._status[0]:
-                        self._matter._raise_if_singular(
-                            self._matter._tree_data(state, Stage.MODEL, "realize"))
+                        self._raise_singular(state)
                     # The stages the call covered are done for every part but the
                     # last, which the Python that follows may still owe.
                     before_last = STAGES[action[2] - 1]
@@ -124,7 +137,7 @@ class RealizationPlan:
                         if mark:
                             parts[i].stage = STAGES[g]
                 else:
-                    g = STAGES[action[1]]
+                    g = action[1]
                     for part in parts:
                         if part.stage < g:
                             part.stage = g

@@ -14,10 +14,11 @@ import numpy as np
 
 from kinetree.errors import InvalidArgumentError
 from kinetree.forces.force import Force
+from kinetree.system.hooks import RealizeHooks
 from kinetree.system.stage import Stage
 
 
-class Implementation:
+class Implementation(RealizeHooks):
     """What a custom force computes. Override ``calc_force`` and, for a conservative force,
     ``calc_potential_energy``; the realize hooks are optional."""
 
@@ -31,33 +32,6 @@ class Implementation:
 
     def depends_only_on_positions(self) -> bool:
         return False
-
-    def realize_topology(self, state) -> None:
-        """Called while the force subsystem realizes TOPOLOGY (and likewise below)."""
-
-    def realize_model(self, state) -> None:
-        pass
-
-    def realize_instance(self, state) -> None:
-        pass
-
-    def realize_time(self, state) -> None:
-        pass
-
-    def realize_position(self, state) -> None:
-        pass
-
-    def realize_velocity(self, state) -> None:
-        pass
-
-    def realize_dynamics(self, state) -> None:
-        pass
-
-    def realize_acceleration(self, state) -> None:
-        pass
-
-    def realize_report(self, state) -> None:
-        pass
 
 
 class Custom(Force):

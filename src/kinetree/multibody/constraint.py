@@ -24,6 +24,7 @@ import numpy as np
 from kinetree.errors import InvalidArgumentError, StageTooLowError
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
+from kinetree.system.hooks import RealizeHooks
 from kinetree.system.stage import Stage
 
 
@@ -33,7 +34,7 @@ def _cross(a, b) -> np.ndarray:
                      a[0] * b[1] - a[1] * b[0]])
 
 
-class ConstraintImplementation:
+class ConstraintImplementation(RealizeHooks):
     """The physics of one constraint (``Constraint.Custom.Implementation``).
 
     Construct with the matter subsystem and the numbers of holonomic, nonholonomic and
@@ -277,35 +278,6 @@ class ConstraintImplementation:
         """This constraint's multipliers λ (ACCELERATION): holonomic, then nonholonomic,
         then acceleration-only."""
         return self._constraint.get_multipliers_as_vector(state)
-
-    # ------------------------------------------------------ realize hooks
-    def realize_topology(self, state) -> None:
-        """Called after the matter subsystem realizes each stage's own part (and likewise
-        the hooks below); allocate State variables here or in realize_model."""
-
-    def realize_model(self, state) -> None:
-        pass
-
-    def realize_instance(self, state) -> None:
-        pass
-
-    def realize_time(self, state) -> None:
-        pass
-
-    def realize_position(self, state) -> None:
-        pass
-
-    def realize_velocity(self, state) -> None:
-        pass
-
-    def realize_dynamics(self, state) -> None:
-        pass
-
-    def realize_acceleration(self, state) -> None:
-        pass
-
-    def realize_report(self, state) -> None:
-        pass
 
     # ---------------------------------------------- the physics: virtuals
     def _missing(self, method: str, kind: str) -> NotImplementedError:

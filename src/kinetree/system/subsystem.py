@@ -19,10 +19,11 @@ import math
 import numpy as np
 
 from kinetree.errors import StageTooLowError
+from kinetree.system.hooks import RealizeHooks
 from kinetree.system.stage import Stage
 
 
-class Subsystem:
+class Subsystem(RealizeHooks):
     """Base class of every subsystem: state allocation, cache access and stage hooks."""
 
     def __init__(self, system, name: str | None = None):
@@ -55,34 +56,6 @@ class Subsystem:
         topology signature (used when loading saved States). Subclasses whose structure
         lives outside the State (bodies, joints) extend it."""
         return f"{type(self).__module__}.{type(self).__qualname__}"
-
-    # ---------------------------------------------------------- stage hooks
-    def realize_topology(self, state) -> None:
-        """Allocate what every State of this System needs. May store indices on self."""
-
-    def realize_model(self, state) -> None:
-        """Allocate what depends on Model-stage variables; keep the indices in the State."""
-
-    def realize_instance(self, state) -> None:
-        """Finalize physical parameters; may allocate constraint-error and trigger slots."""
-
-    def realize_time(self, state) -> None:
-        """Compute what depends on t."""
-
-    def realize_position(self, state) -> None:
-        """Compute what depends on q."""
-
-    def realize_velocity(self, state) -> None:
-        """Compute what depends on u (and write q̇)."""
-
-    def realize_dynamics(self, state) -> None:
-        """Compute forces and energies."""
-
-    def realize_acceleration(self, state) -> None:
-        """Compute the time derivatives of this subsystem's continuous variables."""
-
-    def realize_report(self, state) -> None:
-        """Compute values needed only for output."""
 
     def project_q(self, state, tolerance: float) -> dict:
         """Move this subsystem's q onto its position constraints (the State is realized to

@@ -19,6 +19,7 @@ from kinetree.errors import InvalidArgumentError, KinetreeError
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
 from kinetree.registry import MOBILIZERS
+from kinetree.system.hooks import RealizeHooks
 from kinetree.system.stage import Stage
 
 CODE = MOBILIZERS["custom"]
@@ -68,7 +69,7 @@ def ndot_u(q, u, prm, out):
     out[:] = 0.0
 
 
-class Implementation:
+class Implementation(RealizeHooks):
     """What a ``MobilizedBody.Custom`` computes: subclass it, call
     ``super().__init__(matter, nu, nq, n_angles)`` and override the five required methods
     (``calc_mobilizer_transform_from_q``, ``multiply_by_h_matrix``,
@@ -82,7 +83,8 @@ class Implementation:
     implementation sees nq q in quaternion mode and nq - 1 in Euler mode: ask
     ``get_use_euler_angles(state)`` before reading q. kinetree normalizes the quaternion
     during projection. Simbody's ``clone()`` is unnecessary in Python: the object is used as
-    it is (one implementation object per mobilized body).
+    it is (one implementation object per mobilized body). ``realize_position`` runs before
+    X_FM, H and N are asked for in a State, ``realize_velocity`` before (dH/dt) u and Ṅ u.
     """
 
     _identity_n = False
@@ -259,34 +261,6 @@ class Implementation:
 
     def calc_decorative_geometry_and_append(self, state, stage, geometry: list) -> None:
         """Append suggested decorations to ``geometry``; none by default."""
-
-    # --------------------------------------------------------- realize hooks
-    def realize_topology(self, state) -> None:
-        """Allocate Model-stage state variables or cache entries of your own."""
-
-    def realize_model(self, state) -> None:
-        pass
-
-    def realize_instance(self, state) -> None:
-        pass
-
-    def realize_time(self, state) -> None:
-        pass
-
-    def realize_position(self, state) -> None:
-        """Runs before X_FM, H and N are asked for in this State."""
-
-    def realize_velocity(self, state) -> None:
-        """Runs before (dH/dt) u and Ṅ u are asked for in this State."""
-
-    def realize_dynamics(self, state) -> None:
-        pass
-
-    def realize_acceleration(self, state) -> None:
-        pass
-
-    def realize_report(self, state) -> None:
-        pass
 
     # ------------------------------------------------ hinge (the pre-pass)
     def _inherits(self, method: str) -> bool:
