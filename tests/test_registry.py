@@ -49,7 +49,7 @@ def test_an_unknown_force_code_is_reported_not_skipped():
                                                                           kt.Inertia(1))))
     state = system.realize_topology()
     system.realize(state, kt.Stage.VELOCITY)
-    d = matter._tree_data(state, kt.Stage.VELOCITY, "test")
+    d = matter.get_tree_data(state, kt.Stage.VELOCITY, "test")
     unknown = max(FORCES.values()) + 1
     pe = np.zeros(1)
     force_dispatch.calc_force_elements(

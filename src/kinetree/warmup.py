@@ -30,7 +30,7 @@ def build_model() -> tuple[kt.MultibodySystem, kt.State]:
     matter = kt.SimbodyMatterSubsystem(system)
     forces = kt.GeneralForceSubsystem(system)
     tracker = kt.ContactTrackerSubsystem(system)
-    contact = kt.CompliantContactSubsystem(system, tracker)
+    kt.CompliantContactSubsystem(system, tracker)
     kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
 
     link = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(0.02, 0.01, 0.02)))

@@ -171,7 +171,7 @@ def kkt(matter, state):
     """u̇ and λ from [[M, Gᵀ], [G, 0]] [u̇; λ] = [f - c; b], each block from an
     independent operator, solved in the minimum-norm sense (redundant rows allowed)."""
     n = len(state.get_u())
-    d = matter._tree_data(state, kt.Stage.DYNAMICS, "test")
+    d = matter.get_tree_data(state, kt.Stage.DYNAMICS, "test")
     f_minus_c = -matter.calc_residual_force(state, d.mobility_forces, d.body_forces,
                                             np.zeros(n))
     M, G = matter.calc_m(state), matter.calc_g(state)

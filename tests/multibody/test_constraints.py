@@ -56,7 +56,7 @@ def kkt(system, matter, state):
     independent operator (mass matrix by CRBA, inverse dynamics, G by columns), solved in
     the minimum-norm sense."""
     n = len(state.get_u())
-    d = matter._tree_data(state, kt.Stage.DYNAMICS, "test")
+    d = matter.get_tree_data(state, kt.Stage.DYNAMICS, "test")
     f_minus_c = -matter.calc_residual_force(state, d.mobility_forces, d.body_forces,
                                             np.zeros(n))
     M, G = matter.calc_m(state), matter.calc_g(state)
@@ -133,7 +133,7 @@ def test_disabling_removes_the_equations():
     system.realize(state, kt.Stage.ACCELERATION)
     assert rods[0].get_multipliers_as_vector(state).size == 0
     assert len(state.get_multipliers()) == 0
-    d = matter._tree_data(state, kt.Stage.DYNAMICS, "test")
+    d = matter.get_tree_data(state, kt.Stage.DYNAMICS, "test")
     free_udot = matter.multiply_by_m_inv(
         state, -matter.calc_residual_force(state, d.mobility_forces, d.body_forces,
                                            np.zeros(len(constrained))))

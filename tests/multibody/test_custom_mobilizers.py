@@ -319,7 +319,7 @@ def test_hinge_quantities_are_rates(euler):
     u = np.array(matter.get_u(state))
     plus = _shifted(system, matter, state, q + H_STEP * qdot)
     minus = _shifted(system, matter, state, q - H_STEP * qdot)
-    cache = matter._tree_data(state, kt.Stage.VELOCITY, "test").cache
+    cache = matter.get_tree_data(state, kt.Stage.VELOCITY, "test").cache
     for body in bodies:
         b = body.get_mobilized_body_index()
         Xp, Xm = body.get_mobilizer_transform(plus), body.get_mobilizer_transform(minus)

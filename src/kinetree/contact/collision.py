@@ -172,7 +172,7 @@ class ContactSearch:
     def _search(self, state, where: str) -> ContactList:
         """The contacts at ``state``'s body poses (matter realized to POSITION)."""
         matter = self.get_system().get_matter_subsystem()
-        cache = matter._tree_data(state, Stage.POSITION, where).cache
+        cache = matter.get_tree_data(state, Stage.POSITION, where).cache
         return find_contacts(self._table, self.get_cache_entry(state, self._work_index),
                              cache.R_GB, cache.p_GB)
 

@@ -261,7 +261,7 @@ class CompliantContactSubsystem(ForceSubsystem):
 
     def realize_dynamics(self, state):
         matter = self.get_system().get_matter_subsystem()
-        data = matter._tree_data(state, Stage.VELOCITY, "CompliantContactSubsystem")
+        data = matter.get_tree_data(state, Stage.VELOCITY, "CompliantContactSubsystem")
         cache = data.cache
         body, k, c, us, ud, uv, h = self._materials
         contacts = self._tracker.get_active_contacts(state)

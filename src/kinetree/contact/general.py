@@ -184,7 +184,7 @@ class ContactSetForce(Force):
     def _tree_cache(self, state):
         """The matter subsystem's cache arrays (POSITION realized)."""
         matter = self._contacts.get_system().get_matter_subsystem()
-        return matter._tree_data(state, Stage.POSITION, type(self).__name__).cache
+        return matter.get_tree_data(state, Stage.POSITION, type(self).__name__).cache
 
     def _run(self, state, body_forces, with_forces: bool) -> float:
         raise NotImplementedError

@@ -94,7 +94,7 @@ class RealizationPlan:
         return actions
 
     def _raise_singular(self, state) -> None:
-        self._matter._raise_if_singular(self._matter._tree_data(state, Stage.MODEL, "realize"))
+        self._matter._raise_if_singular(self._matter.get_tree_data(state, Stage.MODEL, "realize"))
 
     def run(self, state, target: int) -> None:
         """Realize ``state`` (at INSTANCE or beyond) through ``target``."""

@@ -71,7 +71,7 @@ class GeneralForceSubsystem(ForceSubsystem):
         self._realize_elements(Stage.TOPOLOGY, state)
 
     def realize_model(self, state):
-        tree = self._matter()._tree_data(state, Stage.MODEL, "GeneralForceSubsystem").tree
+        tree = self._matter().get_tree_data(state, Stage.MODEL, "GeneralForceSubsystem").tree
         for f in self._forces:
             if isinstance(f, TableForce):
                 f._check_model(tree)
@@ -102,7 +102,7 @@ class GeneralForceSubsystem(ForceSubsystem):
         self._realize_elements(Stage.VELOCITY, state)
 
     def realize_dynamics(self, state):
-        d = self._matter()._tree_data(state, Stage.VELOCITY, "GeneralForceSubsystem")
+        d = self._matter().get_tree_data(state, Stage.VELOCITY, "GeneralForceSubsystem")
         matter = self._matter()
         calc_force_elements(*self._table(state), d.tree_i, d.tree_f, d.buf, d.status,
                             matter.get_q(state), matter.get_u(state), d.body_forces,
@@ -135,7 +135,7 @@ class GeneralForceSubsystem(ForceSubsystem):
         python = state._part(self._index, "GeneralForceSubsystem").cache[
             self._enabled_rows_index].value[1]
         if python:
-            d = self._matter()._tree_data(state, Stage.VELOCITY, "GeneralForceSubsystem")
+            d = self._matter().get_tree_data(state, Stage.VELOCITY, "GeneralForceSubsystem")
             for k in python:
                 self._forces[k].calc_force(state, d.body_forces, None, d.mobility_forces)
 
@@ -182,7 +182,7 @@ class GeneralForceSubsystem(ForceSubsystem):
         """(body forces, mobility forces, potential energy) of one table element in
         ``state``, realized to at least ``stage``, whether or not it is enabled."""
         matter = self._matter()
-        d = matter._tree_data(state, stage, f"Force.{type(force).__name__}")
+        d = matter.get_tree_data(state, stage, f"Force.{type(force).__name__}")
         F, f = np.zeros_like(d.body_forces), np.zeros_like(d.mobility_forces)
         pe = np.zeros(len(self._forces))
         calc_force_elements(np.array([force._index], dtype=np.int64), self._force_i,

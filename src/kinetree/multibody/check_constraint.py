@@ -623,7 +623,7 @@ def _project(constraint, work, tolerance: float, step: float) -> str | None:
         return None
     except Exception:  # noqa: BLE001 - a method that raises there is judged by the checks
         work.set_q(q_start)
-    d = matter._tree_data(work, Stage.MODEL, "check_constraint")
+    d = matter.get_tree_data(work, Stage.MODEL, "check_constraint")
     nu = len(work.get_u())
 
     def perr_at(q):

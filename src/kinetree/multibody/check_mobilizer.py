@@ -433,7 +433,7 @@ def mobilizer_functions(mobod: MobilizedBody, state) -> MobilizerFunctions:
     system.realize(work, Stage.MODEL)
     work.set_u(np.zeros(len(work.get_u())))
     b = mobod.get_mobilized_body_index()
-    d = matter._tree_data(work, Stage.MODEL, "check_mobilizer")
+    d = matter.get_tree_data(work, Stage.MODEL, "check_mobilizer")
     qs, nq = int(d.tree.q_start[b]), int(d.tree.nq[b])
     us, nu = int(d.tree.u_start[b]), int(d.tree.nu[b])
     quaternions = [row - qs for row in d.quaternion_q if qs <= row[0] < qs + nq]
@@ -445,7 +445,7 @@ def mobilizer_functions(mobod: MobilizedBody, state) -> MobilizerFunctions:
         if u is not None:
             mobod.set_u(s, u)
         system.realize(s, stage)
-        return s, matter._tree_data(s, stage, "check_mobilizer").cache
+        return s, matter.get_tree_data(s, stage, "check_mobilizer").cache
 
     def transform(q):
         _, c = realized(q)
@@ -525,7 +525,7 @@ def _label(mobod: MobilizedBody) -> str:
 def _mode(mobod: MobilizedBody, work) -> str:
     """" (quaternion)" or " (Euler angles)" for a mobilizer that has both modes, else ""."""
     matter = mobod.get_matter_subsystem()
-    d = matter._tree_data(work, Stage.MODEL, "check_mobilizer")
+    d = matter.get_tree_data(work, Stage.MODEL, "check_mobilizer")
     b = mobod.get_mobilized_body_index()
     if any(d.tree.q_start[b] <= row[0] < d.tree.q_start[b] + d.tree.nq[b]
            for row in d.quaternion_q):

@@ -61,10 +61,14 @@ from kinetree.system.subsystem import Subsystem
 
 
 @dataclass
-class _TreeData:
-    """What the matter subsystem keeps in one State: the model buffers for that State's
-    Model-stage choices, the cache buffers, named views of both, and the force
-    accumulators."""
+class TreeData:
+    """What the matter subsystem keeps in one State (``matter.get_tree_data(state)``), as
+    MuJoCo's mjModel and mjData: the model arrays for that State's Model-stage choices
+    (``tree``, constant, each field documented with its shape in ``tree_model.TreeModel``),
+    the cache arrays the realization fills (``cache``, ``tree_model.TreeCache``), and the
+    applied-force accumulators. All are numpy views of a few flat buffers, which the
+    compiled code receives; read them, and write only the force accumulators (during
+    DYNAMICS, as a custom force subsystem does)."""
 
     tree_i: np.ndarray           # model buffers (tree_model.pack_tree)
     tree_f: np.ndarray
@@ -78,11 +82,11 @@ class _TreeData:
     quaternion_q: np.ndarray     # (k, 4) int64: the q indices of each quaternion
     custom: CustomHinges | None  # the custom bodies' blocks (None if there are none)
 
-    def __deepcopy__(self, memo) -> _TreeData:
+    def __deepcopy__(self, memo) -> TreeData:
         """State.copy(): new cache buffers with views of them; the model buffers are
         constant and shared."""
         buf, status = self.buf.copy(), self.status.copy()
-        return _TreeData(self.tree_i, self.tree_f, buf, status, self.tree,
+        return TreeData(self.tree_i, self.tree_f, buf, status, self.tree,
                          unpack_cache(buf, status), self.body_forces.copy(),
                          self.mobility_forces.copy(), self.qdotdot_work.copy(),
                          self.quaternion_q,
@@ -166,7 +170,7 @@ class SimbodyMatterSubsystem(Subsystem):
                         if b._default_q.size != b._default_q_euler.size
                         and tree.nq[b._index] == b._default_q.size]
         custom = self._custom
-        data = _TreeData(tree_i, tree_f, buf, status, tree, unpack_cache(buf, status),
+        data = TreeData(tree_i, tree_f, buf, status, tree, unpack_cache(buf, status),
                          np.zeros((nb, 6)), np.zeros(int(tree.nu.sum())),
                          np.zeros(int(tree.nq.sum())),
                          np.array(quaternion_q, dtype=np.int64).reshape(-1, 4),
@@ -185,7 +189,7 @@ class SimbodyMatterSubsystem(Subsystem):
             getattr(b._impl, hook)(state)
 
     def realize_instance(self, state):
-        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_instance")
+        d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_instance")
         disabled = self.get_discrete_variable(state, self._disabled_index)
         enabled = [c for c, off in zip(self._constraints, disabled) if not off]
         data = cs.build_layouts(enabled, self._ancestors, d.tree)
@@ -229,7 +233,11 @@ class SimbodyMatterSubsystem(Subsystem):
         return TreeModel(parent, code, q_start, nq, u_start, nu, prm, R_PF, p_PF, R_MB, p_MB,
                          mass, com, inertia)
 
-    def _tree_data(self, state, stage: Stage, where: str) -> _TreeData:
+    def get_tree_data(self, state, stage: Stage = Stage.MODEL,
+                      where: str = "SimbodyMatterSubsystem.get_tree_data") -> TreeData:
+        """The State's TreeData; its cache fields are current through the stage the
+        State is realized to, which must be at least ``stage`` (else StageTooLowError,
+        naming ``where``)."""
         part = state._part(self._index, where)
         if part.stage < stage:
             self._check(state)
@@ -267,14 +275,14 @@ class SimbodyMatterSubsystem(Subsystem):
             work(state)
         if Stage.POSITION <= g <= Stage.ACCELERATION:
             realize_stages(int(g), int(g), *self._kernel_arguments(state), *NO_FORCES)
-            self._raise_if_singular(self._tree_data(state, Stage.MODEL, "realize"))
+            self._raise_if_singular(self.get_tree_data(state, Stage.MODEL, "realize"))
         for work in after.get(g, ()):
             work(state)
 
     def _kernel_arguments(self, state) -> tuple:
         """realize_stages' tree arguments, views of ``state``'s arrays: tree_i, tree_f,
         buf, status, q, u, q̇, u̇, q̈, q̈ scratch, body forces, mobility forces."""
-        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize")
+        d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize")
         part = state._parts[self._index]
         qs, us = part.q_slice, part.u_slice
         return (d.tree_i, d.tree_f, d.buf, d.status, state._q[qs], state._u[us],
@@ -310,29 +318,29 @@ class SimbodyMatterSubsystem(Subsystem):
         return before, after
 
     def _custom_position(self, state) -> None:
-        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_position")
+        d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_position")
         d.custom.position(state, d.cache, self.get_q(state))
 
     def _custom_velocity(self, state) -> None:
-        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_velocity")
+        d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_velocity")
         d.custom.velocity(state, d.cache, self.get_q(state), self.get_u(state))
 
     def _custom_n_mult(self, state) -> None:
-        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_velocity")
+        d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_velocity")
         d.custom.n_mult(self.get_u(state), self.upd_q_dot(state))
 
     def _custom_qdotdot(self, state) -> None:
-        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_acceleration")
+        d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_acceleration")
         d.custom.qdotdot(self.upd_u_dot(state), self.upd_q_dot_dot(state))
 
     def _constraint_position(self, state) -> None:
-        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_position")
+        d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_position")
         data = self._constraint_data(state)
         cs.update_position_kinematics(data, d.cache, self.get_q(state), d.custom)
         cs.position_errors(state, data, self.upd_q_err(state))
 
     def _constraint_velocity(self, state) -> None:
-        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_velocity")
+        d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_velocity")
         data = self._constraint_data(state)
         q, u = self.get_q(state), self.get_u(state)
         cs.update_velocity_kinematics(data, d.cache, q, u, self.upd_q_dot(state), d.custom)
@@ -340,7 +348,7 @@ class SimbodyMatterSubsystem(Subsystem):
 
     def _constraint_acceleration(self, state) -> None:
         """Correct the tree's u̇ by the multipliers, and q̈ with it."""
-        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_acceleration")
+        d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_acceleration")
         data = self._constraint_data(state)
         udot = self.upd_u_dot(state)
         lam, udoterr = cs.solve_constrained_accelerations(state, data, d, udot)
@@ -349,7 +357,7 @@ class SimbodyMatterSubsystem(Subsystem):
         calc_qdotdot(d.tree_i, d.tree_f, self.get_q(state), self.get_u(state), udot,
                      d.qdotdot_work, self.upd_q_dot_dot(state))
 
-    def _raise_if_singular(self, d: _TreeData) -> None:
+    def _raise_if_singular(self, d: TreeData) -> None:
         bad = int(d.status[0])
         if bad:
             raise KinetreeError(
@@ -360,17 +368,17 @@ class SimbodyMatterSubsystem(Subsystem):
     # --------------------------------------------------- forces (DYNAMICS)
     def upd_body_forces(self, state) -> np.ndarray:
         """(nb, 6) spatial forces about each body origin in G, to add into in DYNAMICS."""
-        return self._tree_data(state, Stage.VELOCITY, "upd_body_forces").body_forces
+        return self.get_tree_data(state, Stage.VELOCITY, "upd_body_forces").body_forces
 
     def upd_mobility_forces(self, state) -> np.ndarray:
         """(nu,) generalized forces, to add into in DYNAMICS."""
-        return self._tree_data(state, Stage.VELOCITY, "upd_mobility_forces").mobility_forces
+        return self.get_tree_data(state, Stage.VELOCITY, "upd_mobility_forces").mobility_forces
 
     # ------------------------------------------------------- error weights
     def calc_u_unit_weights(self, state) -> np.ndarray:
         """1 for a u whose hinge column turns the body (rad/s), 1/length scale for one that
         only translates it (m/s): from H at the current configuration."""
-        d = self._tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.calc_u_unit_weights")
+        d = self.get_tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.calc_u_unit_weights")
         tree, H_cols = d.tree, d.cache.H_cols
         w = np.ones(int(tree.nu.sum()))
         inv_length = 1.0 / self.get_system().get_default_length_scale()
@@ -383,7 +391,7 @@ class SimbodyMatterSubsystem(Subsystem):
     def calc_q_unit_weights(self, state) -> np.ndarray:
         """As the u weights, q for u; a quaternion's four q weigh 1 each and the q after
         it take the weights of the mobilizer's last u."""
-        d = self._tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.calc_q_unit_weights")
+        d = self.get_tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.calc_q_unit_weights")
         tree, wu = d.tree, self.calc_u_unit_weights(state)
         w = np.ones(int(tree.nq.sum()))
         for b in range(1, len(tree.parent)):
@@ -397,7 +405,7 @@ class SimbodyMatterSubsystem(Subsystem):
     # ------------------------------------------------------------ operators
     def calc_m(self, state) -> np.ndarray:
         """The mass matrix M (nu x nu), by the composite-body method."""
-        d = self._tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.calc_m")
+        d = self.get_tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.calc_m")
         n = d.mobility_forces.size
         M = np.zeros((n, n))
         calc_mass_matrix(d.tree_i, d.tree_f, d.buf, d.status, M)
@@ -405,13 +413,13 @@ class SimbodyMatterSubsystem(Subsystem):
 
     def calc_m_inv(self, state) -> np.ndarray:
         """M⁻¹, one O(n) articulated-body solve per column."""
-        n = self._tree_data(state, Stage.POSITION, "calc_m_inv").mobility_forces.size
+        n = self.get_tree_data(state, Stage.POSITION, "calc_m_inv").mobility_forces.size
         return np.column_stack([self.multiply_by_m_inv(state, e) for e in np.eye(n)]) \
             if n else np.zeros((0, 0))
 
     def multiply_by_m(self, state, a) -> np.ndarray:
         """M a in O(n) (inverse dynamics with no velocity terms or forces)."""
-        d = self._tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.multiply_by_m")
+        d = self.get_tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.multiply_by_m")
         a = self._vector(a, d.mobility_forces.size, "multiply_by_m")
         out = np.zeros_like(a)
         calc_residual_forces(d.tree_i, d.tree_f, d.buf, d.status, False, a, np.zeros_like(a),
@@ -420,7 +428,7 @@ class SimbodyMatterSubsystem(Subsystem):
 
     def multiply_by_m_inv(self, state, f) -> np.ndarray:
         """M⁻¹ f in O(n) (an articulated-body solve with no velocity terms)."""
-        d = self._tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.multiply_by_m_inv")
+        d = self.get_tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.multiply_by_m_inv")
         f = self._vector(f, d.mobility_forces.size, "multiply_by_m_inv")
         if self.get_stage(state) < Stage.DYNAMICS:
             calc_articulated_body_inertias(d.tree_i, d.tree_f, d.buf, d.status)
@@ -434,7 +442,7 @@ class SimbodyMatterSubsystem(Subsystem):
                             known_udot) -> np.ndarray:
         """Inverse dynamics: f_res = M u̇ + c(q, u) - f_applied - Jᵀ F_applied, the extra
         mobility forces that would produce ``known_udot`` (VELOCITY needed)."""
-        d = self._tree_data(state, Stage.VELOCITY, "SimbodyMatterSubsystem.calc_residual_force")
+        d = self.get_tree_data(state, Stage.VELOCITY, "SimbodyMatterSubsystem.calc_residual_force")
         n = d.mobility_forces.size
         udot = self._vector(known_udot, n, "calc_residual_force")
         f = self._vector(applied_mobility_forces, n, "calc_residual_force")
@@ -450,7 +458,7 @@ class SimbodyMatterSubsystem(Subsystem):
     def multiply_by_n(self, state, u, transpose: bool = False) -> np.ndarray:
         """N(q) u: the q̇ that the speeds u produce; with ``transpose``, Nᵀ f: the
         generalized forces (one per u) equivalent to q-space forces f (POSITION)."""
-        d = self._tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.multiply_by_n")
+        d = self.get_tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.multiply_by_n")
         nq, nu = d.qdotdot_work.size, d.mobility_forces.size
         if transpose:
             out = np.zeros(nu)
@@ -470,7 +478,7 @@ class SimbodyMatterSubsystem(Subsystem):
     def multiply_by_n_inv(self, state, qdot, transpose: bool = False) -> np.ndarray:
         """N(q)⁻¹ q̇: the speeds u that produce q̇; with ``transpose``, N⁻ᵀ x for x in
         u-space (POSITION)."""
-        d = self._tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.multiply_by_n_inv")
+        d = self.get_tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.multiply_by_n_inv")
         nq, nu = d.qdotdot_work.size, d.mobility_forces.size
         if transpose:
             out = np.zeros(nq)
@@ -490,7 +498,7 @@ class SimbodyMatterSubsystem(Subsystem):
     def calc_system_jacobian(self, state) -> np.ndarray:
         """J (6 nb x nu) with [V_GB for every body, Ground first] = J u: each body's
         spatial velocity [w; v of its origin] in Ground."""
-        d = self._tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.calc_system_jacobian")
+        d = self.get_tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.calc_system_jacobian")
         J = np.zeros((6 * len(self._bodies), d.mobility_forces.size))
         calc_system_jacobian(d.tree_i, d.tree_f, d.buf, d.status, J)
         return J
@@ -498,7 +506,7 @@ class SimbodyMatterSubsystem(Subsystem):
     def calc_station_jacobian(self, state, mobod, station_B) -> np.ndarray:
         """JS (3 x nu) with v_GS = JS u for the station S (m, in mobod's frame): one
         O(n) transpose product per row."""
-        n = self._tree_data(state, Stage.POSITION, "calc_station_jacobian").mobility_forces.size
+        n = self.get_tree_data(state, Stage.POSITION, "calc_station_jacobian").mobility_forces.size
         rows = [self.multiply_by_station_jacobian_transpose(state, mobod, station_B, e)
                 for e in np.eye(3)]
         return np.array(rows).reshape(3, n)
@@ -522,7 +530,7 @@ class SimbodyMatterSubsystem(Subsystem):
 
     def multiply_by_system_jacobian(self, state, u) -> np.ndarray:
         """J u as (nb, 6): every body's spatial velocity for speeds u, in O(n)."""
-        d = self._tree_data(state, Stage.POSITION, "multiply_by_system_jacobian")
+        d = self.get_tree_data(state, Stage.POSITION, "multiply_by_system_jacobian")
         V = np.zeros((len(self._bodies), 6))
         multiply_by_system_jacobian(d.tree_i, d.tree_f, d.buf, d.status,
                                     self._vector(u, d.mobility_forces.size,
@@ -532,7 +540,7 @@ class SimbodyMatterSubsystem(Subsystem):
     def multiply_by_system_jacobian_transpose(self, state, body_forces) -> np.ndarray:
         """Jᵀ F: the generalized forces equivalent to spatial forces F (nb x 6, about each
         body origin, in Ground), in O(n)."""
-        d = self._tree_data(state, Stage.POSITION, "multiply_by_system_jacobian_transpose")
+        d = self.get_tree_data(state, Stage.POSITION, "multiply_by_system_jacobian_transpose")
         F = np.asarray(body_forces, dtype=float)
         if F.shape != d.body_forces.shape:
             raise InvalidArgumentError(
@@ -544,7 +552,7 @@ class SimbodyMatterSubsystem(Subsystem):
 
     def calc_system_central_momentum(self, state) -> np.ndarray:
         """[angular momentum about the system mass center; linear momentum] in Ground."""
-        d = self._tree_data(state, Stage.VELOCITY, "calc_system_central_momentum")
+        d = self.get_tree_data(state, Stage.VELOCITY, "calc_system_central_momentum")
         c, t = d.cache, d.tree
         m = t.mass[1:]
         w, v, com = c.V_GB[1:, :3], c.V_GB[1:, 3:], c.com_G[1:]
@@ -564,7 +572,7 @@ class SimbodyMatterSubsystem(Subsystem):
         q̈ = N u̇ + Ṅ u). N is smooth in q and Ṅ = (∂N/∂q) q̇; this evaluates it by a
         central difference along q̇ (relative accuracy ~1e-9), an O(n) operator for
         analysis, not used by the dynamics (which have Ṅ u in closed form)."""
-        d = self._tree_data(state, Stage.VELOCITY, "SimbodyMatterSubsystem.multiply_by_n_dot")
+        d = self.get_tree_data(state, Stage.VELOCITY, "SimbodyMatterSubsystem.multiply_by_n_dot")
         v = self._vector(u, d.mobility_forces.size, "multiply_by_n_dot")
         q = np.array(self.get_q(state))
         qdot = np.array(self.get_q_dot(state))
@@ -579,7 +587,7 @@ class SimbodyMatterSubsystem(Subsystem):
 
     def calc_kinetic_energy(self, state) -> float:
         """½ Σ V_GBᵀ M_B V_GB over the bodies (J)."""
-        d = self._tree_data(state, Stage.VELOCITY, "SimbodyMatterSubsystem.calc_kinetic_energy")
+        d = self.get_tree_data(state, Stage.VELOCITY, "SimbodyMatterSubsystem.calc_kinetic_energy")
         c, t = d.cache, d.tree
         w, v = c.V_GB[1:, :3], c.V_GB[1:, 3:]
         Iw = np.einsum("bij,bj->bi", c.I_G[1:], w)
@@ -589,7 +597,7 @@ class SimbodyMatterSubsystem(Subsystem):
 
     def calc_system_mass_center_location_in_ground(self, state) -> np.ndarray:
         """p_G,com (m) of all bodies but Ground."""
-        d = self._tree_data(state, Stage.POSITION, "calc_system_mass_center_location_in_ground")
+        d = self.get_tree_data(state, Stage.POSITION, "calc_system_mass_center_location_in_ground")
         m = d.tree.mass[1:]
         total = m.sum()
         if total == 0:
@@ -702,7 +710,7 @@ class SimbodyMatterSubsystem(Subsystem):
         if layout is None:
             return (np.zeros((constraint.get_num_constrained_bodies(), 6)),
                     np.zeros(sum(m.get_num_u(state) for m in constraint._impl._mobilizers)))
-        d = self._tree_data(state, Stage.ACCELERATION, where)
+        d = self.get_tree_data(state, Stage.ACCELERATION, where)
         F, f = cs._forces_of(state, data, layout, d.cache, self.get_multipliers(state))
         return -F, -f
 
@@ -716,7 +724,7 @@ class SimbodyMatterSubsystem(Subsystem):
                 f"not computed; enable it first.") from None
 
     def _constraint_operands(self, state, stage: Stage, where: str):
-        d = self._tree_data(state, stage, f"SimbodyMatterSubsystem.{where}")
+        d = self.get_tree_data(state, stage, f"SimbodyMatterSubsystem.{where}")
         return d, self._constraint_data(state)
 
     def calc_g(self, state) -> np.ndarray:
@@ -776,7 +784,7 @@ class SimbodyMatterSubsystem(Subsystem):
         halved until the errors shrink, until max |perr| <= tolerance. Raises, naming the
         worst constraint, if that does not happen."""
         system = self.get_system()
-        d = self._tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.project_q")
+        d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.project_q")
         q0 = np.array(self.get_q(state))
         self._normalize_quaternions(state, d)
         data = self._constraint_data(state)
@@ -816,7 +824,7 @@ class SimbodyMatterSubsystem(Subsystem):
 
     def project_u(self, state, tolerance: float) -> dict:
         """Move u by the smallest Δu (unit weights) that zeroes the velocity errors."""
-        d = self._tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.project_u")
+        d = self.get_tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.project_u")
         data = self._constraint_data(state)
         if not data.mp + data.mv:
             return {"u_change": 0.0}
@@ -863,7 +871,7 @@ class SimbodyMatterSubsystem(Subsystem):
         """(nb x 6) the spatial force [moment; force] each body's mobilizer applies to that
         body, at the origin of its M frame, in Ground (Ground's row zero). Applied and
         constraint mobility forces are included, as in Simbody (ACCELERATION)."""
-        d = self._tree_data(state, Stage.ACCELERATION,
+        d = self.get_tree_data(state, Stage.ACCELERATION,
                             "SimbodyMatterSubsystem.calc_mobilizer_reaction_forces")
         data = self._constraint_data(state)
         F_ext = d.body_forces.copy()

@@ -147,7 +147,7 @@ class MobilizedBody:
 
     # ------------------------------------------------------------- state
     def _tree(self, state, stage: Stage, method: str):
-        return self._matter._tree_data(state, stage, f"{self._name()}.{method}")
+        return self._matter.get_tree_data(state, stage, f"{self._name()}.{method}")
 
     def _q_slice(self, data) -> slice:
         s = data.tree.q_start[self._index]
