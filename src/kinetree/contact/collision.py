@@ -2,8 +2,11 @@
 shared by ``ContactTrackerSubsystem`` and ``GeneralContactSubsystem``.
 
 The surfaces are flattened at TOPOLOGY into a :class:`SurfaceTable` (constant arrays: body,
-pose X_BS, kind, bounding sphere, group, clique mask). At POSITION :func:`find_contacts`
-runs three compiled passes and a short Python one:
+pose X_BS, kind, bounding sphere, group, clique mask) and copied into each State's
+:class:`ContactBuffers`, two flat arrays with named views (:class:`ContactData`) that the
+compiled realization receives. At POSITION :func:`search_contacts` runs three compiled
+passes, inside the one compiled realization of a MultibodySystem (or on its own through
+``search_point_contacts``), and :func:`finish_search` a short Python one:
 
 1. ``surface_poses``: X_GS = X_GB X_BS and each bounding sphere's centre in G.
 2. ``broad_phase``: sweep and prune of the bounding spheres along the axis of largest
@@ -26,6 +29,7 @@ of lower kind (half space < sphere < ellipsoid < mesh), as in Simbody's algorith
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass, field
 
 import numba
@@ -35,6 +39,7 @@ from kinetree.contact import geometry as geo
 from kinetree.contact.mesh import TriangleMesh, find_nearest_points
 from kinetree.errors import InvalidArgumentError
 from kinetree.math import Rotation, Transform
+from kinetree.multibody.tree_model import take_view
 from kinetree.system.stage import Stage
 
 HALF_SPACE, SPHERE, ELLIPSOID, MESH = 0, 1, 2, 3
@@ -135,46 +140,157 @@ class ContactList:
         return len(self.depth)
 
 
-class ContactWork:
-    """The per-State buffers of :func:`find_contacts` for ``table`` (the sweep order of
-    its finite surfaces persists between calls)."""
+ContactData = namedtuple("ContactData", [
+    "header",      # (8,) int64: n surfaces, n finite, pair capacity, contact capacity,
+                   # pairs found, point contacts m, candidates left for Python, overflow
+    "body", "kind", "group", "clique",   # (n,) int64: the SurfaceTable's integers
+    "order",       # (n finite,) int64: the finite surfaces in sweep order (persists)
+    "pairs",       # (pair capacity, 2) int64: broad-phase candidates
+    "surf",        # (capacity, 2) int64: surfaces of each point contact
+    "rest",        # (capacity,) int64: candidates of other kinds (pair numbers)
+    "R_BS", "p_BS", "radius", "centre_S",     # (n, 3, 3), (n, 3), (n,), (n, 3)
+    "R_GS", "p_GS", "centre_G",               # surface poses in G
+    "normal", "depth", "origin", "kmax", "kmin", "kdir",    # point contacts (capacity)
+    "point", "force", "report",              # their forces (CompliantContactSubsystem)
+    "material",    # (n, 6): stiffness, dissipation, μs, μd, μv, thickness
+    "settings",    # (2,): [1 to apply the compliant forces else 0, transition velocity]
+])
+"""The contact search's per-State arrays, views of two flat buffers (``contact_i``,
+``contact_f``) that the compiled realization receives as they are."""
 
-    def __init__(self, table: SurfaceTable):
+_HEADER = 8
+_N, _N_FINITE, _CAP_PAIRS, _CAP, _N_PAIRS, _M, _N_REST, _OVERFLOW = range(_HEADER)
+
+
+@numba.njit(cache=True, inline="always")
+def unpack_contacts(contact_i, contact_f):
+    """ContactData views of the two buffers (sizes from the header)."""
+    header, at = take_view(contact_i, 0, (_HEADER,))
+    n, nf, cp, cap = header[0], header[1], header[2], header[3]
+    body, at = take_view(contact_i, at, (n,))
+    kind, at = take_view(contact_i, at, (n,))
+    group, at = take_view(contact_i, at, (n,))
+    clique, at = take_view(contact_i, at, (n,))
+    order, at = take_view(contact_i, at, (nf,))
+    pairs, at = take_view(contact_i, at, (cp, 2))
+    surf, at = take_view(contact_i, at, (cap, 2))
+    rest, at = take_view(contact_i, at, (cap,))
+    R_BS, at = take_view(contact_f, 0, (n, 3, 3))
+    p_BS, at = take_view(contact_f, at, (n, 3))
+    radius, at = take_view(contact_f, at, (n,))
+    centre_S, at = take_view(contact_f, at, (n, 3))
+    R_GS, at = take_view(contact_f, at, (n, 3, 3))
+    p_GS, at = take_view(contact_f, at, (n, 3))
+    centre_G, at = take_view(contact_f, at, (n, 3))
+    normal, at = take_view(contact_f, at, (cap, 3))
+    depth, at = take_view(contact_f, at, (cap,))
+    origin, at = take_view(contact_f, at, (cap, 3))
+    kmax, at = take_view(contact_f, at, (cap,))
+    kmin, at = take_view(contact_f, at, (cap,))
+    kdir, at = take_view(contact_f, at, (cap, 3))
+    point, at = take_view(contact_f, at, (cap, 3))
+    force, at = take_view(contact_f, at, (cap, 3))
+    report, at = take_view(contact_f, at, (cap, 8))
+    material, at = take_view(contact_f, at, (n, 6))
+    settings, at = take_view(contact_f, at, (2,))
+    return ContactData(header, body, kind, group, clique, order, pairs, surf, rest, R_BS,
+                       p_BS, radius, centre_S, R_GS, p_GS, centre_G, normal, depth, origin,
+                       kmax, kmin, kdir, point, force, report, material, settings)
+
+
+class ContactBuffers:
+    """One State's contact search: the two flat buffers with their named views
+    (``data``), and what the Python part of the search and forces found (mesh contacts,
+    their force totals)."""
+
+    def __init__(self, table: SurfaceTable, material=None, capacity: int | None = None):
         n = len(table)
-        self.R_GS, self.p_GS = np.zeros((n, 3, 3)), np.zeros((n, 3))
-        self.centre_G = np.zeros((n, 3))
-        self.order = np.flatnonzero(table.kind != HALF_SPACE).astype(np.int64)
-        self.pairs = np.zeros((max(16, 4 * n), 2), np.int64)
-        self._grow_contacts(max(16, n))
+        finite = np.flatnonzero(table.kind != HALF_SPACE).astype(np.int64)
+        halves = n - finite.size
+        # Every half space may touch every finite surface, and a finite surface rarely has
+        # more than a dozen neighbours; a scene that finds more grows the buffers.
+        cap = capacity or 16 + halves * finite.size + 8 * finite.size
+        ints = _HEADER + 4 * n + finite.size + 2 * cap + 3 * cap
+        floats = n * (9 + 3 + 1 + 3 + 9 + 3 + 3 + 6) + cap * (3 + 1 + 3 + 1 + 1 + 3 + 3 + 3 + 8) + 2
+        self.contact_i, self.contact_f = np.zeros(ints, np.int64), np.zeros(floats)
+        self.contact_i[:4] = n, finite.size, cap, cap
+        d = self.data = unpack_contacts(self.contact_i, self.contact_f)
+        d.body[:], d.kind[:], d.group[:], d.clique[:] = (table.body, table.kind, table.group,
+                                                         table.clique)
+        d.order[:] = finite
+        d.R_BS[:], d.p_BS[:], d.radius[:], d.centre_S[:] = (table.R_BS, table.p_BS,
+                                                             table.radius, table.centre_S)
+        if material is not None:
+            d.material[:] = material
+        self.meshes: list = []          # MeshContact of the last search
+        self.mesh_totals: list = []     # their elastic-foundation totals, once forces ran
 
-    def _grow_contacts(self, cap: int) -> None:
-        self.surf = np.zeros((cap, 2), np.int64)
-        self.normal, self.depth = np.zeros((cap, 3)), np.zeros(cap)
-        self.origin, self.kdir = np.zeros((cap, 3)), np.zeros((cap, 3))
-        self.kmax, self.kmin = np.zeros(cap), np.zeros(cap)
-        self.rest = np.zeros(cap, np.int64)
+    def grown(self, table: SurfaceTable) -> ContactBuffers:
+        """Buffers with twice the capacity, keeping the sweep order and settings."""
+        new = ContactBuffers(table, self.data.material, 2 * int(self.data.header[_CAP]))
+        new.data.order[:] = self.data.order
+        new.data.settings[:] = self.data.settings
+        return new
+
+    def __deepcopy__(self, memo) -> ContactBuffers:
+        new = ContactBuffers.__new__(ContactBuffers)
+        new.contact_i, new.contact_f = self.contact_i.copy(), self.contact_f.copy()
+        new.data = unpack_contacts(new.contact_i, new.contact_f)
+        new.meshes, new.mesh_totals = list(self.meshes), list(self.mesh_totals)
+        return new
 
 
 class ContactSearch:
     """What the subsystems that find contacts share (ContactTrackerSubsystem,
-    GeneralContactSubsystem): a SurfaceTable built at TOPOLOGY, and per State a POSITION
-    cache entry for the ContactList and a TOPOLOGY one for the search's buffers."""
+    GeneralContactSubsystem): a SurfaceTable built at TOPOLOGY and, per State, the
+    ContactBuffers (a TOPOLOGY cache entry) the search fills at POSITION: its compiled part
+    (``search_point_contacts``, inside the one compiled realization when it can be) and its
+    Python part (``finish_search``: ellipsoids and meshes)."""
 
-    def _allocate_search(self, state, entries, where: str) -> None:
-        """Build the table of ``entries`` (see SurfaceTable.build) and allocate the cache
-        entries; called from realize_topology."""
+    def _allocate_search(self, state, entries, where: str, material=None) -> None:
+        """Build the table of ``entries`` (see SurfaceTable.build) and allocate the
+        buffers; called from realize_topology."""
         self._table = SurfaceTable.build(entries, where)
-        self._contacts_index = self.allocate_cache_entry(state, Stage.POSITION,
-                                                         Stage.POSITION, None)
-        self._work_index = self.allocate_cache_entry(state, Stage.TOPOLOGY, Stage.TOPOLOGY,
-                                                     ContactWork(self._table))
+        self._has_python_kinds = bool(np.any(self._table.kind >= ELLIPSOID))
+        self._buffers_index = self.allocate_cache_entry(
+            state, Stage.TOPOLOGY, Stage.TOPOLOGY, ContactBuffers(self._table, material))
 
-    def _search(self, state, where: str) -> ContactList:
-        """The contacts at ``state``'s body poses (matter realized to POSITION)."""
+    def _buffers(self, state) -> ContactBuffers:
+        return state._part(self._index, "contact search").cache[self._buffers_index].value
+
+    def _search(self, state, where: str) -> None:
+        """Find the contacts at ``state``'s body poses (matter realized to POSITION):
+        the compiled pass, then the Python one."""
         matter = self.get_system().get_matter_subsystem()
         cache = matter.get_tree_data(state, Stage.POSITION, where).cache
-        return find_contacts(self._table, self.get_cache_entry(state, self._work_index),
-                             cache.R_GB, cache.p_GB)
+        buffers = self._buffers(state)
+        search_point_contacts(buffers.contact_i, buffers.contact_f, cache.R_GB, cache.p_GB)
+        self._finish_search(state)
+
+    def _finish_search(self, state) -> None:
+        """After the compiled pass: grow the buffers and search again if they overflowed,
+        then the candidates of other kinds in Python."""
+        buffers = self._buffers(state)
+        if buffers.data.header[_OVERFLOW]:
+            self._grow(state)
+            self._search(state, "contact search")
+            return
+        buffers.meshes = finish_search(self._table, buffers.data) if self._has_python_kinds \
+            else []
+
+    def _grow(self, state) -> None:
+        """Replace ``state``'s buffers by larger ones after an overflow."""
+        part = state._part(self._index, "contact search")
+        part.cache[self._buffers_index].value = self._buffers(state).grown(self._table)
+        state._system_plan = None          # its arguments were the old buffers
+
+    def _contact_list(self, state) -> ContactList:
+        """The contacts found at ``state``'s POSITION, as a ContactList (copies)."""
+        buffers = self._buffers(state)
+        d, m = buffers.data, int(buffers.data.header[_M])
+        return ContactList(d.surf[:m].copy(), d.normal[:m].copy(), d.depth[:m].copy(),
+                           d.origin[:m].copy(), d.kmax[:m].copy(), d.kmin[:m].copy(),
+                           d.kdir[:m].copy(), list(buffers.meshes))
 
 
 kernel = numba.njit(cache=True, _nrt=False)
@@ -334,8 +450,8 @@ def sphere_contacts(kind, radius, R_GS, p_GS, pairs, n_pairs, surf, normal, dept
     return m, n_rest
 
 
-def _pose(work: ContactWork, s: int) -> Transform:
-    return Transform(Rotation._trusted(work.R_GS[s]), work.p_GS[s])
+def _pose(d: ContactData, s: int) -> Transform:
+    return Transform(Rotation._trusted(d.R_GS[s]), d.p_GS[s])
 
 
 def _gap_curvatures(c: geo.Contact) -> tuple[float, float, np.ndarray]:
@@ -354,9 +470,9 @@ def _gap_curvatures(c: geo.Contact) -> tuple[float, float, np.ndarray]:
     return float(w[1]), float(w[0]), v[0, 1] * t1 + v[1, 1] * t2
 
 
-def _analytic_contact(table: SurfaceTable, work: ContactWork, a: int, b: int):
+def _analytic_contact(table: SurfaceTable, d: ContactData, a: int, b: int):
     ga, gb = table.geometries[a], table.geometries[b]
-    Xa, Xb = _pose(work, a), _pose(work, b)
+    Xa, Xb = _pose(d, a), _pose(d, b)
     if table.kind[a] == HALF_SPACE:
         return geo.contact_half_space_ellipsoid(Xa, Xb, gb)
     if table.kind[a] == SPHERE:
@@ -401,7 +517,7 @@ def springs_in_simple_surface(centroids_M, R_GM, p_GM, R_GO, p_GO, other_kind, r
     return count
 
 
-def _mesh_springs(table: SurfaceTable, work: ContactWork, mesh: int, other: int):
+def _mesh_springs(table: SurfaceTable, work: ContactData, mesh: int, other: int):
     """The faces of ``mesh`` whose centroids are inside ``other``, or None."""
     geometry = table.geometries[mesh]
     R_GM, p_GM = work.R_GS[mesh], work.p_GS[mesh]
@@ -428,38 +544,54 @@ def _mesh_springs(table: SurfaceTable, work: ContactWork, mesh: int, other: int)
                        nearest_O[faces] @ R_GO.T + p_GO, geometry.face_areas()[faces])
 
 
-def find_contacts(table: SurfaceTable, work: ContactWork, R_GB, p_GB) -> ContactList:
-    """The contacts of all surfaces of ``table`` at body poses R_GB, p_GB (module
-    docstring)."""
-    surface_poses(table.body, table.R_BS, table.p_BS, table.centre_S, R_GB, p_GB,
-                  work.R_GS, work.p_GS, work.centre_G)
-    args = (table.kind, table.radius, work.centre_G, work.R_GS, work.p_GS, table.body,
-            table.group, table.clique, work.order)
-    n_pairs = broad_phase(*args, work.pairs)
-    if n_pairs > len(work.pairs):
-        work.pairs = np.zeros((2 * n_pairs, 2), np.int64)
-        n_pairs = broad_phase(*args, work.pairs)
-    if n_pairs > len(work.depth):
-        work._grow_contacts(2 * n_pairs)
-    m, n_rest = sphere_contacts(table.kind, table.radius, work.R_GS, work.p_GS, work.pairs,
-                                n_pairs, work.surf, work.normal, work.depth, work.origin,
-                                work.kmax, work.kmin, work.kdir, work.rest)
+@numba.njit(cache=True, inline="always")
+def search_contacts(d, R_GB, p_GB):
+    """The compiled contact search into ContactData ``d`` (module docstring, passes 1-3):
+    header[_M] point contacts, header[_N_REST] candidates left for Python; header[_OVERFLOW]
+    is 1 (and nothing else is valid) if a buffer was too small."""
+    h = d.header
+    h[_OVERFLOW] = 0
+    h[_M] = h[_N_REST] = 0
+    if h[_N] == 0:
+        return
+    surface_poses(d.body, d.R_BS, d.p_BS, d.centre_S, R_GB, p_GB, d.R_GS, d.p_GS,
+                  d.centre_G)
+    n_pairs = broad_phase(d.kind, d.radius, d.centre_G, d.R_GS, d.p_GS, d.body, d.group,
+                          d.clique, d.order, d.pairs)
+    h[_N_PAIRS] = n_pairs
+    if n_pairs > h[_CAP_PAIRS] or n_pairs > h[_CAP]:
+        h[_OVERFLOW] = 1
+        return
+    m, n_rest = sphere_contacts(d.kind, d.radius, d.R_GS, d.p_GS, d.pairs, n_pairs, d.surf,
+                                d.normal, d.depth, d.origin, d.kmax, d.kmin, d.kdir, d.rest)
+    h[_M], h[_N_REST] = m, n_rest
+
+
+@kernel
+def search_point_contacts(contact_i, contact_f, R_GB, p_GB):
+    """``search_contacts`` on the flat buffers."""
+    search_contacts(unpack_contacts(contact_i, contact_f), R_GB, p_GB)
+
+
+def finish_search(table: SurfaceTable, d: ContactData) -> list:
+    """The candidates the compiled pass left (ellipsoids, meshes): point contacts appended
+    to ``d``, and the list of MeshContact returned."""
     meshes = []
-    for k in work.rest[:n_rest]:
-        a, b = work.pairs[k]
+    m = int(d.header[_M])
+    for k in d.rest[:int(d.header[_N_REST])]:
+        a, b = d.pairs[k]
         if table.kind[b] == MESH:
             for mesh, other in ((b, a), (a, b)) if table.kind[a] == MESH else ((b, a),):
-                springs = _mesh_springs(table, work, mesh, other)
+                springs = _mesh_springs(table, d, mesh, other)
                 if springs is not None:
                     meshes.append(springs)
             continue
-        c = _analytic_contact(table, work, a, b)
+        c = _analytic_contact(table, d, a, b)
         if c.depth <= 0.0:
             continue
-        work.surf[m] = a, b
-        work.normal[m], work.depth[m], work.origin[m] = c.normal, c.depth, c.origin
-        work.kmax[m], work.kmin[m], work.kdir[m] = _gap_curvatures(c)
+        d.surf[m] = a, b
+        d.normal[m], d.depth[m], d.origin[m] = c.normal, c.depth, c.origin
+        d.kmax[m], d.kmin[m], d.kdir[m] = _gap_curvatures(c)
         m += 1
-    return ContactList(work.surf[:m].copy(), work.normal[:m].copy(), work.depth[:m].copy(),
-                       work.origin[:m].copy(), work.kmax[:m].copy(), work.kmin[:m].copy(),
-                       work.kdir[:m].copy(), meshes)
+    d.header[_M] = m
+    return meshes

@@ -29,13 +29,14 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from kinetree.contact.collision import MESH, unpack_contacts
 from kinetree.contact.friction import checked_transition_velocity, stribeck_kernel
 from kinetree.contact.hertz import (
     eccentricity_factor_kernel,
     hertz_patch_semi_axes,
 )
 from kinetree.contact.tracker import ContactTrackerSubsystem
-from kinetree.errors import InvalidArgumentError
+from kinetree.errors import InvalidArgumentError, StageTooLowError
 from kinetree.forces.force_subsystem import ForceSubsystem
 from kinetree.system.stage import Stage
 
@@ -60,6 +61,15 @@ def _station_velocity(V_GB, p_GB, b, P, out):
     out[0] = w[3] + w[1] * rz - w[2] * ry
     out[1] = w[4] + w[2] * rx - w[0] * rz
     out[2] = w[5] + w[0] * ry - w[1] * rx
+
+
+@kernel
+def _velocity_at(V_GB, p_GB, b, P):
+    """v (m/s, in G) of the point of body b at P, as a tuple."""
+    w = V_GB[b]
+    rx, ry, rz = P[0] - p_GB[b, 0], P[1] - p_GB[b, 1], P[2] - p_GB[b, 2]
+    return (w[3] + w[1] * rz - w[2] * ry, w[4] + w[2] * rx - w[0] * rz,
+            w[5] + w[0] * ry - w[1] * rx)
 
 
 @kernel
@@ -99,9 +109,6 @@ def hertz_contact_forces(surf, normal, depth, origin, kmax, kmin, body, stiffnes
     """Hertz/Hunt-Crossley/Stribeck force of each point contact, added to body_forces;
     per contact: the point P (G), the force on surface 2 (N, G) and report = [f_normal,
     f_friction, slip speed, ẋ, potential energy, power lost, σ, s1]."""
-    v1 = np.empty(3)
-    v2 = np.empty(3)
-    vrel = np.empty(3)
     for m in range(depth.shape[0]):
         a, b = surf[m, 0], surf[m, 1]
         ka, kb = stiffness[a] ** (2.0 / 3.0), stiffness[b] ** (2.0 / 3.0)
@@ -118,10 +125,9 @@ def hertz_contact_forces(surf, normal, depth, origin, kmax, kmin, body, stiffnes
         for i in range(3):
             point[m, i] = origin[m, i] + x * (0.5 - s1) * n[i]
         P = point[m]
-        _station_velocity(V_GB, p_GB, body[a], P, v1)
-        _station_velocity(V_GB, p_GB, body[b], P, v2)
-        for i in range(3):
-            vrel[i] = v2[i] - v1[i]
+        v1 = _velocity_at(V_GB, p_GB, body[a], P)
+        v2 = _velocity_at(V_GB, p_GB, body[b], P)
+        vrel = (v2[0] - v1[0], v2[1] - v1[1], v2[2] - v1[2])
         xdot = -(vrel[0] * n[0] + vrel[1] * n[1] + vrel[2] * n[2])
         fn = max(fH * (1.0 + 1.5 * c * xdot), 0.0)
         ff, slip = _normal_and_friction(fn, vrel, n, _harmonic(us[a], us[b]),
@@ -180,6 +186,19 @@ def elastic_foundation_forces(spring_G, nearest_G, area, body_mesh, body_other, 
         totals[6] += area[j]
 
 
+class _Forces(NamedTuple):
+    """The forces of one State's contacts (copies): the tracker's contacts, the point
+    contacts' points, forces and reports, (MeshContact, totals) per mesh, and the
+    potential energy."""
+
+    contacts: object
+    point: np.ndarray
+    force: np.ndarray
+    report: np.ndarray
+    meshes: list
+    potential_energy: float
+
+
 class ContactForce(NamedTuple):
     """One contact's force at a State realized to DYNAMICS (all vectors in G).
 
@@ -210,15 +229,23 @@ class ContactForce(NamedTuple):
     patch_area: float
 
 
-class _Forces(NamedTuple):
-    """What DYNAMICS leaves in the cache: the tracker's contacts and the reports."""
+@numba.njit(cache=True, inline="always")
+def compliant_forces(d, vt, p_GB, V_GB, body_forces):
+    """The Hertz/Hunt-Crossley/Stribeck force of every point contact the search left in
+    ContactData ``d``, added to body_forces; points, forces and reports into ``d``."""
+    m = d.header[5]
+    if m == 0:
+        return
+    M = d.material
+    hertz_contact_forces(d.surf[:m], d.normal[:m], d.depth[:m], d.origin[:m], d.kmax[:m],
+                         d.kmin[:m], d.body, M[:, 0], M[:, 1], M[:, 2], M[:, 3], M[:, 4], vt,
+                         p_GB, V_GB, body_forces, d.point[:m], d.force[:m], d.report[:m])
 
-    contacts: object
-    point: np.ndarray
-    force: np.ndarray
-    report: np.ndarray
-    meshes: list          # (MeshContact, totals) per mesh contact
-    potential_energy: float
+
+@kernel
+def calc_compliant_forces(contact_i, contact_f, vt, p_GB, V_GB, body_forces):
+    """``compliant_forces`` on the flat buffers."""
+    compliant_forces(unpack_contacts(contact_i, contact_f), vt, p_GB, V_GB, body_forces)
 
 
 class CompliantContactSubsystem(ForceSubsystem):
@@ -247,35 +274,33 @@ class CompliantContactSubsystem(ForceSubsystem):
     def get_transition_velocity(self) -> float:
         return self._transition_velocity
 
-    def realize_topology(self, state):
-        """Per tracker surface (the tracker realizes its topology first): body, stiffness,
-        dissipation, μs, μd, μv and thickness as arrays."""
-        surfaces = [s for _, _, s in self._tracker._surfaces]
-        mats = [s.get_material() for s in surfaces]
-        self._materials = (self._tracker._table.body, *(np.array(v, float) for v in (
-            [m.get_stiffness() for m in mats], [m.get_dissipation() for m in mats],
-            [m.get_static_friction() for m in mats], [m.get_dynamic_friction() for m in mats],
-            [m.get_viscous_friction() for m in mats], [s.get_thickness() for s in surfaces])))
-        self._forces_index = self.allocate_cache_entry(state, Stage.DYNAMICS, Stage.DYNAMICS,
-                                                       None)
-
     def realize_dynamics(self, state):
         matter = self.get_system().get_matter_subsystem()
         data = matter.get_tree_data(state, Stage.VELOCITY, "CompliantContactSubsystem")
-        cache = data.cache
-        body, k, c, us, ud, uv, h = self._materials
-        contacts = self._tracker.get_active_contacts(state)
-        m = len(contacts)
-        point, force, report = np.empty((m, 3)), np.empty((m, 3)), np.empty((m, 8))
-        vt = self._transition_velocity
-        if m:
-            hertz_contact_forces(contacts.surf, contacts.normal, contacts.depth,
-                                 contacts.origin, contacts.kmax, contacts.kmin, body, k, c,
-                                 us, ud, uv, vt, cache.p_GB, cache.V_GB, data.body_forces,
-                                 point, force, report)
-        pe = float(report[:, 4].sum())
-        meshes = []
-        for mc in contacts.meshes:
+        buffers = self._tracker._buffers(state)
+        calc_compliant_forces(buffers.contact_i, buffers.contact_f, self._transition_velocity,
+                              data.cache.p_GB, data.cache.V_GB, data.body_forces)
+        self._mesh_forces(state)
+
+    def _python_work(self, state) -> dict:
+        """Per stage, the Python this subsystem runs after the compiled call when its point
+        contacts' forces are computed inside the one compiled realization: the elastic
+        foundation of meshes."""
+        has_meshes = bool(np.any(self._tracker._table.kind == MESH))
+        return {Stage.DYNAMICS: [self._mesh_forces]} if has_meshes else {}
+
+    def _mesh_forces(self, state) -> None:
+        """The elastic foundation of every mesh in contact, added to the body forces; the
+        totals kept for the reports."""
+        buffers = self._tracker._buffers(state)
+        buffers.mesh_totals = []
+        if not buffers.meshes:
+            return
+        matter = self.get_system().get_matter_subsystem()
+        data = matter.get_tree_data(state, Stage.VELOCITY, "CompliantContactSubsystem")
+        cache, M, body = data.cache, buffers.data.material, buffers.data.body
+        k, c, us, ud, uv, h = (M[:, j] for j in range(6))
+        for mc in buffers.meshes:
             a, b = mc.mesh, mc.other
             kh_a, kh_b = k[a] / h[a], k[b] / h[b]
             s_mesh = kh_b / (kh_a + kh_b)
@@ -283,17 +308,21 @@ class CompliantContactSubsystem(ForceSubsystem):
             elastic_foundation_forces(
                 mc.spring_G, mc.nearest_G, mc.area, body[a], body[b], kh_a * s_mesh,
                 c[a] * s_mesh + c[b] * (1.0 - s_mesh), _harmonic(us[a], us[b]),
-                _harmonic(ud[a], ud[b]), _harmonic(uv[a], uv[b]), s_mesh, vt, cache.p_GB,
-                cache.V_GB, data.body_forces, totals)
-            meshes.append((mc, totals))
-            pe += totals[1]
-        self.set_cache_entry(state, self._forces_index,
-                             _Forces(contacts, point, force, report, meshes, pe))
+                _harmonic(ud[a], ud[b]), _harmonic(uv[a], uv[b]), s_mesh,
+                self._transition_velocity, cache.p_GB, cache.V_GB, data.body_forces, totals)
+            buffers.mesh_totals.append(totals)
 
     def _forces(self, state, where: str) -> _Forces:
-        self.get_system().require_stage(state, Stage.DYNAMICS,
-                                        f"CompliantContactSubsystem.{where}")
-        return self.get_cache_entry(state, self._forces_index)
+        self._check(state)
+        if self.get_stage(state) < Stage.DYNAMICS:
+            raise StageTooLowError(Stage.DYNAMICS, self.get_stage(state),
+                                   f"CompliantContactSubsystem.{where}")
+        buffers = self._tracker._buffers(state)
+        d, m = buffers.data, int(buffers.data.header[5])
+        meshes = list(zip(buffers.meshes, buffers.mesh_totals))
+        pe = float(d.report[:m, 4].sum()) + sum(float(t[1]) for t in buffers.mesh_totals)
+        return _Forces(self._tracker._contact_list(state), d.point[:m].copy(),
+                       d.force[:m].copy(), d.report[:m].copy(), meshes, pe)
 
     def calc_potential_energy(self, state) -> float:
         """Elastic energy stored in all contacts (J): (2/5) f_H x per Hertz contact, ½ k A x²

@@ -103,9 +103,12 @@ class GeneralContactSubsystem(ContactSearch, Subsystem):
             entries += [(mobod.get_mobilized_body_index(), X_BS, geometry, group, ())
                         for mobod, geometry, X_BS in members]
         self._allocate_search(state, entries, "GeneralContactSubsystem")
+        self._contacts_index = self.allocate_cache_entry(state, Stage.POSITION,
+                                                         Stage.POSITION, None)
 
     def realize_position(self, state):
-        found = self._search(state, "GeneralContactSubsystem")
+        self._search(state, "GeneralContactSubsystem")
+        found = self._contact_list(state)
         if len(self._sets) == 1:
             self.set_cache_entry(state, self._contacts_index, [found])
             return

@@ -26,7 +26,7 @@ from kinetree.contact.collision import (
     ContactSearch,
 )
 from kinetree.contact.mesh import find_nearest_points
-from kinetree.errors import InvalidArgumentError
+from kinetree.errors import InvalidArgumentError, StageTooLowError
 from kinetree.system.events import TriggeredEventHandler, TriggeredEventReporter
 from kinetree.system.stage import Stage
 from kinetree.system.subsystem import Subsystem
@@ -52,11 +52,20 @@ class ContactTrackerSubsystem(ContactSearch, Subsystem):
                 self._surfaces.append((mobod, X_BS, surface))
                 entries.append((mobod.get_mobilized_body_index(), X_BS, surface.get_shape(), 0,
                                 surface.get_cliques()))
-        self._allocate_search(state, entries, "ContactTrackerSubsystem")
+        material = np.array([[s.get_material().get_stiffness(), s.get_material().get_dissipation(),
+                              s.get_material().get_static_friction(),
+                              s.get_material().get_dynamic_friction(),
+                              s.get_material().get_viscous_friction(), s.get_thickness()]
+                             for _, _, s in self._surfaces]).reshape(-1, 6)
+        self._allocate_search(state, entries, "ContactTrackerSubsystem", material)
 
     def realize_position(self, state):
-        self.set_cache_entry(state, self._contacts_index,
-                             self._search(state, "ContactTrackerSubsystem"))
+        self._search(state, "ContactTrackerSubsystem")
+
+    def _python_work(self, state) -> dict:
+        """Per stage, the Python this subsystem runs after the compiled call when its
+        search runs inside the one compiled realization: ellipsoids and meshes."""
+        return {Stage.POSITION: [self._finish_search]} if self._has_python_kinds else {}
 
     # ------------------------------------------------------------ surfaces
     def _checked(self, surface, where: str) -> int:
@@ -106,7 +115,11 @@ class ContactTrackerSubsystem(ContactSearch, Subsystem):
     def get_active_contacts(self, state) -> ContactList:
         """The overlapping pairs at ``state`` (realized to POSITION): a ContactList (arrays
         in G, see :mod:`kinetree.contact.collision`)."""
-        return self.get_cache_entry(state, self._contacts_index)
+        self._check(state)
+        if self.get_stage(state) < Stage.POSITION:
+            raise StageTooLowError(Stage.POSITION, self.get_stage(state),
+                                   "ContactTrackerSubsystem.get_active_contacts")
+        return self._contact_list(state)
 
     def _surface_pose(self, state, surface: int):
         mobod, X_BS, _ = self._surfaces[surface]

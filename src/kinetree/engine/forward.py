@@ -4,11 +4,13 @@ compiled call, over any range of stages from POSITION to ACCELERATION (MuJoCo's
 flow:
 
   POSITION      X_FM, X_GB, hinge matrices H, mass properties in G   position_sweep
+                the contact surfaces' overlapping pairs                search_contacts
   VELOCITY      V_GB, the bias terms, q̇ = N u                        velocity_sweep
   DYNAMICS      articulated-body inertias P, U, D⁻¹                   inertia_sweep
                 body and mobility forces zeroed, then every enabled
                 built-in force element added, with its potential
                 energy                                                force_sweep
+                the compliant force of every point contact            compliant_forces
   ACCELERATION  u̇ from the applied forces by the articulated-body
                 method; q̈ = N u̇ + Ṅ u                               acceleration_sweep,
                                                                       qdotdot_sweep
@@ -26,6 +28,8 @@ stage keeps its own pass.
 
 import numpy as np
 
+from kinetree.contact.collision import search_contacts, unpack_contacts
+from kinetree.contact.compliant import compliant_forces
 from kinetree.forces.elements._table import FORCE_I_COLUMNS
 from kinetree.forces.elements.dispatch import force_sweep
 from kinetree.multibody.kernels.aba import acceleration_sweep, inertia_sweep
@@ -42,16 +46,23 @@ DYNAMICS, ACCELERATION = int(Stage.DYNAMICS), int(Stage.ACCELERATION)
 @kernel
 def realize_stages(first, last, tree_i, tree_f, buf, status, q, u, qdot, udot, qdotdot,
                    qdotdot_work, body_forces, mobility_forces, force_rows, force_i, force_f,
-                   force_pe):
+                   force_pe, contact_i, contact_f, transition_velocity):
     """Realize stages ``first`` through ``last`` (stage numbers) of the tree in the flat
     buffers (``tree_model``) from q and u, applying the force table rows ``force_rows``
     (``forces/elements/dispatch.py``; parameters ``force_f``, potential energies into
-    ``force_pe``). Stops after the inertias, with status[0] = 1 + the body, if a body's
-    articulated inertia is singular along its mobilities."""
+    ``force_pe``), searching the contact surfaces in ``contact_i``, ``contact_f``
+    (``contact/collision.py``; none if empty) and, with a ``transition_velocity`` ≥ 0,
+    applying the compliant contact forces (``contact/compliant.py``). Stops after the
+    inertias, with status[0] = 1 + the body, if a body's articulated inertia is singular
+    along its mobilities, and after the contact search if its buffers overflowed."""
     tree = unpack_tree(tree_i, tree_f)
     cache = unpack_cache(buf, status)
+    contacts = unpack_contacts(contact_i, contact_f)
     if first <= POSITION <= last:
         position_sweep(tree, cache, q)
+        search_contacts(contacts, cache.R_GB, cache.p_GB)
+        if contacts.header[7] != 0:
+            return
     if first <= VELOCITY <= last:
         velocity_sweep(tree, cache, q, u, qdot)
     if first <= DYNAMICS <= last:
@@ -65,6 +76,9 @@ def realize_stages(first, last, tree_i, tree_f, buf, status, q, u, qdot, udot, q
             mobility_forces[i] = 0.0
         force_sweep(force_rows, force_i, force_f, tree, cache, q, u, body_forces,
                     mobility_forces, force_pe)
+        if transition_velocity >= 0.0:
+            compliant_forces(contacts, transition_velocity, cache.p_GB, cache.V_GB,
+                             body_forces)
     if first <= ACCELERATION <= last:
         acceleration_sweep(tree, cache, True, mobility_forces, body_forces, udot)
         qdotdot_sweep(tree, q, u, udot, qdotdot_work, qdotdot)
@@ -73,3 +87,6 @@ def realize_stages(first, last, tree_i, tree_f, buf, status, q, u, qdot, udot, q
 NO_FORCES = (np.zeros(0, dtype=np.int64), np.zeros((0, FORCE_I_COLUMNS), dtype=np.int64),
              np.zeros(0), np.zeros(0))
 """realize_stages' force-table arguments for a model with no built-in force element."""
+
+NO_CONTACTS = (np.zeros(8, dtype=np.int64), np.zeros(2), -1.0)
+"""realize_stages' contact arguments for a model without compiled contact."""

@@ -17,7 +17,9 @@ built-in elements goes from TIME to ACCELERATION in a single call.
 
 from __future__ import annotations
 
-from kinetree.engine.forward import NO_FORCES, realize_stages
+from kinetree.contact.compliant import CompliantContactSubsystem
+from kinetree.contact.tracker import ContactTrackerSubsystem
+from kinetree.engine.forward import NO_CONTACTS, NO_FORCES, realize_stages
 from kinetree.forces.general import GeneralForceSubsystem
 from kinetree.multibody.matter import SimbodyMatterSubsystem
 from kinetree.system.stage import STAGES, Stage
@@ -43,28 +45,45 @@ class RealizationPlan:
         self._before = {g: [] for g in _HOOKS}     # stage -> [(part, work)]
         self._after = {g: [] for g in _HOOKS}
         self._actions: dict[tuple[int, int], list] = {}
+        self._system = system
+        self._contact_header = None
         matter = system._matter
         compiled = matter is not None and _keeps_hooks(matter, SimbodyMatterSubsystem)
-        forces = None
+        forces = tracker = compliant = None
         self._compiled_parts = []
         for i in system._order:
             ss = system._subsystems[i]
             if compiled and ss is matter:
                 before, after = matter._python_work(state)
                 self._add(i, before, after)
-                self._compiled_parts.append(i)
             elif compiled and forces is None and _keeps_hooks(ss, GeneralForceSubsystem):
                 forces = ss
                 self._add(i, {}, ss._python_work(state))
-                self._compiled_parts.append(i)
+            elif compiled and tracker is None and _keeps_hooks(ss, ContactTrackerSubsystem):
+                tracker = ss
+                self._add(i, {}, ss._python_work(state))
+            elif (compiled and compliant is None and tracker is not None
+                  and _keeps_hooks(ss, CompliantContactSubsystem)
+                  and ss.get_contact_tracker_subsystem() is tracker):
+                compliant = ss
+                self._add(i, {}, ss._python_work(state))
             else:
                 self._add(i, {}, {g: [getattr(ss, hook)] for g, hook in _HOOKS.items()
                                   if getattr(type(ss), hook) is not getattr(Subsystem, hook)})
+                continue
+            self._compiled_parts.append(i)
         if compiled:
             table = NO_FORCES
             if forces is not None:
                 table = (*forces._table(state), forces._potential_energies(state))
-            self._arguments = (*matter._kernel_arguments(state), *table)
+            contacts = NO_CONTACTS
+            if tracker is not None:
+                buffers = tracker._buffers(state)
+                vt = -1.0 if compliant is None else compliant.get_transition_velocity()
+                contacts = (buffers.contact_i, buffers.contact_f, vt)
+                self._contact_header = buffers.data.header
+                self._tracker = tracker
+            self._arguments = (*matter._kernel_arguments(state), *table, *contacts)
             self._status = self._arguments[3]
             self._matter = matter
         else:
@@ -93,6 +112,12 @@ class RealizationPlan:
             actions.append((_STAGE, STAGES[g]))
         return actions
 
+    def _regrow(self, state, target: int) -> None:
+        """The contact search outgrew its buffers: grow them (which drops this plan, bound
+        to the old ones) and realize again from where the State is."""
+        self._tracker._grow(state)
+        self._system.realize(state, STAGES[target])
+
     def _raise_singular(self, state) -> None:
         self._matter._raise_if_singular(self._matter.get_tree_data(state, Stage.MODEL, "realize"))
 
@@ -108,6 +133,9 @@ class RealizationPlan:
             realize_stages(actions[0][1], actions[0][2], *self._arguments)
             if self._status[0]:
                 self._raise_singular(state)
+            if self._contact_header is not None and self._contact_header[7]:
+                self._regrow(state, target)
+                return
             g = actions[1][1]
             for part in parts:
                 if part.stage < g:
@@ -121,6 +149,9 @@ class RealizationPlan:
                     realize_stages(action[1], action[2], *self._arguments)
                     if self._status[0]:
                         self._raise_singular(state)
+                    if self._contact_header is not None and self._contact_header[7]:
+                        self._regrow(state, target)
+                        return
                     # The stages the call covered are done for every part but the
                     # last, which the Python that follows may still owe.
                     before_last = STAGES[action[2] - 1]

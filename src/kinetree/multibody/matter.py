@@ -269,12 +269,17 @@ class SimbodyMatterSubsystem(Subsystem):
         self._realize_alone(state, Stage.REPORT)
 
     def _realize_alone(self, state, g: Stage) -> None:
-        from kinetree.engine.forward import NO_FORCES, realize_stages  # the engine is above
+        from kinetree.engine.forward import (  # the engine sits above
+            NO_CONTACTS,
+            NO_FORCES,
+            realize_stages,
+        )
         before, after = self._python_work(state)
         for work in before.get(g, ()):
             work(state)
         if Stage.POSITION <= g <= Stage.ACCELERATION:
-            realize_stages(int(g), int(g), *self._kernel_arguments(state), *NO_FORCES)
+            realize_stages(int(g), int(g), *self._kernel_arguments(state), *NO_FORCES,
+                           *NO_CONTACTS)
             self._raise_if_singular(self.get_tree_data(state, Stage.MODEL, "realize"))
         for work in after.get(g, ()):
             work(state)

@@ -1,0 +1,118 @@
+"""Contact inside the one compiled realization: the search and the compliant forces of
+point contacts run in the same call as the tree, ellipsoids and meshes in Python beside
+it, with the same results as each subsystem's own hooks; a scene that outgrows the
+search's buffers grows them and still finds every pair."""
+
+import numpy as np
+import pytest
+
+import kinetree as kt
+from kinetree.engine import plan as plan_module
+from kinetree.system.system import System
+
+FLOOR = kt.Transform(kt.Rotation.about_z(-np.pi / 2), [0, 0, 0])   # half space y < 0
+MATERIAL = kt.ContactMaterial(1e6, 0.5, 0.8, 0.6, 0.1)
+
+
+def scene(geometries, positions, rng):
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    tracker = kt.ContactTrackerSubsystem(system)
+    contact = kt.CompliantContactSubsystem(system, tracker)
+    kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
+    matter.Ground().upd_body().add_contact_surface(
+        FLOOR, kt.ContactSurface(kt.ContactGeometry.HalfSpace(), MATERIAL))
+    bodies = []
+    for geometry in geometries:
+        body = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(0.01)))
+        body.add_contact_surface(kt.Transform(), kt.ContactSurface(geometry, MATERIAL))
+        bodies.append(kt.MobilizedBody.Free(matter.Ground(), body))
+    state = system.realize_topology()
+    for b, p in zip(bodies, positions):
+        b.set_q_to_fit_transform(state, kt.Transform(
+            kt.Rotation.from_quaternion(rng.normal(size=4)), p))
+        b.set_u(state, rng.normal(size=6))
+    return system, matter, contact, state
+
+
+def compare_with_hooks(system, matter, contact, state):
+    fused, hooks = state.copy(), state.copy()
+    system.realize(fused, kt.Stage.ACCELERATION)
+    System.realize(system, hooks, kt.Stage.ACCELERATION)
+    assert np.array_equal(fused.get_u_dot(), hooks.get_u_dot())
+    assert contact.calc_potential_energy(fused) == contact.calc_potential_energy(hooks)
+    n = contact.get_num_contact_forces(fused)
+    assert n == contact.get_num_contact_forces(hooks) > 0
+    for i in range(n):
+        a, b = contact.get_contact_force(fused, i), contact.get_contact_force(hooks, i)
+        assert np.array_equal(a.force_on_surface2, b.force_on_surface2)
+    return fused
+
+
+def test_spheres_on_the_floor_are_one_compiled_call(monkeypatch):
+    rng = np.random.default_rng(1)
+    positions = [[0.3 * i, 0.09, 0.0] for i in range(6)] + [[0.3 * i + 0.1, 0.26, 0.0]
+                                                           for i in range(5)]
+    system, matter, contact, state = scene(
+        [kt.ContactGeometry.Sphere(0.1)] * 11, positions, rng)
+    calls = []
+    original = plan_module.realize_stages
+    monkeypatch.setattr(plan_module, "realize_stages",
+                        lambda first, last, *a: (calls.append((first, last)),
+                                                 original(first, last, *a)))
+    fused = compare_with_hooks(system, matter, contact, state)
+    assert calls == [(5, 8)]
+    # 6 on the floor, 5 pairs of neighbours touching the spheres below them... at least.
+    assert contact.get_num_contact_forces(fused) >= 6
+
+
+def test_ellipsoids_and_meshes_run_beside_the_compiled_call():
+    rng = np.random.default_rng(2)
+    system, matter, contact, state = scene(
+        [kt.ContactGeometry.Sphere(0.1), kt.ContactGeometry.Ellipsoid([0.2, 0.05, 0.1]),
+         kt.ContactGeometry.Brick([0.1, 0.05, 0.1], resolution=3)],
+        [[0, 0.08, 0], [1, 0.03, 0], [2, 0.04, 0]], rng)
+    compare_with_hooks(system, matter, contact, state)
+
+
+def test_a_scene_that_outgrows_the_buffers_finds_every_pair():
+    """40 spheres of radius 0.2 within 0.1 m of each other all overlap: 780 pairs, more
+    than the search first makes room for."""
+    rng = np.random.default_rng(3)
+    n = 40
+    positions = [[*rng.uniform(-0.05, 0.05, 1), 1.0 + rng.uniform(-0.05, 0.05),
+                  rng.uniform(-0.05, 0.05)] for _ in range(n)]
+    system, matter, contact, state = scene([kt.ContactGeometry.Sphere(0.2)] * n, positions,
+                                           rng)
+    fused = compare_with_hooks(system, matter, contact, state)
+    assert contact.get_num_contact_forces(fused) == n * (n - 1) // 2
+
+
+@pytest.mark.parametrize("disable", [False, True])
+def test_a_custom_force_subsystem_still_sees_the_contacts(disable):
+    """A user subsystem reading the tracker's contacts at DYNAMICS runs after the
+    compiled search."""
+    rng = np.random.default_rng(4)
+    seen = []
+
+    class Watcher(kt.ForceSubsystem):
+        def realize_dynamics(self, state):
+            seen.append(len(tracker.get_active_contacts(state)))
+
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    tracker = kt.ContactTrackerSubsystem(system)
+    kt.CompliantContactSubsystem(system, tracker)
+    Watcher(system)
+    matter.Ground().upd_body().add_contact_surface(
+        FLOOR, kt.ContactSurface(kt.ContactGeometry.HalfSpace(), MATERIAL))
+    body = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(0.01)))
+    body.add_contact_surface(kt.Transform(), kt.ContactSurface(
+        kt.ContactGeometry.Sphere(0.1), MATERIAL))
+    ball = kt.MobilizedBody.Free(matter.Ground(), body)
+    state = system.realize_topology()
+    ball.set_q_to_fit_transform(state, kt.Transform([0, 0.5 if disable else 0.05, 0]))
+    system.realize(state, kt.Stage.ACCELERATION)
+    assert seen == [0 if disable else 1]
+    del rng
