@@ -312,6 +312,8 @@ class Integrator:
         state = self._advanced
         self._scratch = state.copy()
         self._interpolated = state.copy()
+        # Compiled evaluations of f on the scratch State, when the System offers them.
+        self._stepper = self._system._compiled_stepper(self._scratch)
         self._h_next = math.nan
         self._project(state, force=True)
         self._realize(state)
@@ -434,12 +436,18 @@ class Integrator:
         else:
             h_new = h
         state = self._advanced
-        self._write(state, t0 + h, self._y1)
-        try:
-            self._project(state, force=self._project_every_step)
-        except KinetreeError:
-            self._projection_failures += 1
-            return False, h * 0.5
+        if self._stepper is not None:
+            if self._project_every_step:        # all such a model's projection does
+                self._stepper.project(self._y1)
+                self._projections += 1
+            self._write(state, t0 + h, self._y1)
+        else:
+            self._write(state, t0 + h, self._y1)
+            try:
+                self._project(state, force=self._project_every_step)
+            except KinetreeError:
+                self._projection_failures += 1
+                return False, h * 0.5
         self._realize(state)
         self._y1[:] = state.get_y()
         self._ydot1[:] = state.get_y_dot()
@@ -473,6 +481,9 @@ class Integrator:
     # ------------------------------------------------------------ helpers
     def _f(self, t: float, y: np.ndarray, out: np.ndarray) -> np.ndarray:
         """ẏ at (t, y), written into ``out``: one realization of the scratch State."""
+        if self._stepper is not None and self._stepper.evaluate(y, out):
+            self._realizations += 1
+            return out
         state = self._scratch
         self._write(state, t, y)
         self._realize(state)

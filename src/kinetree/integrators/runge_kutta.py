@@ -36,9 +36,13 @@ class ExplicitRungeKutta(Integrator):
     def _attempt(self, t0: float, h: float):
         k, y = self._k, self._stage_y
         k[0] = self._ydot0
-        for i in range(1, len(self.c)):
-            _combine(self._y0, h, self._a[i], k, i, y)
-            self._f(t0 + self.c[i] * h, y, k[i])
+        stepper = self._stepper
+        if stepper is not None and stepper.runge_kutta_stages(self._y0, h, self._a, k, y):
+            self._realizations += len(self.c) - 1
+        else:
+            for i in range(1, len(self.c)):
+                _combine(self._y0, h, self._a[i], k, i, y)
+                self._f(t0 + self.c[i] * h, y, k[i])
         _combine(self._y0, h, self._b, k, len(self.c), self._y1)
         _combine(self._zero, h, self._e, k, len(self.c), self._err)
         return self._err

@@ -12,7 +12,7 @@ from kinetree.system.stage import Stage
 from kinetree.system.system import System
 
 _INSTANCE = int(Stage.INSTANCE)
-_plan = None     # kinetree.engine.plan, imported on first use
+_engine = None     # kinetree.engine, imported on first use
 
 
 class MultibodySystem(System):
@@ -63,11 +63,29 @@ class MultibodySystem(System):
                 return
         plan = state._system_plan
         if plan is None or plan.version != state._versions[_INSTANCE]:
-            global _plan
-            if _plan is None:
-                from kinetree.engine import plan as _plan  # the engine sits above
-            plan = state._system_plan = _plan.RealizationPlan(self, state)
+            plan = self._plan_of(state)
         plan.run(state, int(target))
+
+    def _plan_of(self, state):
+        """The RealizationPlan of ``state`` (realized to INSTANCE), made if it has none for
+        its current Instance-stage variables."""
+        plan = state._system_plan
+        if plan is None or plan.version != state._versions[_INSTANCE]:
+            global _engine
+            if _engine is None:
+                import kinetree.engine.plan
+                import kinetree.engine.step
+                _engine = kinetree.engine           # the engine sits above this module
+            plan = state._system_plan = _engine.plan.RealizationPlan(self, state)
+        return plan
+
+    def _compiled_stepper(self, state):
+        """A CompiledStepper (engine/step.py) evaluating ``state``'s derivatives in
+        compiled code, if its realization allows (a model of built-in elements without
+        constraints), else None."""
+        self.realize(state, Stage.INSTANCE)
+        self._plan_of(state)
+        return _engine.step.CompiledStepper.for_state(self, state)
 
     def _force_subsystems(self):
         return [ss for ss in self._subsystems if hasattr(ss, "calc_potential_energy")

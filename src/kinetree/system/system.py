@@ -200,6 +200,12 @@ class System:
         MultibodySystem, whose results the force subsystems read)."""
         return range(len(self._subsystems))
 
+    def _compiled_stepper(self, state: State):
+        """An object evaluating ``state``'s derivatives in compiled code for an
+        integrator (``evaluate``, ``runge_kutta_stages``, ``project``), or None: a System
+        of arbitrary subsystems has none; a MultibodySystem of built-in elements does."""
+        return None
+
     def project(self, state: State, tolerance: float = 1e-10) -> dict:
         """Move q, then u, onto the constraint manifold (paper §3.2): each subsystem moves
         its own, q first, then the State is realized to POSITION and each moves its u.

@@ -1,0 +1,129 @@
+"""CompiledStepper: an integrator's derivative evaluations in compiled code, for a State
+whose realization from TIME to ACCELERATION is one compiled call with no Python in it and
+whose only projection is the normalization of quaternions (a model of built-in elements
+without constraints).
+
+The integrator keeps its whole logic (error control, dense output, events) and asks the
+stepper for ẏ = f(y), one compiled call per evaluation, or for all the stages of an
+explicit Runge-Kutta step in one call. The evaluations use the stepper's own State (the
+integrator's scratch State), never the advanced one, so a failure mid-step loses nothing.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from kinetree.engine.forward import ACCELERATION, POSITION, realize_stages
+from kinetree.system.stage import Stage
+from kinetree.system.subsystem import Subsystem
+
+
+@numba.njit(cache=True)
+def _realize_at(y_in, y, arguments):
+    """Realize the State whose arrays ``arguments`` views at y = ``y_in``; 0 if done, 1 if
+    an articulated inertia is singular, 2 if the contact buffers overflowed."""
+    y[:] = y_in
+    realize_stages(POSITION, ACCELERATION, *arguments)
+    if arguments[3][0] != 0:           # the tree status
+        return 1
+    if arguments[16][7] != 0:          # the contact header's overflow flag
+        return 2
+    return 0
+
+
+@numba.njit(cache=True)
+def evaluate(y_in, out, y, ydot, arguments):
+    """out = ẏ at y_in; the status of ``_realize_at``."""
+    failed = _realize_at(y_in, y, arguments)
+    if failed == 0:
+        out[:] = ydot
+    return failed
+
+
+@numba.njit(cache=True)
+def runge_kutta_stages(y0, h, a, k, stage_y, y, ydot, arguments):
+    """k[i] = f(y0 + h Σ_{j<i} a[i, j] k[j]) for every stage i ≥ 1 (k[0] given); the
+    status of ``_realize_at`` at the first that fails."""
+    for i in range(1, k.shape[0]):
+        for n in range(y0.shape[0]):
+            total = 0.0
+            for j in range(i):
+                total += a[i, j] * k[j, n]
+            stage_y[n] = y0[n] + h * total
+        failed = _realize_at(stage_y, y, arguments)
+        if failed != 0:
+            return failed
+        k[i, :] = ydot
+    return 0
+
+
+@numba.njit(cache=True)
+def normalize_quaternions(y, quaternion_q):
+    """Scale each quaternion block of q (rows of ``quaternion_q``) in y to unit length."""
+    for r in range(quaternion_q.shape[0]):
+        s = 0.0
+        for j in range(4):
+            s += y[quaternion_q[r, j]] ** 2
+        s = math.sqrt(s)
+        if s > 0.0:
+            for j in range(4):
+                y[quaternion_q[r, j]] /= s
+
+
+class CompiledStepper:
+    """Compiled derivative evaluations on one State (module docstring)."""
+
+    def __init__(self, system, state, plan):
+        self._system, self._state, self._plan = system, state, plan
+        self._arguments = plan._arguments
+        self._y, self._ydot = state._y, state._ydot
+        matter = system.get_matter_subsystem()
+        self._quaternion_q = matter.get_tree_data(state).quaternion_q
+
+    @classmethod
+    def for_state(cls, system, state) -> CompiledStepper | None:
+        """A stepper on ``state`` (realized to INSTANCE), or None if its realization has
+        Python in it, or it has something to project beyond quaternions, or variables
+        the matter subsystem does not own."""
+        plan = system._plan_of(state)
+        if plan._arguments is None:
+            return None
+        actions = plan._plan(int(Stage.TIME), int(Stage.ACCELERATION))
+        if [a[1:] for a in actions if a[0] != 2] != [(int(POSITION), int(ACCELERATION))]:
+            return None
+        matter = system.get_matter_subsystem()
+        part = state._parts[matter.get_my_subsystem_index()]
+        nq, nu = state.get_num_q(), state.get_num_u()
+        if state.get_num_z() or part.q_slice != slice(0, nq) or part.u_slice != slice(0, nu):
+            return None
+        if matter._constraints and matter._constraint_data(state).layouts:
+            return None
+        for ss in system._subsystems:
+            if ss is not matter and (type(ss).project_q is not Subsystem.project_q
+                                     or type(ss).project_u is not Subsystem.project_u):
+                return None
+        return cls(system, state, plan)
+
+    def _check(self, failed: int) -> bool:
+        """Raise for a singular inertia; False if the contact buffers must grow (the
+        caller then evaluates in Python, which grows them)."""
+        if failed == 1:
+            self._plan._raise_singular(self._state)
+        return failed == 0
+
+    def evaluate(self, y: np.ndarray, out: np.ndarray) -> bool:
+        """out = ẏ at y; False if this evaluation must be made in Python instead."""
+        return self._check(evaluate(y, out, self._y, self._ydot, self._arguments))
+
+    def runge_kutta_stages(self, y0, h, a, k, stage_y) -> bool:
+        """The stages 1.. of an explicit Runge-Kutta step into k (k[0] given); False if
+        they must be made in Python instead."""
+        return self._check(runge_kutta_stages(y0, h, a, k, stage_y, self._y, self._ydot,
+                                              self._arguments))
+
+    def project(self, y: np.ndarray) -> None:
+        """The projection of such a model: its quaternions normalized, in y."""
+        normalize_quaternions(y, self._quaternion_q)

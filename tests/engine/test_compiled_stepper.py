@@ -1,0 +1,89 @@
+"""Compiled derivative evaluations for integrators (engine/step.py): offered only where the
+realization is one compiled call and the projection only normalizes quaternions, and then
+the integrators take the same steps as with Python evaluations."""
+
+import numpy as np
+import pytest
+
+import kinetree as kt
+
+FLOOR = kt.Transform(kt.Rotation.about_z(-np.pi / 2), [0, 0, 0])
+
+
+def model(extra=None):
+    """A pin chain hanging from a free-floating base that bounces on the floor."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    tracker = kt.ContactTrackerSubsystem(system)
+    kt.CompliantContactSubsystem(system, tracker)
+    kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
+    material = kt.ContactMaterial(1e5, 0.5, 0.8, 0.6, 0.1)
+    matter.Ground().upd_body().add_contact_surface(
+        FLOOR, kt.ContactSurface(kt.ContactGeometry.HalfSpace(), material))
+    body = kt.Body.Rigid(kt.MassProperties(1.0, [0, -0.1, 0], kt.Inertia(0.02)))
+    body.add_contact_surface(kt.Transform(), kt.ContactSurface(
+        kt.ContactGeometry.Sphere(0.1), material))
+    base = kt.MobilizedBody.Free(matter.Ground(), body)
+    bodies = [base]
+    for _ in range(3):
+        bodies.append(kt.MobilizedBody.Pin(bodies[-1], kt.Transform([0, -0.3, 0]), body,
+                                           kt.Transform()))
+        kt.Force.MobilityLinearDamper(forces, bodies[-1], 0, 0.05)
+    if extra is not None:
+        extra(system, matter, forces, bodies)
+    state = system.realize_topology()
+    base.set_q_to_fit_transform(state, kt.Transform(kt.Rotation.about_x(0.3), [0, 1.2, 0]))
+    base.set_u(state, [1.0, 0.5, -0.3, 0.2, 0.0, 0.1])
+    for b in bodies[1:]:
+        b.set_one_q(state, 0, 0.4)
+    return system, state
+
+
+def run(system, state, integrator, compiled, accuracy=1e-6, fixed=None):
+    integ = integrator(system)
+    if fixed:
+        integ.set_fixed_step_size(fixed)
+    else:
+        integ.set_accuracy(accuracy)
+    integ.initialize(state)
+    if not compiled:
+        integ._stepper = None
+    assert (integ._stepper is not None) == compiled
+    for t in np.linspace(0.05, 0.8, 16):
+        integ.step_to(t)
+    return integ
+
+
+@pytest.mark.parametrize("integrator,fixed", [
+    (kt.RungeKuttaMersonIntegrator, None), (kt.RungeKuttaFeldbergIntegrator, None),
+    (kt.VerletIntegrator, None), (kt.RungeKutta3Integrator, 1e-3)])
+def test_compiled_evaluations_take_the_same_steps(integrator, fixed):
+    system, state = model()
+    a = run(system, state, integrator, True, fixed=fixed)
+    b = run(system, state, integrator, False, fixed=fixed)
+    assert a.get_num_steps_taken() == b.get_num_steps_taken()
+    assert a.get_num_realizations() == b.get_num_realizations()
+    np.testing.assert_allclose(a.get_state().get_y(), b.get_state().get_y(), rtol=0,
+                               atol=1e-9)
+    # The bounce happened: the base left the floor's contact at least once.
+    assert a.get_num_steps_taken() > 40
+
+
+class Push(kt.Force.Custom.Implementation):
+    def calc_force(self, state, body_forces, particle_forces, mobility_forces):
+        mobility_forces[0] += 0.1
+
+
+def with_custom_force(system, matter, forces, bodies):
+    kt.Force.Custom(forces, Push())
+
+
+def with_constraint(system, matter, forces, bodies):
+    kt.Constraint.Rod(matter.Ground(), [0, 1.5, 0], bodies[-1], [0, 0, 0], 1.0)
+
+
+@pytest.mark.parametrize("extra", [with_custom_force, with_constraint])
+def test_no_compiled_evaluations_with_python_in_the_realization(extra):
+    system, state = model(extra)
+    assert system._compiled_stepper(state.copy()) is None
