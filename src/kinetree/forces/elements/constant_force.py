@@ -23,7 +23,7 @@ class ConstantForce(TableForce):
                                   *vector3(force, "Force.ConstantForce", "force")])
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [s (3), f (3)]."""
     add_station_force(body_forces, fi[1], station_offset(cache, fi[1], ff[0:3]),

@@ -21,7 +21,7 @@ class ConstantTorque(TableForce):
         super().__init__(forces, vector3(torque, "Force.ConstantTorque", "torque"))
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [t (3)]."""
     F = body_forces[fi[1]]

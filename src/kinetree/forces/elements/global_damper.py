@@ -23,7 +23,7 @@ class GlobalDamper(TableForce):
         super().__init__(forces, [finite(damping, "Force.GlobalDamper", "damping", 0.0)])
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [c]."""
     for i in range(u.shape[0]):

@@ -108,7 +108,7 @@ class LinearBushing(TableForce):
         return self._params(state)[30:36].copy()
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [R_B1F (9, by rows), p_B1F (3), R_B2M (9), p_B2M (3), k (6), c (6)]."""
     b1, b2 = fi[1], fi[2]

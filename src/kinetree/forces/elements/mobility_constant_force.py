@@ -33,7 +33,7 @@ class MobilityConstantForce(MobilityForce):
         return float(self._params(state)[0])
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [f]."""
     mobility_forces[u_index(tree, fi)] += ff[0]

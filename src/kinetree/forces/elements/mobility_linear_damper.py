@@ -37,7 +37,7 @@ class MobilityLinearDamper(MobilityForce):
         return float(self._params(state)[0])
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [c]."""
     iu = u_index(tree, fi)

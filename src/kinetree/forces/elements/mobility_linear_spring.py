@@ -50,7 +50,7 @@ class MobilityLinearSpring(MobilityForce):
         return float(self._params(state)[1])
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [k, q0]."""
     x = q[q_index(tree, fi)] - ff[1]

@@ -63,7 +63,7 @@ class MobilityLinearStop(MobilityForce):
         return float(self._params(state)[1])
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [k, d, q_low, q_high]."""
     qi = q[q_index(tree, fi)]

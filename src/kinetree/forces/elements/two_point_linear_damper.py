@@ -32,7 +32,7 @@ class TwoPointLinearDamper(TableForce):
         super().__init__(forces, [*stations, finite(damping, where, "damping")])
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [s1 (3), s2 (3), c]."""
     b1, b2 = fi[1], fi[2]

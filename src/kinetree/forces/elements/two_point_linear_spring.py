@@ -26,7 +26,7 @@ class TwoPointLinearSpring(TableForce):
                                   finite(natural_length, where, "natural_length")])
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [s1 (3), s2 (3), k, x0]."""
     r1, r2, d, length = two_station_line(cache, fi[1], ff[0:3], fi[2], ff[3:6])

@@ -34,7 +34,7 @@ class UniformGravity(TableForce):
         return float(self._defaults[3])
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [g (3), zero height]."""
     g = ff[:3]
