@@ -107,22 +107,28 @@ class CompiledStepper:
                 return None
         return cls(system, state, plan)
 
-    def _check(self, failed: int) -> bool:
-        """Raise for a singular inertia; False if the contact buffers must grow (the
-        caller then evaluates in Python, which grows them)."""
+    def _done(self, failed: int) -> bool:
+        """True if the evaluation succeeded; raise for a singular inertia; after a contact
+        buffer overflow grow the buffers, rebind to the State's new plan and say False
+        (evaluate again)."""
         if failed == 1:
             self._plan._raise_singular(self._state)
+        if failed == 2:
+            self._plan._tracker._grow(self._state)
+            self._plan = self._system._plan_of(self._state)
+            self._arguments = self._plan._arguments
         return failed == 0
 
-    def evaluate(self, y: np.ndarray, out: np.ndarray) -> bool:
-        """out = ẏ at y; False if this evaluation must be made in Python instead."""
-        return self._check(evaluate(y, out, self._y, self._ydot, self._arguments))
+    def evaluate(self, y: np.ndarray, out: np.ndarray) -> None:
+        """out = ẏ at y."""
+        while not self._done(evaluate(y, out, self._y, self._ydot, self._arguments)):
+            pass
 
-    def runge_kutta_stages(self, y0, h, a, k, stage_y) -> bool:
-        """The stages 1.. of an explicit Runge-Kutta step into k (k[0] given); False if
-        they must be made in Python instead."""
-        return self._check(runge_kutta_stages(y0, h, a, k, stage_y, self._y, self._ydot,
-                                              self._arguments))
+    def runge_kutta_stages(self, y0, h, a, k, stage_y) -> None:
+        """The stages 1.. of an explicit Runge-Kutta step into k (k[0] given)."""
+        while not self._done(runge_kutta_stages(y0, h, a, k, stage_y, self._y, self._ydot,
+                                                self._arguments)):
+            pass
 
     def project(self, y: np.ndarray) -> None:
         """The projection of such a model: its quaternions normalized, in y."""

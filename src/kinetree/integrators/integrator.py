@@ -481,7 +481,8 @@ class Integrator:
     # ------------------------------------------------------------ helpers
     def _f(self, t: float, y: np.ndarray, out: np.ndarray) -> np.ndarray:
         """ẏ at (t, y), written into ``out``: one realization of the scratch State."""
-        if self._stepper is not None and self._stepper.evaluate(y, out):
+        if self._stepper is not None:
+            self._stepper.evaluate(y, out)
             self._realizations += 1
             return out
         state = self._scratch

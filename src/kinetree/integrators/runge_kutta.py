@@ -37,7 +37,8 @@ class ExplicitRungeKutta(Integrator):
         k, y = self._k, self._stage_y
         k[0] = self._ydot0
         stepper = self._stepper
-        if stepper is not None and stepper.runge_kutta_stages(self._y0, h, self._a, k, y):
+        if stepper is not None:
+            stepper.runge_kutta_stages(self._y0, h, self._a, k, y)
             self._realizations += len(self.c) - 1
         else:
             for i in range(1, len(self.c)):
