@@ -143,33 +143,19 @@ class ExtraTorqueSubsystem(kt.ForceSubsystem):
         self.get_system().get_matter_subsystem().upd_mobility_forces(state)[0] += 5.0
 
 
-def test_a_subclass_overriding_a_hook_is_always_called():
+def second_force_subsystem(system, matter, forces, bodies):
+    kt.Force.MobilityConstantForce(kt.GeneralForceSubsystem(system), bodies[1], 0, 5.0)
+
+
+@pytest.mark.parametrize("options", [
+    {"forces_class": ForcesWithAnExtraTorque},
+    {"extra": lambda system, *_: ExtraTorqueSubsystem(system)},
+    {"extra": second_force_subsystem}],
+    ids=["subclass overriding a hook", "custom force subsystem", "second force subsystem"])
+def test_user_code_adding_a_force_is_honored(options):
+    """Each adds 5 N m to the first mobility: u̇ changes by exactly M⁻¹ of that."""
     plain = model(4)
-    system, matter, forces, state = model(4, forces_class=ForcesWithAnExtraTorque)
-    plain[0].realize(plain[3], kt.Stage.ACCELERATION)
-    system.realize(state, kt.Stage.ACCELERATION)
-    np.testing.assert_allclose(state.get_u_dot() - plain[3].get_u_dot(),
-                               generalized_force_response(system, matter, state, 5.0),
-                               atol=1e-12)
-
-
-def test_a_custom_force_subsystem_is_called():
-    plain = model(4)
-    system, matter, forces, state = model(
-        4, extra=lambda system, *_: ExtraTorqueSubsystem(system))
-    plain[0].realize(plain[3], kt.Stage.ACCELERATION)
-    system.realize(state, kt.Stage.ACCELERATION)
-    np.testing.assert_allclose(state.get_u_dot() - plain[3].get_u_dot(),
-                               generalized_force_response(system, matter, state, 5.0),
-                               atol=1e-12)
-
-
-def test_a_second_force_subsystem_adds_its_elements():
-    def second(system, matter, forces, bodies):
-        kt.Force.MobilityConstantForce(kt.GeneralForceSubsystem(system), bodies[1], 0, 5.0)
-
-    plain = model(4)
-    system, matter, forces, state = model(4, extra=second)
+    system, matter, forces, state = model(4, **options)
     plain[0].realize(plain[3], kt.Stage.ACCELERATION)
     system.realize(state, kt.Stage.ACCELERATION)
     np.testing.assert_allclose(state.get_u_dot() - plain[3].get_u_dot(),
