@@ -35,7 +35,7 @@ def _realize_at(y_in, y, arguments):
 
 
 @numba.njit(cache=True)
-def evaluate(y_in, out, y, ydot, arguments):
+def evaluate(y_in, out, y, ydot, *arguments):
     """out = ẏ at y_in; the status of ``_realize_at``."""
     failed = _realize_at(y_in, y, arguments)
     if failed == 0:
@@ -44,7 +44,7 @@ def evaluate(y_in, out, y, ydot, arguments):
 
 
 @numba.njit(cache=True)
-def runge_kutta_stages(y0, h, a, k, stage_y, y, ydot, arguments):
+def runge_kutta_stages(y0, h, a, k, stage_y, y, ydot, *arguments):
     """k[i] = f(y0 + h Σ_{j<i} a[i, j] k[j]) for every stage i ≥ 1 (k[0] given); the
     status of ``_realize_at`` at the first that fails."""
     for i in range(1, k.shape[0]):
@@ -121,13 +121,13 @@ class CompiledStepper:
 
     def evaluate(self, y: np.ndarray, out: np.ndarray) -> None:
         """out = ẏ at y."""
-        while not self._done(evaluate(y, out, self._y, self._ydot, self._arguments)):
+        while not self._done(evaluate(y, out, self._y, self._ydot, *self._arguments)):
             pass
 
     def runge_kutta_stages(self, y0, h, a, k, stage_y) -> None:
         """The stages 1.. of an explicit Runge-Kutta step into k (k[0] given)."""
         while not self._done(runge_kutta_stages(y0, h, a, k, stage_y, self._y, self._ydot,
-                                                self._arguments)):
+                                                *self._arguments)):
             pass
 
     def project(self, y: np.ndarray) -> None:
