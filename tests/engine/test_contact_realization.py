@@ -116,3 +116,51 @@ def test_a_custom_force_subsystem_still_sees_the_contacts(disable):
     system.realize(state, kt.Stage.ACCELERATION)
     assert seen == [0 if disable else 1]
     del rng
+
+
+def hunt_crossley_scene(disabled=False):
+    """OpenSim's way: a GeneralContactSubsystem set of a floor and two balls, one
+    HuntCrossleyForce with per-body materials."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    contacts = kt.GeneralContactSubsystem(system)
+    kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
+    cset = contacts.create_contact_set()
+    floor = contacts.add_body(cset, matter.Ground(), kt.ContactGeometry.HalfSpace(), FLOOR)
+    hc = kt.HuntCrossleyForce(forces, contacts, cset)
+    hc.set_body_parameters(floor, 1e7, 0.5, 0.8, 0.5, 0.1)
+    hc.set_transition_velocity(0.1)
+    balls = []
+    for k, r in enumerate((0.1, 0.05)):
+        ball = kt.MobilizedBody.Free(matter.Ground(), kt.Body.Rigid(
+            kt.MassProperties(1, [0, 0, 0], kt.Inertia(0.01))))
+        hc.set_body_parameters(contacts.add_body(cset, ball, kt.ContactGeometry.Sphere(r)),
+                               2e6 * (k + 1), 1.0, 0.6, 0.4, 0.2)
+        balls.append(ball)
+    state = system.realize_topology()
+    for k, (ball, r) in enumerate(zip(balls, (0.1, 0.05))):
+        ball.set_q_to_fit_transform(state, kt.Transform([0.5 * k, r - 1e-3, 0]))
+        ball.set_u(state, [0.3, -0.1, 0.2, 0.05, -0.2, 0.01])
+    if disabled:
+        hc.disable(state)
+    return system, matter, hc, state
+
+
+@pytest.mark.parametrize("disabled", [False, True])
+def test_hunt_crossley_force_in_the_compiled_call(monkeypatch, disabled):
+    """HuntCrossleyForce over a GeneralContactSubsystem is applied inside the one compiled
+    call, with the hooks' results; disabled, it applies nothing."""
+    system, matter, hc, state = hunt_crossley_scene(disabled)
+    calls = []
+    original = plan_module.realize_stages
+    monkeypatch.setattr(plan_module, "realize_stages",
+                        lambda first, last, *a: (calls.append((first, last)),
+                                                 original(first, last, *a)))
+    fused, hooks = state.copy(), state.copy()
+    system.realize(fused, kt.Stage.ACCELERATION)
+    assert calls == [(5, 8)]
+    System.realize(system, hooks, kt.Stage.ACCELERATION)
+    np.testing.assert_allclose(fused.get_u_dot(), hooks.get_u_dot(), rtol=1e-13, atol=1e-12)
+    lifted = abs(fused.get_u_dot()[4] + 9.81) > 1.0      # the floor pushes the first ball
+    assert lifted != disabled

@@ -152,7 +152,10 @@ ContactData = namedtuple("ContactData", [
     "R_GS", "p_GS", "centre_G",               # surface poses in G
     "normal", "depth", "origin", "kmax", "kmin", "kdir",    # point contacts (capacity)
     "point", "force", "report",              # their forces (CompliantContactSubsystem)
-    "material",    # (n, 6): stiffness, dissipation, μs, μd, μv, thickness
+    "material",    # (n, 8): per surface, its force model's parameters. Compliant:
+                   # stiffness, dissipation, μs, μd, μv, thickness. Hunt-Crossley:
+                   # k^(2/3), dissipation, μs, μd, μv, transition velocity, then 1 if an
+                   # enabled HuntCrossleyForce applies to the surface's set
     "settings",    # (2,): [1 to apply the compliant forces else 0, transition velocity]
 ])
 """The contact search's per-State arrays, views of two flat buffers (``contact_i``,
@@ -191,7 +194,7 @@ def unpack_contacts(contact_i, contact_f):
     point, at = take_view(contact_f, at, (cap, 3))
     force, at = take_view(contact_f, at, (cap, 3))
     report, at = take_view(contact_f, at, (cap, 8))
-    material, at = take_view(contact_f, at, (n, 6))
+    material, at = take_view(contact_f, at, (n, 8))
     settings, at = take_view(contact_f, at, (2,))
     return ContactData(header, body, kind, group, clique, order, pairs, surf, rest, R_BS,
                        p_BS, radius, centre_S, R_GS, p_GS, centre_G, normal, depth, origin,
@@ -211,7 +214,7 @@ class ContactBuffers:
         # more than a dozen neighbours; a scene that finds more grows the buffers.
         cap = capacity or 16 + halves * finite.size + 8 * finite.size
         ints = _HEADER + 4 * n + finite.size + 2 * cap + 3 * cap
-        floats = n * (9 + 3 + 1 + 3 + 9 + 3 + 3 + 6) + cap * (3 + 1 + 3 + 1 + 1 + 3 + 3 + 3 + 8) + 2
+        floats = n * (9 + 3 + 1 + 3 + 9 + 3 + 3 + 8) + cap * (3 + 1 + 3 + 1 + 1 + 3 + 3 + 3 + 8) + 2
         self.contact_i, self.contact_f = np.zeros(ints, np.int64), np.zeros(floats)
         self.contact_i[:4] = n, finite.size, cap, cap
         d = self.data = unpack_contacts(self.contact_i, self.contact_f)
@@ -221,7 +224,7 @@ class ContactBuffers:
         d.R_BS[:], d.p_BS[:], d.radius[:], d.centre_S[:] = (table.R_BS, table.p_BS,
                                                              table.radius, table.centre_S)
         if material is not None:
-            d.material[:] = material
+            d.material[:, :material.shape[1]] = material
         self.meshes: list = []          # MeshContact of the last search
         self.mesh_totals: list = []     # their elastic-foundation totals, once forces ran
 

@@ -19,7 +19,7 @@ import numpy as np
 from kinetree.contact.collision import ContactList, ContactSearch
 from kinetree.contact.friction import checked_transition_velocity
 from kinetree.contact.geometry import ContactGeometry
-from kinetree.errors import InvalidArgumentError
+from kinetree.errors import InvalidArgumentError, StageTooLowError
 from kinetree.forces.force import Force
 from kinetree.math import Transform
 from kinetree.system.stage import Stage
@@ -33,6 +33,7 @@ class GeneralContactSubsystem(ContactSearch, Subsystem):
 
     def __init__(self, system):
         self._sets: list[list] = []
+        self._contact_forces: list = []
         super().__init__(system, "GeneralContactSubsystem")
 
     def create_contact_set(self) -> int:
@@ -103,31 +104,47 @@ class GeneralContactSubsystem(ContactSearch, Subsystem):
             entries += [(mobod.get_mobilized_body_index(), X_BS, geometry, group, ())
                         for mobod, geometry, X_BS in members]
         self._allocate_search(state, entries, "GeneralContactSubsystem")
-        self._contacts_index = self.allocate_cache_entry(state, Stage.POSITION,
-                                                         Stage.POSITION, None)
+
+    def realize_instance(self, state):
+        """The Hunt-Crossley parameters of every surface whose set an enabled
+        HuntCrossleyForce acts on, for the compiled realization."""
+        material = self._buffers(state).data.material
+        material[:] = 0.0
+        for force in self._contact_forces:
+            if hasattr(force, "_surface_parameters") and not force.is_disabled(state):
+                first = self._first[force.get_contact_set_index()]
+                rows = force._surface_parameters()
+                material[first:first + len(rows)] = rows
 
     def realize_position(self, state):
         self._search(state, "GeneralContactSubsystem")
-        found = self._contact_list(state)
-        if len(self._sets) == 1:
-            self.set_cache_entry(state, self._contacts_index, [found])
-            return
-        group = self._table.group
-        per_set = []
-        for s, first in enumerate(self._first):
-            mine = group[found.surf[:, 0]] == s if len(found) else np.zeros(0, bool)
-            per_set.append(ContactList(
-                found.surf[mine] - first, found.normal[mine], found.depth[mine],
-                found.origin[mine], found.kmax[mine], found.kmin[mine], found.kdir[mine],
-                [dataclasses.replace(mc, mesh=mc.mesh - first, other=mc.other - first)
-                 for mc in found.meshes if group[mc.mesh] == s]))
-        self.set_cache_entry(state, self._contacts_index, per_set)
+
+    def _python_work(self, state) -> dict:
+        """Per stage, the Python this subsystem runs after the compiled call when its
+        search runs inside the one compiled realization: ellipsoids and meshes."""
+        return {Stage.POSITION: [self._finish_search]} if self._has_python_kinds else {}
+
+    def _adopt_contact_force(self, force) -> None:
+        self._contact_forces.append(force)
+        self.invalidate_subsystem_topology_cache()
 
     def get_contacts(self, state, contact_set: int) -> ContactList:
         """The overlapping pairs of ``contact_set`` at ``state`` (POSITION), numbered
         within the set: a ContactList (arrays in G)."""
         self._set(contact_set, "get_contacts")
-        return self.get_cache_entry(state, self._contacts_index)[contact_set]
+        self._check(state)
+        if self.get_stage(state) < Stage.POSITION:
+            raise StageTooLowError(Stage.POSITION, self.get_stage(state),
+                                   "GeneralContactSubsystem.get_contacts")
+        found = self._contact_list(state)
+        first = self._first[contact_set]
+        mine = self._table.group[found.surf[:, 0]] == contact_set if len(found) else \
+            np.zeros(0, bool)
+        return ContactList(
+            found.surf[mine] - first, found.normal[mine], found.depth[mine], found.origin[mine],
+            found.kmax[mine], found.kmin[mine], found.kdir[mine],
+            [dataclasses.replace(mc, mesh=mc.mesh - first, other=mc.other - first)
+             for mc in found.meshes if self._table.group[mc.mesh] == contact_set])
 
     def _body_indices(self, contact_set: int) -> np.ndarray:
         return np.array([m.get_mobilized_body_index() for m, _, _ in self._sets[contact_set]],
@@ -152,6 +169,7 @@ class ContactSetForce(Force):
         self._parameters: dict[int, tuple] = {}
         self._transition_velocity = 0.01
         super().__init__(forces)
+        contacts._adopt_contact_force(self)
 
     def get_contact_set_index(self) -> int:
         return self._set

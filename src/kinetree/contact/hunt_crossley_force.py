@@ -25,7 +25,7 @@ import math
 import numba
 import numpy as np
 
-from kinetree.contact.compliant import _apply, _harmonic, _station_velocity
+from kinetree.contact.compliant import _apply, _harmonic, _station_velocity, _velocity_at
 from kinetree.contact.friction import hollars_kernel
 from kinetree.contact.general import ContactSetForce
 from kinetree.system.stage import Stage
@@ -76,6 +76,41 @@ def hunt_crossley_forces(surf, normal, depth, origin, kmax, kmin, body, k23, c, 
     return pe
 
 
+@numba.njit(cache=True)
+def hunt_crossley_contact_forces(d, p_GB, V_GB, body_forces):
+    """The force of every point contact in ContactData ``d`` between surfaces that an
+    enabled HuntCrossleyForce acts on (``d.material``: k^(2/3), c, μs, μd, μv, v_t, 1), as
+    ``hunt_crossley_forces`` computes it, added to body_forces."""
+    M, body = d.material, d.body
+    for m in range(d.header[5]):
+        a, b = d.surf[m, 0], d.surf[m, 1]
+        if M[a, 6] == 0.0:
+            continue
+        s1 = M[b, 0] / (M[a, 0] + M[b, 0])
+        x = d.depth[m]
+        n = d.normal[m]
+        E = M[a, 0] * s1
+        fH = (4.0 / 3.0) * E * x * math.sqrt(E * x / math.sqrt(d.kmax[m] * d.kmin[m]))
+        h = x * (0.5 - s1)
+        P = (d.origin[m, 0] + h * n[0], d.origin[m, 1] + h * n[1], d.origin[m, 2] + h * n[2])
+        v1 = _velocity_at(V_GB, p_GB, body[a], P)
+        v2 = _velocity_at(V_GB, p_GB, body[b], P)
+        w = (v1[0] - v2[0], v1[1] - v2[1], v1[2] - v2[2])
+        vn = w[0] * n[0] + w[1] * n[1] + w[2] * n[2]
+        f = fH * (1.0 + 1.5 * (M[a, 1] * s1 + M[b, 1] * (1.0 - s1)) * vn)
+        fp = f if f > 0.0 else 0.0
+        slip_v = (w[0] - vn * n[0], w[1] - vn * n[1], w[2] - vn * n[2])   # 1 relative to 2
+        slip = math.sqrt(slip_v[0] ** 2 + slip_v[1] ** 2 + slip_v[2] ** 2)
+        F = (fp * n[0], fp * n[1], fp * n[2])
+        if slip != 0.0:
+            mu = hollars_kernel(slip, _harmonic(M[a, 2], M[b, 2]), _harmonic(M[a, 3], M[b, 3]),
+                                _harmonic(M[a, 4], M[b, 4]), M[a, 5])
+            g = f * mu / slip
+            F = (F[0] + g * slip_v[0], F[1] + g * slip_v[1], F[2] + g * slip_v[2])
+        _apply(body_forces, p_GB, body[b], P, F, 1.0)
+        _apply(body_forces, p_GB, body[a], P, F, -1.0)
+
+
 class HuntCrossleyForce(ContactSetForce):
     """``HuntCrossleyForce(forces, contacts, contact_set)`` (module docstring); stiffness
     in Pa."""
@@ -89,9 +124,20 @@ class HuntCrossleyForce(ContactSetForce):
         return (self._contacts._body_indices(self._set), p[:, 0] ** (2.0 / 3.0),
                 *(np.ascontiguousarray(p[:, j]) for j in range(1, 5)))
 
+    def _surface_parameters(self) -> np.ndarray:
+        """Per set entry, its row of the contact search's material for the compiled
+        realization: k^(2/3), c, μs, μd, μv, v_t, 1."""
+        _, k23, c, us, ud, uv = self._arrays()
+        n = k23.size
+        return np.column_stack([k23, c, us, ud, uv, np.full(n, self._transition_velocity),
+                                np.ones(n), np.zeros(n)])
+
     def _realize(self, stage, state) -> None:
         if stage == Stage.TOPOLOGY:
             self._params = self._arrays()
+
+    def _has_hook(self, stage) -> bool:
+        return stage == Stage.TOPOLOGY
 
     def _run(self, state, body_forces, with_forces: bool) -> float:
         cache = self._tree_cache(state)

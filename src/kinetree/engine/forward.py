@@ -11,6 +11,7 @@ flow:
                 built-in force element added, with its potential
                 energy                                                force_sweep
                 the compliant force of every point contact            compliant_forces
+                or the Hunt-Crossley force of OpenSim's elements      hunt_crossley_...
   ACCELERATION  u̇ from the applied forces by the articulated-body
                 method; q̈ = N u̇ + Ṅ u                               acceleration_sweep,
                                                                       qdotdot_sweep
@@ -30,6 +31,7 @@ import numpy as np
 
 from kinetree.contact.collision import search_contacts, unpack_contacts
 from kinetree.contact.compliant import compliant_forces
+from kinetree.contact.hunt_crossley_force import hunt_crossley_contact_forces
 from kinetree.forces.elements._table import FORCE_I_COLUMNS
 from kinetree.forces.elements.dispatch import force_sweep
 from kinetree.multibody.kernels.aba import acceleration_sweep, inertia_sweep
@@ -46,13 +48,15 @@ DYNAMICS, ACCELERATION = int(Stage.DYNAMICS), int(Stage.ACCELERATION)
 @kernel
 def realize_stages(first, last, tree_i, tree_f, buf, status, q, u, qdot, udot, qdotdot,
                    qdotdot_work, body_forces, mobility_forces, force_rows, force_i, force_f,
-                   force_pe, contact_i, contact_f, transition_velocity):
+                   force_pe, contact_i, contact_f, transition_velocity, hunt_crossley):
     """Realize stages ``first`` through ``last`` (stage numbers) of the tree in the flat
     buffers (``tree_model``) from q and u, applying the force table rows ``force_rows``
     (``forces/elements/dispatch.py``; parameters ``force_f``, potential energies into
     ``force_pe``), searching the contact surfaces in ``contact_i``, ``contact_f``
     (``contact/collision.py``; none if empty) and, with a ``transition_velocity`` ≥ 0,
-    applying the compliant contact forces (``contact/compliant.py``). Stops after the
+    applying the compliant contact forces (``contact/compliant.py``), with
+    ``hunt_crossley`` those of HuntCrossleyForce elements (``contact/
+    hunt_crossley_force.py``). Stops after the
     inertias, with status[0] = 1 + the body, if a body's articulated inertia is singular
     along its mobilities, and after the contact search if its buffers overflowed."""
     tree = unpack_tree(tree_i, tree_f)
@@ -79,6 +83,8 @@ def realize_stages(first, last, tree_i, tree_f, buf, status, q, u, qdot, udot, q
         if transition_velocity >= 0.0:
             compliant_forces(contacts, transition_velocity, cache.p_GB, cache.V_GB,
                              body_forces)
+        if hunt_crossley:
+            hunt_crossley_contact_forces(contacts, cache.p_GB, cache.V_GB, body_forces)
     if first <= ACCELERATION <= last:
         acceleration_sweep(tree, cache, True, mobility_forces, body_forces, udot)
         qdotdot_sweep(tree, q, u, udot, qdotdot_work, qdotdot)
@@ -88,5 +94,5 @@ NO_FORCES = (np.zeros(0, dtype=np.int64), np.zeros((0, FORCE_I_COLUMNS), dtype=n
              np.zeros(0), np.zeros(0))
 """realize_stages' force-table arguments for a model with no built-in force element."""
 
-NO_CONTACTS = (np.zeros(8, dtype=np.int64), np.zeros(2), -1.0)
+NO_CONTACTS = (np.zeros(8, dtype=np.int64), np.zeros(2), -1.0, False)
 """realize_stages' contact arguments for a model without compiled contact."""

@@ -18,6 +18,8 @@ built-in elements goes from TIME to ACCELERATION in a single call.
 from __future__ import annotations
 
 from kinetree.contact.compliant import CompliantContactSubsystem
+from kinetree.contact.general import GeneralContactSubsystem
+from kinetree.contact.hunt_crossley_force import HuntCrossleyForce
 from kinetree.contact.tracker import ContactTrackerSubsystem
 from kinetree.engine.forward import NO_CONTACTS, NO_FORCES, realize_stages
 from kinetree.forces.general import GeneralForceSubsystem
@@ -49,7 +51,14 @@ class RealizationPlan:
         self._contact_header = None
         matter = system._matter
         compiled = matter is not None and _keeps_hooks(matter, SimbodyMatterSubsystem)
-        forces = tracker = compliant = None
+        subsystems = [system._subsystems[i] for i in system._order]
+        # The one contact search compiled: the first tracker or general contact subsystem
+        # keeping its own hooks.
+        tracker = next((ss for ss in subsystems if _keeps_hooks(ss, ContactTrackerSubsystem)
+                        or _keeps_hooks(ss, GeneralContactSubsystem)), None) \
+            if compiled else None
+        forces = compliant = None
+        hunt_crossley = frozenset()
         self._compiled_parts = []
         for i in system._order:
             ss = system._subsystems[i]
@@ -58,9 +67,15 @@ class RealizationPlan:
                 self._add(i, before, after)
             elif compiled and forces is None and _keeps_hooks(ss, GeneralForceSubsystem):
                 forces = ss
-                self._add(i, {}, ss._python_work(state))
-            elif compiled and tracker is None and _keeps_hooks(ss, ContactTrackerSubsystem):
-                tracker = ss
+                # Compiled with the search only if every such element on it is here (the
+                # search applies the forces of all the enabled ones on it).
+                mine = [k for k, f in enumerate(ss._forces)
+                        if isinstance(f, HuntCrossleyForce) and f._contacts is tracker]
+                if len(mine) == sum(isinstance(f, HuntCrossleyForce)
+                                    for f in getattr(tracker, "_contact_forces", ())):
+                    hunt_crossley = frozenset(mine)
+                self._add(i, {}, ss._python_work(state, hunt_crossley))
+            elif ss is tracker:
                 self._add(i, {}, ss._python_work(state))
             elif (compiled and compliant is None and tracker is not None
                   and _keeps_hooks(ss, CompliantContactSubsystem)
@@ -80,7 +95,7 @@ class RealizationPlan:
             if tracker is not None:
                 buffers = tracker._buffers(state)
                 vt = -1.0 if compliant is None else compliant.get_transition_velocity()
-                contacts = (buffers.contact_i, buffers.contact_f, vt)
+                contacts = (buffers.contact_i, buffers.contact_f, vt, bool(hunt_crossley))
                 self._contact_header = buffers.data.header
                 self._tracker = tracker
             self._arguments = (*matter._kernel_arguments(state), *table, *contacts)

@@ -129,24 +129,29 @@ class GeneralForceSubsystem(ForceSubsystem):
         """The per-element potential energy array DYNAMICS fills (J)."""
         return state._part(self._index, "GeneralForceSubsystem").cache[self._pe_index].value
 
-    def _python_dynamics(self, state) -> None:
-        """The Python of DYNAMICS: element hooks, then the enabled custom forces."""
+    def _python_dynamics(self, state, compiled_elsewhere=frozenset()) -> None:
+        """The Python of DYNAMICS: element hooks, then the enabled Python elements but
+        those ``compiled_elsewhere`` (indices of elements whose forces the compiled
+        realization applies, such as HuntCrossleyForce with its contact search)."""
         self._realize_elements(Stage.DYNAMICS, state)
         python = state._part(self._index, "GeneralForceSubsystem").cache[
             self._enabled_rows_index].value[1]
         if python:
             d = self._matter().get_tree_data(state, Stage.VELOCITY, "GeneralForceSubsystem")
             for k in python:
-                self._forces[k].calc_force(state, d.body_forces, None, d.mobility_forces)
+                if k not in compiled_elsewhere:
+                    self._forces[k].calc_force(state, d.body_forces, None, d.mobility_forces)
 
-    def _python_work(self, state) -> dict:
+    def _python_work(self, state, compiled_elsewhere=frozenset()) -> dict:
         """Per stage, the Python this subsystem runs after the compiled call when its
         table is evaluated inside the one compiled realization."""
         work = {g: [lambda s, g=g: self._realize_elements(g, s)]
                 for g in (Stage.TIME, Stage.POSITION, Stage.VELOCITY, Stage.ACCELERATION,
                           Stage.REPORT) if self._with_hooks[g]}
-        if self._with_hooks[Stage.DYNAMICS] or self._python:
-            work[Stage.DYNAMICS] = [self._python_dynamics]
+        python = [k for k, f in enumerate(self._forces)
+                  if not isinstance(f, TableForce) and k not in compiled_elsewhere]
+        if self._with_hooks[Stage.DYNAMICS] or python:
+            work[Stage.DYNAMICS] = [lambda s: self._python_dynamics(s, compiled_elsewhere)]
         return work
 
     def _matter(self):
