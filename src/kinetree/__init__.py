@@ -4,6 +4,13 @@ Every public name is importable from here (``import kinetree as kt``); see API.m
 contract. Names are Simbody's, methods in snake_case.
 """
 
+# First, before any module that defines a numba kernel: where numba caches them. The
+# imports after the call are therefore below code, on purpose:
+# ruff: noqa: E402
+from kinetree import _compile_cache
+
+_compile_cache.configure()
+
 from kinetree import errors
 from kinetree.contact import (
     CompliantContactSubsystem,
