@@ -35,15 +35,6 @@ def _realize_at(y_in, y, arguments):
 
 
 @numba.njit(cache=True)
-def evaluate(y_in, out, y, ydot, *arguments):
-    """out = ẏ at y_in; the status of ``_realize_at``."""
-    failed = _realize_at(y_in, y, arguments)
-    if failed == 0:
-        out[:] = ydot
-    return failed
-
-
-@numba.njit(cache=True)
 def runge_kutta_stages(y0, h, a, k, stage_y, y, ydot, *arguments):
     """k[i] = f(y0 + h Σ_{j<i} a[i, j] k[j]) for every stage i ≥ 1 (k[0] given); the
     status of ``_realize_at`` at the first that fails."""
@@ -82,6 +73,9 @@ class CompiledStepper:
         self._y, self._ydot = state._y, state._ydot
         matter = system.get_matter_subsystem()
         self._quaternion_q = matter.get_tree_data(state).quaternion_q
+        self._one_stage = np.zeros((2, self._y.size))
+        self._no_coefficients = np.zeros((2, 2))
+        self._stage_y = np.zeros(self._y.size)
 
     @classmethod
     def for_state(cls, system, state) -> CompiledStepper | None:
@@ -120,9 +114,11 @@ class CompiledStepper:
         return failed == 0
 
     def evaluate(self, y: np.ndarray, out: np.ndarray) -> None:
-        """out = ẏ at y."""
-        while not self._done(evaluate(y, out, self._y, self._ydot, *self._arguments)):
-            pass
+        """out = ẏ at y: a Runge-Kutta "step" of one stage at y (one compiled function
+        serves both, as each caller of the realization compiles it again)."""
+        k = self._one_stage
+        self.runge_kutta_stages(y, 0.0, self._no_coefficients, k, self._stage_y)
+        out[:] = k[1]
 
     def runge_kutta_stages(self, y0, h, a, k, stage_y) -> None:
         """The stages 1.. of an explicit Runge-Kutta step into k (k[0] given)."""
