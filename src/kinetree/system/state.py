@@ -138,6 +138,7 @@ class State:
         self._t = 0.0
         self._parts: list[_SubsystemPart] = []
         self._versions = [0] * _N_STAGES
+        self._epoch = 0
         self._realizing: Stage | None = None
         self._system_uid: str | None = None
         self._topology_version = -1
@@ -226,9 +227,10 @@ class State:
     def _invalidate(self, stage: Stage) -> None:
         """Make ``stage`` and every later stage invalid: the State backs up to
         ``stage - 1`` and cache values of those stages go out of date."""
-        versions = self._versions
-        for k in range(stage, _N_STAGES):
-            versions[k] += 1
+        # Each change gets a new number, given to every stage it invalidates: a cached
+        # value is current while its stage still has the number it was computed under.
+        self._epoch += 1
+        self._versions[stage:] = [self._epoch] * (_N_STAGES - stage)
         if self._stage >= stage:
             self._back_up_to(STAGES[stage - 1])
             return
