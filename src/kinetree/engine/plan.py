@@ -54,7 +54,7 @@ class RealizationPlan:
         subsystems = [system._subsystems[i] for i in system._order]
         # The one contact search compiled: the first tracker or general contact subsystem
         # keeping its own hooks.
-        tracker = next((ss for ss in subsystems if _keeps_hooks(ss, ContactTrackerSubsystem)
+        search = next((ss for ss in subsystems if _keeps_hooks(ss, ContactTrackerSubsystem)
                         or _keeps_hooks(ss, GeneralContactSubsystem)), None) \
             if compiled else None
         forces = compliant = None
@@ -70,16 +70,16 @@ class RealizationPlan:
                 # Compiled with the search only if every such element on it is here (the
                 # search applies the forces of all the enabled ones on it).
                 mine = [k for k, f in enumerate(ss._forces)
-                        if isinstance(f, HuntCrossleyForce) and f._contacts is tracker]
+                        if isinstance(f, HuntCrossleyForce) and f._contacts is search]
                 if len(mine) == sum(isinstance(f, HuntCrossleyForce)
-                                    for f in getattr(tracker, "_contact_forces", ())):
+                                    for f in getattr(search, "_contact_forces", ())):
                     hunt_crossley = frozenset(mine)
                 self._add(i, {}, ss._python_work(state, hunt_crossley))
-            elif ss is tracker:
+            elif ss is search:
                 self._add(i, {}, ss._python_work(state))
-            elif (compiled and compliant is None and tracker is not None
+            elif (compiled and compliant is None and search is not None
                   and _keeps_hooks(ss, CompliantContactSubsystem)
-                  and ss.get_contact_tracker_subsystem() is tracker):
+                  and ss.get_contact_tracker_subsystem() is search):
                 compliant = ss
                 self._add(i, {}, ss._python_work(state))
             else:
@@ -92,12 +92,12 @@ class RealizationPlan:
             if forces is not None:
                 table = (*forces._table(state), forces._potential_energies(state))
             contacts = NO_CONTACTS
-            if tracker is not None:
-                buffers = tracker._buffers(state)
+            if search is not None:
+                buffers = search._buffers(state)
                 vt = -1.0 if compliant is None else compliant.get_transition_velocity()
                 contacts = (buffers.contact_i, buffers.contact_f, vt, bool(hunt_crossley))
                 self._contact_header = buffers.data.header
-                self._tracker = tracker
+                self._search = search
             self._arguments = (*matter._kernel_arguments(state), *table, *contacts)
             self._status = self._arguments[3]
             self._matter = matter
@@ -130,7 +130,7 @@ class RealizationPlan:
     def _regrow(self, state, target: int) -> None:
         """The contact search outgrew its buffers: grow them (which drops this plan, bound
         to the old ones) and realize again from where the State is."""
-        self._tracker._grow(state)
+        self._search._grow(state)
         self._system.realize(state, STAGES[target])
 
     def _raise_singular(self, state) -> None:

@@ -108,7 +108,7 @@ class CompiledStepper:
         if failed == 1:
             self._plan._raise_singular(self._state)
         if failed == 2:
-            self._plan._tracker._grow(self._state)
+            self._plan._search._grow(self._state)
             self._plan = self._system._plan_of(self._state)
             self._arguments = self._plan._arguments
         return failed == 0
