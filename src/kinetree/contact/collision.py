@@ -156,7 +156,6 @@ ContactData = namedtuple("ContactData", [
                    # stiffness, dissipation, μs, μd, μv, thickness. Hunt-Crossley:
                    # k^(2/3), dissipation, μs, μd, μv, transition velocity, then 1 if an
                    # enabled HuntCrossleyForce applies to the surface's set
-    "settings",    # (2,): [1 to apply the compliant forces else 0, transition velocity]
 ])
 """The contact search's per-State arrays, views of two flat buffers (``contact_i``,
 ``contact_f``) that the compiled realization receives as they are."""
@@ -195,10 +194,9 @@ def unpack_contacts(contact_i, contact_f):
     force, at = take_view(contact_f, at, (cap, 3))
     report, at = take_view(contact_f, at, (cap, 8))
     material, at = take_view(contact_f, at, (n, 8))
-    settings, at = take_view(contact_f, at, (2,))
     return ContactData(header, body, kind, group, clique, order, pairs, surf, rest, R_BS,
                        p_BS, radius, centre_S, R_GS, p_GS, centre_G, normal, depth, origin,
-                       kmax, kmin, kdir, point, force, report, material, settings)
+                       kmax, kmin, kdir, point, force, report, material)
 
 
 class ContactBuffers:
@@ -214,7 +212,7 @@ class ContactBuffers:
         # more than a dozen neighbours; a scene that finds more grows the buffers.
         cap = capacity or 16 + halves * finite.size + 8 * finite.size
         ints = _HEADER + 4 * n + finite.size + 2 * cap + 3 * cap
-        floats = n * (9 + 3 + 1 + 3 + 9 + 3 + 3 + 8) + cap * (3 + 1 + 3 + 1 + 1 + 3 + 3 + 3 + 8) + 2
+        floats = n * (9 + 3 + 1 + 3 + 9 + 3 + 3 + 8) + cap * (3 + 1 + 3 + 1 + 1 + 3 + 3 + 3 + 8)
         self.contact_i, self.contact_f = np.zeros(ints, np.int64), np.zeros(floats)
         self.contact_i[:4] = n, finite.size, cap, cap
         d = self.data = unpack_contacts(self.contact_i, self.contact_f)
@@ -229,10 +227,9 @@ class ContactBuffers:
         self.mesh_totals: list = []     # their elastic-foundation totals, once forces ran
 
     def grown(self, table: SurfaceTable) -> ContactBuffers:
-        """Buffers with twice the capacity, keeping the sweep order and settings."""
+        """Buffers with twice the capacity, keeping the sweep order and materials."""
         new = ContactBuffers(table, self.data.material, 2 * int(self.data.header[_CAP]))
         new.data.order[:] = self.data.order
-        new.data.settings[:] = self.data.settings
         return new
 
     def __deepcopy__(self, memo) -> ContactBuffers:

@@ -54,16 +54,6 @@ def _harmonic(a, b):
 
 
 @kernel
-def _station_velocity(V_GB, p_GB, b, P, out):
-    """v (m/s, in G) of the point of body b at P."""
-    w = V_GB[b]
-    rx, ry, rz = P[0] - p_GB[b, 0], P[1] - p_GB[b, 1], P[2] - p_GB[b, 2]
-    out[0] = w[3] + w[1] * rz - w[2] * ry
-    out[1] = w[4] + w[2] * rx - w[0] * rz
-    out[2] = w[5] + w[0] * ry - w[1] * rx
-
-
-@kernel
 def _velocity_at(V_GB, p_GB, b, P):
     """v (m/s, in G) of the point of body b at P, as a tuple."""
     w = V_GB[b]
@@ -146,8 +136,6 @@ def elastic_foundation_forces(spring_G, nearest_G, area, body_mesh, body_other, 
                               uv, s_mesh, vt, p_GB, V_GB, body_forces, totals):
     """The springs of one mesh inside another surface, added to body_forces; totals =
     [Σ f_normal, Σ PE, Σ power lost, Σ fn·P (3), Σ area, force on other (3)]."""
-    vm = np.empty(3)
-    vo = np.empty(3)
     vrel = np.empty(3)
     n = np.empty(3)
     P = np.empty(3)
@@ -165,8 +153,8 @@ def elastic_foundation_forces(spring_G, nearest_G, area, body_mesh, body_other, 
         for i in range(3):
             n[i] /= x
             P[i] = spring_G[j, i] - s_mesh * x * n[i]
-        _station_velocity(V_GB, p_GB, body_mesh, P, vm)
-        _station_velocity(V_GB, p_GB, body_other, P, vo)
+        vm = _velocity_at(V_GB, p_GB, body_mesh, P)
+        vo = _velocity_at(V_GB, p_GB, body_other, P)
         for i in range(3):
             vrel[i] = vo[i] - vm[i]
         xdot = -(vrel[0] * n[0] + vrel[1] * n[1] + vrel[2] * n[2])

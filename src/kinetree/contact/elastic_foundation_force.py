@@ -23,7 +23,7 @@ import math
 import numba
 import numpy as np
 
-from kinetree.contact.compliant import _apply, _station_velocity
+from kinetree.contact.compliant import _apply, _velocity_at
 from kinetree.contact.friction import hollars_kernel
 from kinetree.contact.general import ContactSetForce
 from kinetree.contact.mesh import TriangleMesh
@@ -37,7 +37,6 @@ def elastic_foundation_springs(spring_G, nearest_G, area, body_mesh, body_other,
                                ud, uv, vt, p_GB, V_GB, body_forces, with_forces):
     """Add the springs' forces to body_forces (when ``with_forces``); returns their
     potential energy (J)."""
-    vm = np.empty(3)
     vo = np.empty(3)
     d = np.empty(3)
     F = np.empty(3)
@@ -54,12 +53,12 @@ def elastic_foundation_springs(spring_G, nearest_G, area, body_mesh, body_other,
         if not with_forces:
             continue
         P = nearest_G[j]
-        _station_velocity(V_GB, p_GB, body_mesh, P, vm)
-        _station_velocity(V_GB, p_GB, body_other, P, vo)
+        vm = _velocity_at(V_GB, p_GB, body_mesh, P)
+        v_other = _velocity_at(V_GB, p_GB, body_other, P)
         vn = 0.0
         for i in range(3):
             d[i] /= dist
-            vo[i] -= vm[i]
+            vo[i] = v_other[i] - vm[i]
             vn += vo[i] * d[i]
         f = k * area[j] * dist * (1.0 + c * vn)
         if f <= 0.0:

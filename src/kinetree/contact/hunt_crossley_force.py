@@ -25,7 +25,7 @@ import math
 import numba
 import numpy as np
 
-from kinetree.contact.compliant import _apply, _harmonic, _station_velocity, _velocity_at
+from kinetree.contact.compliant import _apply, _harmonic, _velocity_at
 from kinetree.contact.friction import hollars_kernel
 from kinetree.contact.general import ContactSetForce
 from kinetree.system.stage import Stage
@@ -34,65 +34,27 @@ __all__ = ["HuntCrossleyForce"]
 
 
 @numba.njit(cache=True)
-def hunt_crossley_forces(surf, normal, depth, origin, kmax, kmin, body, k23, c, us, ud, uv,
-                         vt, p_GB, V_GB, body_forces, with_forces):
-    """Add every contact's force to body_forces (when ``with_forces``); returns the
-    potential energy (J)."""
-    v1 = np.empty(3)
-    v2 = np.empty(3)
-    F = np.empty(3)
-    P = np.empty(3)
+def hunt_crossley_forces(surf, normal, depth, origin, kmax, kmin, body, M, p_GB, V_GB,
+                         body_forces, with_forces):
+    """Add to body_forces (when ``with_forces``) the force of every contact between
+    surfaces an element acts on: those whose row of M (per surface: k^(2/3), c, μs, μd, μv,
+    v_t, 1 if an element applies) is marked; ``body`` holds each surface's body. Returns
+    their potential energy (J)."""
     pe = 0.0
     for m in range(depth.shape[0]):
         a, b = surf[m, 0], surf[m, 1]
-        s1 = k23[b] / (k23[a] + k23[b])
+        if M[a, 6] == 0.0:
+            continue
+        s1 = M[b, 0] / (M[a, 0] + M[b, 0])
         x = depth[m]
         n = normal[m]
-        E = k23[a] * s1
+        E = M[a, 0] * s1
         fH = (4.0 / 3.0) * E * x * math.sqrt(E * x / math.sqrt(kmax[m] * kmin[m]))
         pe += 0.4 * fH * x
         if not with_forces:
             continue
-        for i in range(3):
-            P[i] = origin[m, i] + x * (0.5 - s1) * n[i]
-        _station_velocity(V_GB, p_GB, body[a], P, v1)
-        _station_velocity(V_GB, p_GB, body[b], P, v2)
-        vn = 0.0
-        for i in range(3):
-            v1[i] -= v2[i]
-            vn += v1[i] * n[i]
-        f = fH * (1.0 + 1.5 * (c[a] * s1 + c[b] * (1.0 - s1)) * vn)
-        for i in range(3):
-            F[i] = f * n[i] if f > 0.0 else 0.0
-            v1[i] -= vn * n[i]                      # the slip velocity of 1 relative to 2
-        slip = math.sqrt(v1[0] * v1[0] + v1[1] * v1[1] + v1[2] * v1[2])
-        if slip != 0.0:
-            mu = hollars_kernel(slip, _harmonic(us[a], us[b]), _harmonic(ud[a], ud[b]),
-                                _harmonic(uv[a], uv[b]), vt)
-            for i in range(3):
-                F[i] += f * mu * v1[i] / slip
-        _apply(body_forces, p_GB, body[b], P, F, 1.0)
-        _apply(body_forces, p_GB, body[a], P, F, -1.0)
-    return pe
-
-
-@numba.njit(cache=True)
-def hunt_crossley_contact_forces(d, p_GB, V_GB, body_forces):
-    """The force of every point contact in ContactData ``d`` between surfaces that an
-    enabled HuntCrossleyForce acts on (``d.material``: k^(2/3), c, μs, μd, μv, v_t, 1), as
-    ``hunt_crossley_forces`` computes it, added to body_forces."""
-    M, body = d.material, d.body
-    for m in range(d.header[5]):
-        a, b = d.surf[m, 0], d.surf[m, 1]
-        if M[a, 6] == 0.0:
-            continue
-        s1 = M[b, 0] / (M[a, 0] + M[b, 0])
-        x = d.depth[m]
-        n = d.normal[m]
-        E = M[a, 0] * s1
-        fH = (4.0 / 3.0) * E * x * math.sqrt(E * x / math.sqrt(d.kmax[m] * d.kmin[m]))
         h = x * (0.5 - s1)
-        P = (d.origin[m, 0] + h * n[0], d.origin[m, 1] + h * n[1], d.origin[m, 2] + h * n[2])
+        P = (origin[m, 0] + h * n[0], origin[m, 1] + h * n[1], origin[m, 2] + h * n[2])
         v1 = _velocity_at(V_GB, p_GB, body[a], P)
         v2 = _velocity_at(V_GB, p_GB, body[b], P)
         w = (v1[0] - v2[0], v1[1] - v2[1], v1[2] - v2[2])
@@ -109,32 +71,35 @@ def hunt_crossley_contact_forces(d, p_GB, V_GB, body_forces):
             F = (F[0] + g * slip_v[0], F[1] + g * slip_v[1], F[2] + g * slip_v[2])
         _apply(body_forces, p_GB, body[b], P, F, 1.0)
         _apply(body_forces, p_GB, body[a], P, F, -1.0)
+    return pe
+
+
+@numba.njit(cache=True)
+def hunt_crossley_contact_forces(d, p_GB, V_GB, body_forces):
+    """``hunt_crossley_forces`` for the point contacts of ContactData ``d``, whose
+    ``material`` the GeneralContactSubsystem filled with the enabled elements' rows."""
+    m = d.header[5]
+    hunt_crossley_forces(d.surf[:m], d.normal[:m], d.depth[:m], d.origin[:m], d.kmax[:m],
+                         d.kmin[:m], d.body, d.material, p_GB, V_GB, body_forces, True)
 
 
 class HuntCrossleyForce(ContactSetForce):
     """``HuntCrossleyForce(forces, contacts, contact_set)`` (module docstring); stiffness
     in Pa."""
 
-    def _arrays(self):
-        """Per set entry: body, k^(2/3), c, μs, μd, μv (defaults 1, 0, 0, 0, 0)."""
-        n = self._contacts.get_num_bodies(self._set)
-        p = np.tile([1.0, 0.0, 0.0, 0.0, 0.0], (n, 1))
-        for i, values in self._parameters.items():
-            p[i] = values
-        return (self._contacts._body_indices(self._set), p[:, 0] ** (2.0 / 3.0),
-                *(np.ascontiguousarray(p[:, j]) for j in range(1, 5)))
-
     def _surface_parameters(self) -> np.ndarray:
-        """Per set entry, its row of the contact search's material for the compiled
-        realization: k^(2/3), c, μs, μd, μv, v_t, 1."""
-        _, k23, c, us, ud, uv = self._arrays()
-        n = k23.size
-        return np.column_stack([k23, c, us, ud, uv, np.full(n, self._transition_velocity),
-                                np.ones(n), np.zeros(n)])
+        """Per set entry, its row of material for ``hunt_crossley_forces``: k^(2/3), c, μs,
+        μd, μv (defaults 1, 0, 0, 0, 0), v_t, 1."""
+        n = self._contacts.get_num_bodies(self._set)
+        rows = np.tile([1.0, 0.0, 0.0, 0.0, 0.0, self._transition_velocity, 1.0, 0.0], (n, 1))
+        for i, values in self._parameters.items():
+            rows[i, :5] = values
+        rows[:, 0] **= 2.0 / 3.0
+        return rows
 
     def _realize(self, stage, state) -> None:
         if stage == Stage.TOPOLOGY:
-            self._params = self._arrays()
+            self._params = (self._contacts._body_indices(self._set), self._surface_parameters())
 
     def _has_hook(self, stage) -> bool:
         return stage == Stage.TOPOLOGY
@@ -145,5 +110,5 @@ class HuntCrossleyForce(ContactSetForce):
         if not len(cl):
             return 0.0
         return hunt_crossley_forces(cl.surf, cl.normal, cl.depth, cl.origin, cl.kmax,
-                                    cl.kmin, *self._params, self._transition_velocity,
-                                    cache.p_GB, cache.V_GB, body_forces, with_forces)
+                                    cl.kmin, *self._params, cache.p_GB, cache.V_GB,
+                                    body_forces, with_forces)

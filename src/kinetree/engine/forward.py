@@ -43,6 +43,8 @@ from kinetree.system.stage import Stage
 
 POSITION, VELOCITY = int(Stage.POSITION), int(Stage.VELOCITY)
 DYNAMICS, ACCELERATION = int(Stage.DYNAMICS), int(Stage.ACCELERATION)
+SINGULAR, OVERFLOW = 1, 2
+"""What realize_stages returns when it stops early."""
 
 
 @kernel
@@ -56,9 +58,9 @@ def realize_stages(first, last, tree_i, tree_f, buf, status, q, u, qdot, udot, q
     (``contact/collision.py``; none if empty) and, with a ``transition_velocity`` ≥ 0,
     applying the compliant contact forces (``contact/compliant.py``), with
     ``hunt_crossley`` those of HuntCrossleyForce elements (``contact/
-    hunt_crossley_force.py``). Stops after the
-    inertias, with status[0] = 1 + the body, if a body's articulated inertia is singular
-    along its mobilities, and after the contact search if its buffers overflowed."""
+    hunt_crossley_force.py``). Returns 0 when done, SINGULAR after the inertias if a
+    body's articulated inertia is singular along its mobilities (status[0] = 1 + the body),
+    OVERFLOW after the contact search if its buffers were too small."""
     tree = unpack_tree(tree_i, tree_f)
     cache = unpack_cache(buf, status)
     contacts = unpack_contacts(contact_i, contact_f)
@@ -66,13 +68,13 @@ def realize_stages(first, last, tree_i, tree_f, buf, status, q, u, qdot, udot, q
         position_sweep(tree, cache, q)
         search_contacts(contacts, cache.R_GB, cache.p_GB)
         if contacts.header[7] != 0:
-            return
+            return OVERFLOW
     if first <= VELOCITY <= last:
         velocity_sweep(tree, cache, q, u, qdot)
     if first <= DYNAMICS <= last:
         inertia_sweep(tree, cache)
         if status[0] != 0:
-            return
+            return SINGULAR
         for b in range(body_forces.shape[0]):
             for i in range(6):
                 body_forces[b, i] = 0.0
@@ -88,11 +90,12 @@ def realize_stages(first, last, tree_i, tree_f, buf, status, q, u, qdot, udot, q
     if first <= ACCELERATION <= last:
         acceleration_sweep(tree, cache, True, mobility_forces, body_forces, udot)
         qdotdot_sweep(tree, q, u, udot, qdotdot_work, qdotdot)
+    return 0
 
 
 NO_FORCES = (np.zeros(0, dtype=np.int64), np.zeros((0, FORCE_I_COLUMNS), dtype=np.int64),
              np.zeros(0), np.zeros(0))
 """realize_stages' force-table arguments for a model with no built-in force element."""
 
-NO_CONTACTS = (np.zeros(8, dtype=np.int64), np.zeros(2), -1.0, False)
+NO_CONTACTS = (np.zeros(8, dtype=np.int64), np.zeros(0), -1.0, False)
 """realize_stages' contact arguments for a model without compiled contact."""

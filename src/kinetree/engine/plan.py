@@ -21,7 +21,13 @@ from kinetree.contact.compliant import CompliantContactSubsystem
 from kinetree.contact.general import GeneralContactSubsystem
 from kinetree.contact.hunt_crossley_force import HuntCrossleyForce
 from kinetree.contact.tracker import ContactTrackerSubsystem
-from kinetree.engine.forward import NO_CONTACTS, NO_FORCES, realize_stages
+from kinetree.engine.forward import (
+    NO_CONTACTS,
+    NO_FORCES,
+    OVERFLOW,
+    SINGULAR,
+    realize_stages,
+)
 from kinetree.forces.general import GeneralForceSubsystem
 from kinetree.multibody.matter import SimbodyMatterSubsystem
 from kinetree.system.stage import STAGES, Stage
@@ -48,7 +54,6 @@ class RealizationPlan:
         self._after = {g: [] for g in _HOOKS}
         self._actions: dict[tuple[int, int], list] = {}
         self._system = system
-        self._contact_header = None
         matter = system._matter
         compiled = matter is not None and _keeps_hooks(matter, SimbodyMatterSubsystem)
         subsystems = [system._subsystems[i] for i in system._order]
@@ -96,10 +101,8 @@ class RealizationPlan:
                 buffers = search._buffers(state)
                 vt = -1.0 if compliant is None else compliant.get_transition_velocity()
                 contacts = (buffers.contact_i, buffers.contact_f, vt, bool(hunt_crossley))
-                self._contact_header = buffers.data.header
                 self._search = search
             self._arguments = (*matter._kernel_arguments(state), *table, *contacts)
-            self._status = self._arguments[3]
             self._matter = matter
         else:
             self._arguments = None
@@ -127,11 +130,18 @@ class RealizationPlan:
             actions.append((_STAGE, STAGES[g]))
         return actions
 
-    def _regrow(self, state, target: int) -> None:
-        """The contact search outgrew its buffers: grow them (which drops this plan, bound
-        to the old ones) and realize again from where the State is."""
-        self._search._grow(state)
-        self._system.realize(state, STAGES[target])
+    def _compiled_call(self, state, first: int, last: int, target: int) -> bool:
+        """Realize stages ``first``..``last`` in compiled code; False if the contact search
+        outgrew its buffers, which are then grown (dropping this plan, bound to the old
+        ones) and ``state`` realized through ``target`` again from where it is."""
+        failed = realize_stages(first, last, *self._arguments)
+        if failed == SINGULAR:
+            self._raise_singular(state)
+        if failed == OVERFLOW:
+            self._search._grow(state)
+            self._system.realize(state, STAGES[target])
+            return False
+        return True
 
     def _raise_singular(self, state) -> None:
         self._matter._raise_if_singular(self._matter.get_tree_data(state, Stage.MODEL, "realize"))
@@ -145,11 +155,7 @@ class RealizationPlan:
         parts = state._parts
         if len(actions) == 2 and actions[0][0] == _KERNEL:
             # Only built-in elements from here to the target: one call, then the marks.
-            realize_stages(actions[0][1], actions[0][2], *self._arguments)
-            if self._status[0]:
-                self._raise_singular(state)
-            if self._contact_header is not None and self._contact_header[7]:
-                self._regrow(state, target)
+            if not self._compiled_call(state, actions[0][1], actions[0][2], target):
                 return
             g = actions[1][1]
             for part in parts:
@@ -161,11 +167,7 @@ class RealizationPlan:
             for action in actions:
                 kind = action[0]
                 if kind == _KERNEL:
-                    realize_stages(action[1], action[2], *self._arguments)
-                    if self._status[0]:
-                        self._raise_singular(state)
-                    if self._contact_header is not None and self._contact_header[7]:
-                        self._regrow(state, target)
+                    if not self._compiled_call(state, action[1], action[2], target):
                         return
                     # The stages the call covered are done for every part but the
                     # last, which the Python that follows may still owe.

@@ -11,57 +11,38 @@ integrator's scratch State), never the advanced one, so a failure mid-step loses
 
 from __future__ import annotations
 
-import math
-
 import numba
 import numpy as np
 
-from kinetree.engine.forward import ACCELERATION, POSITION, realize_stages
+from kinetree.engine.forward import (
+    ACCELERATION,
+    OVERFLOW,
+    POSITION,
+    SINGULAR,
+    realize_stages,
+)
+from kinetree.multibody.kernels.n_matrix import normalize_quaternions
 from kinetree.system.stage import Stage
 from kinetree.system.subsystem import Subsystem
 
 
 @numba.njit(cache=True)
-def _realize_at(y_in, y, arguments):
-    """Realize the State whose arrays ``arguments`` views at y = ``y_in``; 0 if done, 1 if
-    an articulated inertia is singular, 2 if the contact buffers overflowed."""
-    y[:] = y_in
-    realize_stages(POSITION, ACCELERATION, *arguments)
-    if arguments[3][0] != 0:           # the tree status
-        return 1
-    if arguments[16][7] != 0:          # the contact header's overflow flag
-        return 2
-    return 0
-
-
-@numba.njit(cache=True)
 def runge_kutta_stages(y0, h, a, k, stage_y, y, ydot, *arguments):
-    """k[i] = f(y0 + h Σ_{j<i} a[i, j] k[j]) for every stage i ≥ 1 (k[0] given); the
-    status of ``_realize_at`` at the first that fails."""
+    """k[i] = f(y0 + h Σ_{j<i} a[i, j] k[j]) for every stage i ≥ 1 (k[0] given), each f
+    a realization of the State whose arrays ``arguments`` views (y, ẏ among them); 0, or
+    what realize_stages returned at the first that stopped early."""
     for i in range(1, k.shape[0]):
         for n in range(y0.shape[0]):
             total = 0.0
             for j in range(i):
                 total += a[i, j] * k[j, n]
             stage_y[n] = y0[n] + h * total
-        failed = _realize_at(stage_y, y, arguments)
+        y[:] = stage_y
+        failed = realize_stages(POSITION, ACCELERATION, *arguments)
         if failed != 0:
             return failed
         k[i, :] = ydot
     return 0
-
-
-@numba.njit(cache=True)
-def normalize_quaternions(y, quaternion_q):
-    """Scale each quaternion block of q (rows of ``quaternion_q``) in y to unit length."""
-    for r in range(quaternion_q.shape[0]):
-        s = 0.0
-        for j in range(4):
-            s += y[quaternion_q[r, j]] ** 2
-        s = math.sqrt(s)
-        if s > 0.0:
-            for j in range(4):
-                y[quaternion_q[r, j]] /= s
 
 
 class CompiledStepper:
@@ -105,9 +86,9 @@ class CompiledStepper:
         """True if the evaluation succeeded; raise for a singular inertia; after a contact
         buffer overflow grow the buffers, rebind to the State's new plan and say False
         (evaluate again)."""
-        if failed == 1:
+        if failed == SINGULAR:
             self._plan._raise_singular(self._state)
-        if failed == 2:
+        if failed == OVERFLOW:
             self._plan._search._grow(self._state)
             self._plan = self._system._plan_of(self._state)
             self._arguments = self._plan._arguments

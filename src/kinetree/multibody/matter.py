@@ -45,6 +45,7 @@ from kinetree.multibody.kernels.n_matrix import (
     multiply_by_n_inv,
     multiply_by_n_inv_transpose,
     multiply_by_n_transpose,
+    normalize_quaternions,
 )
 from kinetree.multibody.kernels.rnea import calc_residual_forces
 from kinetree.multibody.mobilized_body import Ground, MobilizedBody
@@ -87,10 +88,10 @@ class TreeData:
         constant and shared."""
         buf, status = self.buf.copy(), self.status.copy()
         return TreeData(self.tree_i, self.tree_f, buf, status, self.tree,
-                         unpack_cache(buf, status), self.body_forces.copy(),
-                         self.mobility_forces.copy(), self.qdotdot_work.copy(),
-                         self.quaternion_q,
-                         None if self.custom is None else copy.deepcopy(self.custom, memo))
+                        unpack_cache(buf, status), self.body_forces.copy(),
+                        self.mobility_forces.copy(), self.qdotdot_work.copy(),
+                        self.quaternion_q,
+                        None if self.custom is None else copy.deepcopy(self.custom, memo))
 
 
 class SimbodyMatterSubsystem(Subsystem):
@@ -171,10 +172,10 @@ class SimbodyMatterSubsystem(Subsystem):
                         and tree.nq[b._index] == b._default_q.size]
         custom = self._custom
         data = TreeData(tree_i, tree_f, buf, status, tree, unpack_cache(buf, status),
-                         np.zeros((nb, 6)), np.zeros(int(tree.nu.sum())),
-                         np.zeros(int(tree.nq.sum())),
-                         np.array(quaternion_q, dtype=np.int64).reshape(-1, 4),
-                         CustomHinges(custom, tree) if custom else None)
+                        np.zeros((nb, 6)), np.zeros(int(tree.nu.sum())),
+                        np.zeros(int(tree.nq.sum())),
+                        np.array(quaternion_q, dtype=np.int64).reshape(-1, 4),
+                        CustomHinges(custom, tree) if custom else None)
         self.set_cache_entry(state, self._data_index, data)
         self._constraint_hooks("realize_model", state)
         self._custom_hook("realize_model", state)
@@ -844,11 +845,8 @@ class SimbodyMatterSubsystem(Subsystem):
     def _normalize_quaternions(self, state, d) -> None:
         """Scale every quaternion block of q to unit length (the orientation it stands for
         is unchanged)."""
-        if not d.quaternion_q.size:
-            return
-        q = self.upd_q(state)
-        quaternions = q[d.quaternion_q]
-        q[d.quaternion_q] = quaternions / np.linalg.norm(quaternions, axis=1)[:, None]
+        if d.quaternion_q.size:
+            normalize_quaternions(self.upd_q(state), d.quaternion_q)
 
     @staticmethod
     def _worst_constraint(data, perr):

@@ -1,7 +1,10 @@
 """The kinematic coupling q̇ = N(q) u of every mobilizer, applied over the whole tree:
 q̇ from u, u from q̇ (N⁻¹), their transposes (which carry q-space forces to u-space and
 back), and q̈ = N u̇ + Ṅ u. The transposes apply each body's block to unit vectors, in the
-(2, 7) scratch ``work``: N is at most 7 x 6."""
+(2, 7) scratch ``work``: N is at most 7 x 6. Quaternions are normalized here too, since
+N assumes them unit."""
+
+import math
 
 import numba
 
@@ -86,3 +89,17 @@ def qdotdot_sweep(tree, q, u, udot, work, out):
 def calc_qdotdot(tree_i, tree_f, q, u, udot, work, out):
     """``qdotdot_sweep`` on the flat model and cache buffers."""
     qdotdot_sweep(unpack_tree(tree_i, tree_f), q, u, udot, work, out)
+
+
+@kernel
+def normalize_quaternions(q, quaternion_q):
+    """Scale each quaternion block of q (its indices a row of ``quaternion_q``, (k, 4)) to
+    unit length; the orientation it stands for is unchanged. A zero block stays zero."""
+    for r in range(quaternion_q.shape[0]):
+        s = 0.0
+        for j in range(4):
+            s += q[quaternion_q[r, j]] ** 2
+        s = math.sqrt(s)
+        if s > 0.0:
+            for j in range(4):
+                q[quaternion_q[r, j]] /= s
