@@ -146,6 +146,14 @@ class RealizationPlan:
     def _raise_singular(self, state) -> None:
         self._matter._raise_if_singular(self._matter.get_tree_data(state, Stage.MODEL, "realize"))
 
+    def mark_realized(self, state, target: int) -> None:
+        """Mark ``state`` realized through ``target``, its arrays having been filled by
+        compiled code with nothing else owed on the way."""
+        for part in state._parts:
+            if part.stage < target:
+                part.stage = STAGES[target]
+        state._stage = STAGES[target]
+
     def run(self, state, target: int) -> None:
         """Realize ``state`` (at INSTANCE or beyond) through ``target``."""
         key = (state._stage + 1, target)
@@ -157,11 +165,7 @@ class RealizationPlan:
             # Only built-in elements from here to the target: one call, then the marks.
             if not self._compiled_call(state, actions[0][1], actions[0][2], target):
                 return
-            g = actions[1][1]
-            for part in parts:
-                if part.stage < g:
-                    part.stage = g
-            state._stage = g
+            self.mark_realized(state, actions[1][1])
             return
         try:
             for action in actions:

@@ -1,12 +1,16 @@
-"""CompiledStepper: an integrator's derivative evaluations in compiled code, for a State
-whose realization from TIME to ACCELERATION is one compiled call with no Python in it and
-whose only projection is the normalization of quaternions (a model of built-in elements
-without constraints).
+"""CompiledStepper: runs of explicit Runge-Kutta steps in compiled code, for a State whose
+realization from TIME to ACCELERATION is one compiled call with no Python in it and whose
+only projection is the normalization of quaternions (a model of built-in elements without
+constraints).
 
-The integrator keeps its whole logic (error control, dense output, events) and asks the
-stepper for ẏ = f(y), one compiled call per evaluation, or for all the stages of an
-explicit Runge-Kutta step in one call. The evaluations use the stepper's own State (the
-integrator's scratch State), never the advanced one, so a failure mid-step loses nothing.
+An integrator hands the stepper its step-control settings and the ends of its last step;
+``runge_kutta_steps`` then takes every step up to the next report time, stop time or step
+limit in one call: the stages, the error norm and the step-size control, the projection,
+and the derivative at each step's end, exactly as ``Integrator._take_step`` does them
+in Python. The stages are evaluated on the integrator's scratch State; only the last
+step's end is realized on the advanced State, so a failure mid-run leaves the advanced
+State where it was, and the integrator brings it to the last accepted step before
+raising. Event triggers, dense output and reports stay with the integrator, between runs.
 """
 
 from __future__ import annotations
@@ -21,92 +25,207 @@ from kinetree.engine.forward import (
     SINGULAR,
     realize_stages,
 )
+from kinetree.integrators.step_control import (
+    ACCURACY,
+    ATTEMPTED,
+    END_PENDING,
+    ERROR_FAILURES,
+    EXPONENT,
+    FIXED_STEP,
+    H_NEXT,
+    H_TAKEN,
+    INFINITY_NORM,
+    MAX_GROWTH,
+    MAX_SHRINK,
+    MAX_STEP,
+    MIN_STEP,
+    PROJECT,
+    PROJECTIONS,
+    REALIZATIONS,
+    SAFETY,
+    STEP_LIMIT,
+    STEPS,
+    T0,
+    T1,
+    T_REPORT,
+    T_STOP,
+    TOO_SMALL,
+    combine,
+    scaled_error_norm,
+    time_tol,
+)
 from kinetree.multibody.kernels.n_matrix import normalize_quaternions
 from kinetree.system.stage import Stage
 from kinetree.system.subsystem import Subsystem
 
+# realize_stages' arguments after (first, last) that hold q, u, q̇ and u̇.
+_Q, _U, _QDOT, _UDOT = 4, 5, 6, 7
+
+
+@numba.njit(cache=True, inline="always")
+def _derivative(y, arguments, ydot):
+    """ẏ = f(y) by realizing the State whose arrays are ``arguments``; 0 or why not."""
+    q, u = arguments[_Q], arguments[_U]
+    nq = q.shape[0]
+    q[:] = y[:nq]
+    u[:] = y[nq:]
+    failed = realize_stages(POSITION, ACCELERATION, *arguments)
+    ydot[:nq] = arguments[_QDOT]
+    ydot[nq:] = arguments[_UDOT]
+    return failed
+
 
 @numba.njit(cache=True)
-def runge_kutta_stages(y0, h, a, k, stage_y, y, ydot, *arguments):
-    """k[i] = f(y0 + h Σ_{j<i} a[i, j] k[j]) for every stage i ≥ 1 (k[0] given), each f
-    a realization of the State whose arrays ``arguments`` views (y, ẏ among them); 0, or
-    what realize_stages returned at the first that stopped early."""
-    for i in range(1, k.shape[0]):
-        for n in range(y0.shape[0]):
-            total = 0.0
-            for j in range(i):
-                total += a[i, j] * k[j, n]
-            stage_y[n] = y0[n] + h * total
-        y[:] = stage_y
-        failed = realize_stages(POSITION, ACCELERATION, *arguments)
-        if failed != 0:
-            return failed
-        k[i, :] = ydot
-    return 0
+def runge_kutta_steps(control_f, control_i, work, k, tableau, weights, group_ends,
+                      quaternion_q, arguments):
+    """Take explicit Runge-Kutta steps from (t1, y1, ẏ1) until t1 reaches the report time
+    or the stop time, or the step limit is met, realizing the State whose arrays are
+    ``arguments`` for every derivative.
+
+    Each step is ``Integrator._take_step``: y0 = y1, the stages k[i] = f(y0 + h Σ a_ij
+    k_j), y1 = y0 + h Σ b_i k_i, the error h Σ e_i k_i weighed against the accuracy (no
+    test with a fixed step), h adapted, quaternions normalized, and ẏ1 = f(y1). ``work``
+    holds y0, ẏ0, y1, ẏ1, the error and a stage's y; ``tableau`` the rows of a, then b,
+    then e. Returns 0, SINGULAR or OVERFLOW from a realization, or TOO_SMALL; the
+    control arrays then hold the last accepted step, and ``control_i[END_PENDING]`` says
+    whether its end derivative is still owed."""
+    y0, ydot0, y1, ydot1, err, stage_y = work[0], work[1], work[2], work[3], work[4], work[5]
+    s = k.shape[0]
+    a, b, e = tableau[:s], tableau[s], tableau[s + 1]
+    nq = arguments[_Q].shape[0]
+    fixed = control_f[FIXED_STEP]
+    steps = 0
+    while True:
+        t1 = control_f[T1]
+        tol = time_tol(t1)
+        if control_i[END_PENDING]:
+            failed = _derivative(y1, arguments, ydot1)
+            if failed != 0:
+                return failed
+            control_i[END_PENDING] = 0
+            control_i[REALIZATIONS] += 1
+        if (t1 >= control_f[T_REPORT] - tol or t1 >= control_f[T_STOP] - tol
+                or (control_i[STEP_LIMIT] > 0 and steps >= control_i[STEP_LIMIT])):
+            return 0
+        # One step from (t0, y0) = (t1, y1), retried smaller until its error passes.
+        t0 = control_f[T0] = t1
+        y0[:] = y1
+        ydot0[:] = ydot1
+        t_stop = control_f[T_STOP]
+        while True:
+            h = min(fixed if fixed > 0.0 else control_f[H_NEXT], control_f[MAX_STEP])
+            remaining = t_stop - t0
+            if h >= remaining or remaining - h < 1e-3 * h:
+                h = remaining
+            k[0, :] = ydot0
+            for i in range(1, s):
+                combine(y0, h, a[i], k, i, stage_y)
+                failed = _derivative(stage_y, arguments, k[i])
+                if failed != 0:
+                    # This attempt never happened: it is taken again after the repair.
+                    control_i[REALIZATIONS] -= i - 1
+                    return failed
+                control_i[REALIZATIONS] += 1
+            control_i[ATTEMPTED] += 1
+            combine(y0, h, b, k, s, y1)
+            h_new = h
+            if fixed <= 0.0:
+                for n in range(err.shape[0]):
+                    total = 0.0
+                    for j in range(s):
+                        total += e[j] * k[j, n]
+                    err[n] = h * total
+                norm = scaled_error_norm(err, y0, y1, weights, group_ends,
+                                         control_i[INFINITY_NORM] != 0)
+                factor = SAFETY * (control_f[ACCURACY] / norm) ** control_f[EXPONENT] \
+                    if norm > 0 else MAX_GROWTH
+                if norm > control_f[ACCURACY]:
+                    control_i[ERROR_FAILURES] += 1
+                    h_new = h * max(MAX_SHRINK, min(factor, 0.9))
+                    control_f[H_NEXT] = h_new
+                    if h_new < max(control_f[MIN_STEP], time_tol(t0)):
+                        y1[:] = y0                      # the step is not taken
+                        return TOO_SMALL
+                    continue
+                h_new = h * min(MAX_GROWTH, max(1.0, factor))
+            break
+        if control_i[PROJECT]:
+            normalize_quaternions(y1[:nq], quaternion_q)
+            control_i[PROJECTIONS] += 1
+        t_end = t0 + h
+        control_f[T1] = t_end if t_stop - t_end > time_tol(t_end) else t_stop
+        control_f[H_TAKEN] = h
+        if fixed <= 0.0:
+            control_f[H_NEXT] = min(h_new, control_f[MAX_STEP])
+        control_i[STEPS] += 1
+        control_i[END_PENDING] = 1
+        steps += 1
 
 
 class CompiledStepper:
-    """Compiled derivative evaluations on one State (module docstring)."""
+    """Compiled runs of explicit Runge-Kutta steps on an integrator's advanced State
+    (module docstring)."""
 
-    def __init__(self, system, state, plan):
-        self._system, self._state, self._plan = system, state, plan
-        self._arguments = plan._arguments
-        self._y, self._ydot = state._y, state._ydot
+    def __init__(self, system, state):
+        self._system, self._state = system, state
         matter = system.get_matter_subsystem()
         self._quaternion_q = matter.get_tree_data(state).quaternion_q
-        self._one_stage = np.zeros((2, self._y.size))
-        self._no_coefficients = np.zeros((2, 2))
-        self._stage_y = np.zeros(self._y.size)
 
     @classmethod
     def for_state(cls, system, state) -> CompiledStepper | None:
         """A stepper on ``state`` (realized to INSTANCE), or None if its realization has
         Python in it, or it has something to project beyond quaternions, or variables
         the matter subsystem does not own."""
-        plan = system._plan_of(state)
-        if plan._arguments is None:
+        if not _compiled_throughout(system, state, system._plan_of(state)):
             return None
-        actions = plan._plan(int(Stage.TIME), int(Stage.ACCELERATION))
-        if [a[1:] for a in actions if a[0] != 2] != [(int(POSITION), int(ACCELERATION))]:
-            return None
-        matter = system.get_matter_subsystem()
-        part = state._parts[matter.get_my_subsystem_index()]
-        nq, nu = state.get_num_q(), state.get_num_u()
-        if state.get_num_z() or part.q_slice != slice(0, nq) or part.u_slice != slice(0, nu):
-            return None
-        if matter._constraints and matter._constraint_data(state).layouts:
-            return None
-        for ss in system._subsystems:
-            if ss is not matter and (type(ss).project_q is not Subsystem.project_q
-                                     or type(ss).project_u is not Subsystem.project_u):
-                return None
-        return cls(system, state, plan)
+        return cls(system, state)
 
-    def _done(self, failed: int) -> bool:
-        """True if the evaluation succeeded; raise for a singular inertia; after a contact
-        buffer overflow grow the buffers, rebind to the State's new plan and say False
-        (evaluate again)."""
-        if failed == SINGULAR:
-            self._plan._raise_singular(self._state)
-        if failed == OVERFLOW:
-            self._plan._search._grow(self._state)
-            self._plan = self._system._plan_of(self._state)
-            self._arguments = self._plan._arguments
-        return failed == 0
+    def run(self, control_f, control_i, work, k, tableau, weights, group_ends) -> int:
+        """``runge_kutta_steps`` on the State, its contact buffers grown and the run
+        resumed whenever a search outgrew them; returns 0, SINGULAR or TOO_SMALL."""
+        while True:
+            plan = self._system._plan_of(self._state)
+            failed = runge_kutta_steps(control_f, control_i, work, k, tableau, weights,
+                                       group_ends, self._quaternion_q, plan._arguments)
+            if failed != OVERFLOW:
+                return failed
+            plan._search._grow(self._state)
 
-    def evaluate(self, y: np.ndarray, out: np.ndarray) -> None:
-        """out = ẏ at y: a Runge-Kutta "step" of one stage at y (one compiled function
-        serves both, as each caller of the realization compiles it again)."""
-        k = self._one_stage
-        self.runge_kutta_stages(y, 0.0, self._no_coefficients, k, self._stage_y)
-        out[:] = k[1]
+    def error(self, failed: int, integrator) -> Exception:
+        """The exception for a run that returned ``failed`` (SINGULAR or TOO_SMALL)."""
+        if failed == TOO_SMALL:
+            return integrator._accuracy_unmet(integrator._t0, integrator._h_next)
+        assert failed == SINGULAR
+        try:
+            self._system._plan_of(self._state)._raise_singular(self._state)
+        except Exception as error:          # noqa: BLE001 - handed to the caller to raise
+            return error
+        raise AssertionError("a singular realization that raised nothing")
 
-    def runge_kutta_stages(self, y0, h, a, k, stage_y) -> None:
-        """The stages 1.. of an explicit Runge-Kutta step into k (k[0] given)."""
-        while not self._done(runge_kutta_stages(y0, h, a, k, stage_y, self._y, self._ydot,
-                                                *self._arguments)):
-            pass
+    def mark_realized(self, state) -> None:
+        """``state``'s arrays were realized through ACCELERATION by a run: say so."""
+        self._system._plan_of(state).mark_realized(state, int(Stage.ACCELERATION))
 
     def project(self, y: np.ndarray) -> None:
         """The projection of such a model: its quaternions normalized, in y."""
         normalize_quaternions(y, self._quaternion_q)
+
+
+def _compiled_throughout(system, state, plan) -> bool:
+    """Whether ``state``'s realization from TIME to ACCELERATION is one compiled call, its
+    y is the matter subsystem's [q u], and nothing but quaternions needs projecting."""
+    if plan._arguments is None:
+        return False
+    actions = plan._plan(int(Stage.TIME), int(Stage.ACCELERATION))
+    if [a[1:] for a in actions if a[0] != 2] != [(int(POSITION), int(ACCELERATION))]:
+        return False
+    matter = system.get_matter_subsystem()
+    part = state._parts[matter.get_my_subsystem_index()]
+    nq, nu = state.get_num_q(), state.get_num_u()
+    if state.get_num_z() or part.q_slice != slice(0, nq) or part.u_slice != slice(0, nu):
+        return False
+    if matter._constraints and matter._constraint_data(state).layouts:
+        return False
+    return all(ss is matter or (type(ss).project_q is Subsystem.project_q
+                                and type(ss).project_u is Subsystem.project_u)
+               for ss in system._subsystems)

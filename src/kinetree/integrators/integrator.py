@@ -24,10 +24,15 @@ from __future__ import annotations
 import enum
 import math
 
-import numba
 import numpy as np
 
 from kinetree.errors import IntegrationError, InvalidArgumentError, KinetreeError
+from kinetree.integrators.step_control import (
+    MAX_GROWTH,
+    MAX_SHRINK,
+    SAFETY,
+    scaled_error_norm,
+)
 from kinetree.system.stage import Stage
 
 
@@ -50,33 +55,6 @@ class TerminationReason(enum.IntEnum):
     ANY_EVENT_HANDLER_REQUESTED_TERMINATION = 2
     EVENT_HANDLER_REQUESTED_TERMINATION = 3
     INVALID_TERMINATION_REASON = 4
-
-
-_SAFETY = 0.9
-_MAX_GROWTH = 5.0
-_MAX_SHRINK = 0.1
-
-
-@numba.njit(cache=True)
-def _scaled_error_norm(err, y0, y1, w, group_ends, infinity_norm):
-    """max over the groups q, u, z (ending at ``group_ends``) of the RMS, or the largest,
-    of |err_i| W_i / max(1, max(|y0_i|, |y1_i|) W_i)."""
-    norm = 0.0
-    start = 0
-    for end in group_ends:
-        total = 0.0
-        for i in range(start, end):
-            size = max(abs(y0[i]), abs(y1[i])) * w[i]
-            e = abs(err[i]) * w[i] / (size if size > 1.0 else 1.0)
-            if infinity_norm:
-                total = max(total, e)
-            else:
-                total += e * e
-        if not infinity_norm and end > start:
-            total = np.sqrt(total / (end - start))
-        norm = max(norm, total)
-        start = end
-    return norm
 
 
 class Integrator:
@@ -288,9 +266,9 @@ class Integrator:
         self._triggered: list = []
         self._h_taken = 0.0
         ny = self._advanced.get_num_y()
-        self._y0, self._ydot0 = np.empty(ny), np.empty(ny)
-        self._y1, self._ydot1 = np.empty(ny), np.empty(ny)
-        self._err = np.empty(ny)
+        # The ends of the last step, the error estimate and a stage's y, in one array.
+        self._work = np.empty((6, ny))
+        self._y0, self._ydot0, self._y1, self._ydot1, self._err, self._stage_y = self._work
         nq, nu = self._advanced.get_num_q(), self._advanced.get_num_u()
         self._group_ends = np.array([nq, nq + nu, ny], dtype=np.int64)
         self._allocate(ny)
@@ -312,8 +290,8 @@ class Integrator:
         state = self._advanced
         self._scratch = state.copy()
         self._interpolated = state.copy()
-        # Compiled evaluations of f on the scratch State, when the System offers them.
-        self._stepper = self._system._compiled_stepper(self._scratch)
+        # Compiled runs of steps, when the System offers them for this State.
+        self._stepper = self._system._compiled_stepper(state)
         self._h_next = math.nan
         self._project(state, force=True)
         self._realize(state)
@@ -374,8 +352,10 @@ class Integrator:
             t_stop = min(scheduled_event_time, self._final_time)
             if not self._allow_interpolation:
                 t_stop = min(t_stop, report_time)
-            self._take_step(t_stop)
-            steps += 1
+            # One step at a time where the triggers or the caller must see each step.
+            one = bool(self._triggers) or self._return_every_internal_step
+            limit = 1 if one else self._internal_step_limit and self._internal_step_limit - steps
+            steps += self._take_steps(t_stop, report_time, limit)
             self._check_triggers()
             if self._return_every_internal_step and not self._pending_trigger and \
                     report_time > self._t1 + self._time_tol(self._t1):
@@ -386,15 +366,22 @@ class Integrator:
 
     @staticmethod
     def _time_tol(t: float) -> float:
-        return 1e-14 * max(1.0, abs(t))
+        return 1e-14 * max(1.0, abs(t))      # step_control.time_tol, without a compiled call
 
     # ------------------------------------------------------------ stepping
+    def _take_steps(self, t_stop: float, report_time: float, limit: int) -> int:
+        """Take one step toward ``t_stop``, and a method that can take several without
+        Python takes more, until t1 reaches ``report_time`` or ``t_stop`` or it has taken
+        ``limit`` (0: no limit); returns how many."""
+        self._take_step(t_stop)
+        return 1
+
     def _take_step(self, t_stop: float) -> None:
         """One accepted step from (t1, y1) toward at most ``t_stop``, adapting h."""
         t0 = self._t1
         self._t0 = t0
-        self._y0, self._y1 = self._y1, self._y0
-        self._ydot0, self._ydot1 = self._ydot1, self._ydot0
+        self._y0[:] = self._y1
+        self._ydot0[:] = self._ydot1
         if math.isnan(self._h_next):
             self._h_next = self._fixed_step or self._initial_step or self._starting_step()
         while True:
@@ -413,12 +400,15 @@ class Integrator:
                 return
             if self._fixed_step is not None or h_new < max(self._min_step,
                                                           1e-14 * max(1.0, abs(t0))):
-                raise IntegrationError(
-                    f"{type(self).__name__}: cannot meet accuracy {self._accuracy:g} at t = "
-                    f"{t0:.17g}: the step size fell to {h_new:.3g} s (minimum "
-                    f"{self._min_step:g}). The model may be stiff (try CPodesIntegrator), "
-                    f"discontinuous without an event, or the accuracy too tight.")
+                raise self._accuracy_unmet(t0, h_new)
             self._h_next = h_new
+
+    def _accuracy_unmet(self, t0: float, h_new: float) -> IntegrationError:
+        return IntegrationError(
+            f"{type(self).__name__}: cannot meet accuracy {self._accuracy:g} at t = "
+            f"{t0:.17g}: the step size fell to {h_new:.3g} s (minimum "
+            f"{self._min_step:g}). The model may be stiff (try CPodesIntegrator), "
+            f"discontinuous without an event, or the accuracy too tight.")
 
     def _attempt_with_control(self, t0: float, h: float):
         """Attempt a step of h; returns (accepted, next step size). On acceptance the
@@ -427,12 +417,12 @@ class Integrator:
         err = self._attempt(t0, h)
         if self._fixed_step is None and err is not None:
             norm = self._error_norm(err)
-            factor = _SAFETY * (self._accuracy / norm) ** (1.0 / (self.min_order + 1)) \
-                if norm > 0 else _MAX_GROWTH
+            factor = SAFETY * (self._accuracy / norm) ** (1.0 / (self.min_order + 1)) \
+                if norm > 0 else MAX_GROWTH
             if norm > self._accuracy:
                 self._error_test_failures += 1
-                return False, h * max(_MAX_SHRINK, min(factor, 0.9))
-            h_new = h * min(_MAX_GROWTH, max(1.0, factor))
+                return False, h * max(MAX_SHRINK, min(factor, 0.9))
+            h_new = h * min(MAX_GROWTH, max(1.0, factor))
         else:
             h_new = h
         state = self._advanced
@@ -481,10 +471,6 @@ class Integrator:
     # ------------------------------------------------------------ helpers
     def _f(self, t: float, y: np.ndarray, out: np.ndarray) -> np.ndarray:
         """ẏ at (t, y), written into ``out``: one realization of the scratch State."""
-        if self._stepper is not None:
-            self._stepper.evaluate(y, out)
-            self._realizations += 1
-            return out
         state = self._scratch
         self._write(state, t, y)
         self._realize(state)
@@ -525,7 +511,7 @@ class Integrator:
         """The weighted norm of the error estimate that eq 6 compares with α: the largest
         of the RMS (or largest) scaled errors of q, of u and of z, as Simbody measures it,
         so a few badly integrated speeds are not averaged away by many exact angles."""
-        return _scaled_error_norm(err, self._y0, self._y1, self._unit_weights,
+        return scaled_error_norm(err, self._y0, self._y1, self._unit_weights,
                                   self._group_ends, self._infinity_norm)
 
     # ------------------------------------------------------- dense output

@@ -7,10 +7,13 @@ at the start of the step, which the previous step already realized.
 
 from __future__ import annotations
 
-import numba
+import math
+
 import numpy as np
 
+from kinetree.integrators import step_control as control
 from kinetree.integrators.integrator import Integrator
+from kinetree.integrators.step_control import combine
 
 
 class ExplicitRungeKutta(Integrator):
@@ -25,35 +28,60 @@ class ExplicitRungeKutta(Integrator):
     def _allocate(self, ny: int) -> None:
         s = len(self.c)
         self._k = np.empty((s, ny))
-        self._stage_y = np.empty(ny)
-        self._a = np.zeros((s, s))
+        # The tableau in one array: the rows of a (row i the coefficients of stage i),
+        # then b, then e.
+        self._tableau = np.zeros((s + 2, s))
         for i, row in enumerate(self.a, start=1):
-            self._a[i, :len(row)] = row
-        self._b = np.array(self.b, dtype=float)
-        self._e = np.array(self.e, dtype=float)
+            self._tableau[i, :len(row)] = row
+        self._tableau[s], self._tableau[s + 1] = self.b, self.e
+        self._a, self._b, self._e = self._tableau[:s], self._tableau[s], self._tableau[s + 1]
         self._zero = np.zeros(ny)
+        self._control_f = np.zeros(control.N_CONTROL_F)
+        self._control_i = np.zeros(control.N_CONTROL_I, dtype=np.int64)
+        # Compiled runs take the steps this class's _attempt would, and nothing else.
+        cls = type(self)
+        self._runs_compiled = cls._attempt is ExplicitRungeKutta._attempt and \
+            cls._take_step is Integrator._take_step and cls._accepted is Integrator._accepted
 
     def _attempt(self, t0: float, h: float):
         k, y = self._k, self._stage_y
         k[0] = self._ydot0
-        stepper = self._stepper
-        if stepper is not None:
-            stepper.runge_kutta_stages(self._y0, h, self._a, k, y)
-            self._realizations += len(self.c) - 1
-        else:
-            for i in range(1, len(self.c)):
-                _combine(self._y0, h, self._a[i], k, i, y)
-                self._f(t0 + self.c[i] * h, y, k[i])
-        _combine(self._y0, h, self._b, k, len(self.c), self._y1)
-        _combine(self._zero, h, self._e, k, len(self.c), self._err)
+        for i in range(1, len(self.c)):
+            combine(self._y0, h, self._a[i], k, i, y)
+            self._f(t0 + self.c[i] * h, y, k[i])
+        combine(self._y0, h, self._b, k, len(self.c), self._y1)
+        combine(self._zero, h, self._e, k, len(self.c), self._err)
         return self._err
 
-
-@numba.njit(cache=True)
-def _combine(y0, h, coefficients, k, n, out):
-    """out = y0 + h Σ_{j<n} coefficients_j k_j: one stage or the step's end, in one pass."""
-    for i in range(y0.shape[0]):
-        total = 0.0
-        for j in range(n):
-            total += coefficients[j] * k[j, i]
-        out[i] = y0[i] + h * total
+    def _take_steps(self, t_stop: float, report_time: float, limit: int) -> int:
+        """With a compiled stepper, every step up to the report time in one compiled run
+        (engine/step.py): the steps ``_take_step`` would take one at a time."""
+        stepper = self._stepper
+        if stepper is None or not self._runs_compiled:
+            return super()._take_steps(t_stop, report_time, limit)
+        if math.isnan(self._h_next):
+            self._h_next = self._fixed_step or self._initial_step or self._starting_step()
+        f, i = self._control_f, self._control_i
+        f[:] = (self._t0, self._t1, self._h_next, self._h_taken, t_stop, report_time,
+                self._fixed_step or 0.0, self._max_step, self._min_step, self._accuracy,
+                1.0 / (self.min_order + 1))
+        i[:] = (limit, self._project_every_step, self._infinity_norm, self._steps_taken,
+                self._steps_attempted, self._realizations, self._projections,
+                self._error_test_failures, 0)
+        failed = stepper.run(f, i, self._work, self._k, self._tableau, self._unit_weights,
+                             self._group_ends)
+        taken = int(i[control.STEPS]) - self._steps_taken
+        self._t0, self._t1, self._h_next, self._h_taken = f[:control.T_STOP].tolist()
+        (self._steps_taken, self._steps_attempted, self._realizations, self._projections,
+         self._error_test_failures) = i[control.STEPS:control.END_PENDING].tolist()
+        state = self._advanced
+        state.set_time(self._t1)
+        if failed == 0:
+            stepper.mark_realized(state)
+            return taken
+        # The run left the advanced State's arrays mid-step: back to the last step taken.
+        error = stepper.error(failed, self)
+        state.upd_y()[:] = self._y1
+        self._realize(state)
+        self._ydot1[:] = state.get_y_dot()
+        raise error

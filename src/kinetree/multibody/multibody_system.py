@@ -80,9 +80,9 @@ class MultibodySystem(System):
         return plan
 
     def _compiled_stepper(self, state):
-        """A CompiledStepper (engine/step.py) evaluating ``state``'s derivatives in
-        compiled code, if its realization allows (a model of built-in elements without
-        constraints), else None."""
+        """A CompiledStepper (engine/step.py) taking an integrator's steps on ``state``
+        in compiled code, if its realization allows (a model of built-in elements
+        without constraints), else None."""
         self.realize(state, Stage.INSTANCE)
         self._plan_of(state)
         return _engine.step.CompiledStepper.for_state(self, state)

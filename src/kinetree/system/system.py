@@ -201,9 +201,9 @@ class System:
         return range(len(self._subsystems))
 
     def _compiled_stepper(self, state: State):
-        """An object evaluating ``state``'s derivatives in compiled code for an
-        integrator (``evaluate``, ``runge_kutta_stages``, ``project``), or None: a System
-        of arbitrary subsystems has none; a MultibodySystem of built-in elements does."""
+        """An object taking an integrator's steps on ``state`` in compiled code
+        (engine/step.py), or None: a System of arbitrary subsystems has none; a
+        MultibodySystem of built-in elements does."""
         return None
 
     def project(self, state: State, tolerance: float = 1e-10) -> dict:

@@ -1,0 +1,64 @@
+"""Step control shared by the integrators and the compiled runs of steps (engine/step.py):
+the error norm, the Runge-Kutta combination of stages, the step-size factors, and the
+layout of the control arrays through which an explicit Runge-Kutta integrator hands its
+settings and counters to a compiled run and gets them back."""
+
+import numba
+import numpy as np
+
+SAFETY, MAX_GROWTH, MAX_SHRINK = 0.9, 5.0, 0.1
+"""The safety factor on the predicted step, and the most a step may grow or shrink after
+one attempt."""
+
+# control_f, floats: the last step's ends, the next step size, where to stop, settings.
+T0, T1, H_NEXT, H_TAKEN, T_STOP, T_REPORT = 0, 1, 2, 3, 4, 5
+FIXED_STEP, MAX_STEP, MIN_STEP, ACCURACY, EXPONENT = 6, 7, 8, 9, 10
+N_CONTROL_F = 11
+# control_i, integers: settings, the integrator's counters, and whether the last accepted
+# step's end derivative is still owed.
+STEP_LIMIT, PROJECT, INFINITY_NORM = 0, 1, 2
+STEPS, ATTEMPTED, REALIZATIONS, PROJECTIONS, ERROR_FAILURES = 3, 4, 5, 6, 7
+END_PENDING = 8
+N_CONTROL_I = 9
+
+TOO_SMALL = 3
+"""What a compiled run returns when the error test kept failing down to the minimum step
+(after the realization's own codes, engine/forward.py's SINGULAR 1 and OVERFLOW 2)."""
+
+
+@numba.njit(cache=True)
+def time_tol(t):
+    """Times closer than this (s) are the same time."""
+    return 1e-14 * max(1.0, abs(t))
+
+
+@numba.njit(cache=True)
+def scaled_error_norm(err, y0, y1, w, group_ends, infinity_norm):
+    """max over the groups q, u, z (ending at ``group_ends``) of the RMS, or the largest,
+    of |err_i| W_i / max(1, max(|y0_i|, |y1_i|) W_i)."""
+    norm = 0.0
+    start = 0
+    for end in group_ends:
+        total = 0.0
+        for i in range(start, end):
+            size = max(abs(y0[i]), abs(y1[i])) * w[i]
+            e = abs(err[i]) * w[i] / (size if size > 1.0 else 1.0)
+            if infinity_norm:
+                total = max(total, e)
+            else:
+                total += e * e
+        if not infinity_norm and end > start:
+            total = np.sqrt(total / (end - start))
+        norm = max(norm, total)
+        start = end
+    return norm
+
+
+@numba.njit(cache=True)
+def combine(y0, h, coefficients, k, n, out):
+    """out = y0 + h Σ_{j<n} coefficients_j k_j: one stage or the step's end, in one pass."""
+    for i in range(y0.shape[0]):
+        total = 0.0
+        for j in range(n):
+            total += coefficients[j] * k[j, i]
+        out[i] = y0[i] + h * total
