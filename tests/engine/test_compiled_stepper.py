@@ -129,3 +129,26 @@ def test_spheres_that_outgrow_the_contact_buffers_mid_run_integrate_the_same():
     np.testing.assert_allclose(results[0].get_state().get_y(), results[1].get_state().get_y(),
                                atol=1e-9)
     assert len(tracker.get_active_contacts(results[0].get_state())) > 100
+
+
+def test_a_run_that_cannot_meet_the_accuracy_keeps_its_last_step_and_resumes():
+    """When the error test keeps failing down to the minimum step in the middle of a run,
+    the advanced State is the last accepted step, realized, and integration goes on from
+    it once the minimum is lowered."""
+    system, state = model()
+    integ = kt.RungeKuttaMersonIntegrator(system)
+    integ.set_accuracy(1e-7)
+    integ.set_minimum_step_size(2e-4)
+    integ.initialize(state)
+    assert integ._stepper is not None
+    with pytest.raises(kt.integrators.IntegrationError, match="cannot meet accuracy"):
+        integ.step_to(0.8)
+    advanced = integ.get_advanced_state()
+    assert integ.get_num_steps_taken() > 5 and advanced.get_time() > 0
+    assert advanced.get_system_stage() == kt.Stage.ACCELERATION
+    again = advanced.copy()
+    system.realize(again, kt.Stage.ACCELERATION)
+    np.testing.assert_array_equal(advanced.get_y_dot(), again.get_y_dot())
+    integ.set_minimum_step_size(0.0)
+    assert integ.step_to(0.8) == kt.SuccessfulStepStatus.REACHED_REPORT_TIME
+    assert integ.get_time() == 0.8

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 import kinetree as kt
-from kinetree.engine import plan as plan_module
 from kinetree.system.system import System
 
 FLOOR = kt.Transform(kt.Rotation.about_z(-np.pi / 2), [0, 0, 0])   # half space y < 0
@@ -50,19 +49,14 @@ def compare_with_hooks(system, matter, contact, state):
     return fused
 
 
-def test_spheres_on_the_floor_are_one_compiled_call(monkeypatch):
+def test_spheres_on_the_floor_are_one_compiled_call(compiled_calls):
     rng = np.random.default_rng(1)
     positions = [[0.3 * i, 0.09, 0.0] for i in range(6)] + [[0.3 * i + 0.1, 0.26, 0.0]
                                                            for i in range(5)]
     system, matter, contact, state = scene(
         [kt.ContactGeometry.Sphere(0.1)] * 11, positions, rng)
-    calls = []
-    original = plan_module.realize_stages
-    monkeypatch.setattr(plan_module, "realize_stages",
-                        lambda first, last, *a: (calls.append((first, last)),
-                                                 original(first, last, *a)))
     fused = compare_with_hooks(system, matter, contact, state)
-    assert calls == [(5, 8)]
+    assert compiled_calls == [(5, 8)]
     # 6 on the floor, 5 pairs of neighbours touching the spheres below them... at least.
     assert contact.get_num_contact_forces(fused) >= 6
 
@@ -148,18 +142,13 @@ def hunt_crossley_scene(disabled=False):
 
 
 @pytest.mark.parametrize("disabled", [False, True])
-def test_hunt_crossley_force_in_the_compiled_call(monkeypatch, disabled):
+def test_hunt_crossley_force_in_the_compiled_call(compiled_calls, disabled):
     """HuntCrossleyForce over a GeneralContactSubsystem is applied inside the one compiled
     call, with the hooks' results; disabled, it applies nothing."""
     system, matter, hc, state = hunt_crossley_scene(disabled)
-    calls = []
-    original = plan_module.realize_stages
-    monkeypatch.setattr(plan_module, "realize_stages",
-                        lambda first, last, *a: (calls.append((first, last)),
-                                                 original(first, last, *a)))
     fused, hooks = state.copy(), state.copy()
     system.realize(fused, kt.Stage.ACCELERATION)
-    assert calls == [(5, 8)]
+    assert compiled_calls == [(5, 8)]
     System.realize(system, hooks, kt.Stage.ACCELERATION)
     np.testing.assert_allclose(fused.get_u_dot(), hooks.get_u_dot(), rtol=1e-13, atol=1e-12)
     lifted = abs(fused.get_u_dot()[4] + 9.81) > 1.0      # the floor pushes the first ball

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import kinetree as kt
-from kinetree.engine import plan as plan_module
 from kinetree.system.system import System
 
 MOBILIZERS = ("Pin", "Ball", "Gimbal", "Universal", "Free", "Slider", "Planar", "Bushing",
@@ -47,20 +46,6 @@ def model(n=10, euler=False, forces_class=kt.GeneralForceSubsystem,
     q[:] += rng.uniform(-0.5, 0.5, q.size)
     state.upd_u()[:] = rng.uniform(-1, 1, state.get_num_u())
     return system, matter, forces, state
-
-
-@pytest.fixture
-def compiled_calls(monkeypatch):
-    """The (first, last) stages of every compiled call the plans make."""
-    calls = []
-    original = plan_module.realize_stages
-
-    def spy(first, last, *args):
-        calls.append((first, last))
-        original(first, last, *args)
-
-    monkeypatch.setattr(plan_module, "realize_stages", spy)
-    return calls
 
 
 def results(system, matter, state):

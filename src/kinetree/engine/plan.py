@@ -21,10 +21,10 @@ from kinetree.contact.compliant import CompliantContactSubsystem
 from kinetree.contact.general import GeneralContactSubsystem
 from kinetree.contact.hunt_crossley_force import HuntCrossleyForce
 from kinetree.contact.tracker import ContactTrackerSubsystem
+from kinetree.engine.entry import entry_point
 from kinetree.engine.forward import (
     NO_CONTACTS,
     NO_FORCES,
-    OVERFLOW,
     SINGULAR,
     realize_stages,
 )
@@ -103,6 +103,7 @@ class RealizationPlan:
                 contacts = (buffers.contact_i, buffers.contact_f, vt, bool(hunt_crossley))
                 self._search = search
             self._arguments = (*matter._kernel_arguments(state), *table, *contacts)
+            self._realize = entry_point(realize_stages, (0, 0, *self._arguments))
             self._matter = matter
         else:
             self._arguments = None
@@ -131,17 +132,21 @@ class RealizationPlan:
         return actions
 
     def _compiled_call(self, state, first: int, last: int, target: int) -> bool:
-        """Realize stages ``first``..``last`` in compiled code; False if the contact search
-        outgrew its buffers, which are then grown (dropping this plan, bound to the old
-        ones) and ``state`` realized through ``target`` again from where it is."""
-        failed = realize_stages(first, last, *self._arguments)
+        """Realize stages ``first``..``last`` in compiled code; False if the call had to
+        stop (``_stopped``)."""
+        failed = self._realize(first, last, *self._arguments)
+        if failed:
+            self._stopped(state, failed, target)
+        return not failed
+
+    def _stopped(self, state, failed: int, target: int) -> None:
+        """A compiled call returned ``failed``: raise for a singular inertia; if the
+        contact search outgrew its buffers, grow them (dropping this plan, bound to the
+        old ones) and realize ``state`` through ``target`` again from where it is."""
         if failed == SINGULAR:
             self._raise_singular(state)
-        if failed == OVERFLOW:
-            self._search._grow(state)
-            self._system.realize(state, STAGES[target])
-            return False
-        return True
+        self._search._grow(state)
+        self._system.realize(state, STAGES[target])
 
     def _raise_singular(self, state) -> None:
         self._matter._raise_if_singular(self._matter.get_tree_data(state, Stage.MODEL, "realize"))
@@ -163,9 +168,15 @@ class RealizationPlan:
         parts = state._parts
         if len(actions) == 2 and actions[0][0] == _KERNEL:
             # Only built-in elements from here to the target: one call, then the marks.
-            if not self._compiled_call(state, actions[0][1], actions[0][2], target):
+            failed = self._realize(actions[0][1], actions[0][2], *self._arguments)
+            if failed:
+                self._stopped(state, failed, target)
                 return
-            self.mark_realized(state, actions[1][1])
+            stage = actions[1][1]
+            for part in parts:
+                if part.stage < stage:
+                    part.stage = stage
+            state._stage = stage
             return
         try:
             for action in actions:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from kinetree.engine.entry import entry_point
 from kinetree.engine.forward import (
     ACCELERATION,
     OVERFLOW,
@@ -168,6 +169,7 @@ class CompiledStepper:
 
     def __init__(self, system, state):
         self._system, self._state = system, state
+        self._entry = None
         matter = system.get_matter_subsystem()
         self._quaternion_q = matter.get_tree_data(state).quaternion_q
 
@@ -185,8 +187,13 @@ class CompiledStepper:
         resumed whenever a search outgrew them; returns 0, SINGULAR or TOO_SMALL."""
         while True:
             plan = self._system._plan_of(self._state)
-            failed = runge_kutta_steps(control_f, control_i, work, k, tableau, weights,
-                                       group_ends, self._quaternion_q, plan._arguments)
+            arguments = (control_f, control_i, work, k, tableau, weights, group_ends,
+                         self._quaternion_q, plan._arguments)
+            if self._entry is None or self._entry[0] is not plan:
+                # Bound to the arrays of this plan and integrator (all that change between
+                # runs is their contents).
+                self._entry = plan, entry_point(runge_kutta_steps, arguments)
+            failed = self._entry[1](*arguments)
             if failed != OVERFLOW:
                 return failed
             plan._search._grow(self._state)

@@ -326,10 +326,11 @@ class Integrator:
                 f"{type(self).__name__}.step_to: the simulation is over "
                 f"({self._termination.name}); initialize again to start a new one.")
         report_time = float(report_time)
-        if report_time < self.get_time() - self._time_tol(self.get_time()):
+        now = self.get_time()
+        if report_time < now - self._time_tol(now):
             raise InvalidArgumentError(
                 f"{type(self).__name__}.step_to: report time {report_time} is before the "
-                f"current time {self.get_time()}.")
+                f"current time {now}.")
         steps = 0
         while True:
             t1 = self._t1
