@@ -27,7 +27,6 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from scipy.optimize import brentq, minimize
 
 from kinetree.contact.hertz import relative_curvatures
 from kinetree.errors import InvalidArgumentError, NonPhysicalError
@@ -238,6 +237,7 @@ class Ellipsoid(ContactGeometry):
             u = lo
             if excess(lo) > 0.0:
                 eps = np.finfo(float).eps
+                from scipy.optimize import brentq  # scipy is slow to import: when first needed
                 u = math.exp(brentq(lambda v: excess(math.exp(v)), math.log(lo), math.log(hi),
                                     xtol=4 * eps, rtol=4 * eps, maxiter=500))
                 terms = ra * pa / (shift + u)
@@ -452,6 +452,7 @@ def contact_ellipsoid_ellipsoid(X_G1: Transform, ellipsoid1: Ellipsoid, X_G2: Tr
             d, grad = overlap_and_gradient(m / length)
             return d, T.T @ (grad - (grad @ m / length) * m / length) / length
 
+        from scipy.optimize import minimize
         v = minimize(on_plane, np.zeros(2), jac=True, method="BFGS",
                      options={"gtol": 1e-15, "maxiter": 200}).x
         moved = float(np.linalg.norm(v))

@@ -30,8 +30,6 @@ import math
 
 import numba
 import numpy as np
-from scipy.optimize import brentq
-from scipy.special import ellipe, ellipk
 
 from kinetree.errors import InvalidArgumentError
 
@@ -91,6 +89,7 @@ def _curvature_ratio_of(k: float) -> float:
     if k == 1.0:
         return 1.0
     m = 1.0 - 1.0 / (k * k)
+    from scipy.special import ellipe, ellipk  # scipy is slow to import: when first needed
     K, E = ellipk(m), ellipe(m)
     return (k * k * E - K) / (K - E)
 
@@ -108,6 +107,7 @@ def contact_ellipse_ratio(kmax: float, kmin: float) -> float:
         return 1.0
     # B/A grows monotonically with k and k < B/A for B/A > 1, so ln k is bracketed by
     # [0, ln(B/A)].
+    from scipy.optimize import brentq  # scipy is slow to import: when first needed
     u = brentq(lambda u: _curvature_ratio_of(math.exp(u)) - ratio, 0.0, math.log(ratio),
                xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=200)
     return math.exp(u)
@@ -133,6 +133,7 @@ def _sigma_of_k(k: float) -> float:
     if k == 1.0:
         return 1.0
     m = 1.0 - 1.0 / (k * k)
+    from scipy.special import ellipe, ellipk
     K, E = ellipk(m), ellipe(m)
     return math.pi * k * math.sqrt(E) / (2.0 * K ** 1.5)
 
@@ -155,6 +156,7 @@ def hertz_patch_semi_axes(x: float, kmax: float, kmin: float) -> tuple[float, fl
         b = math.sqrt(x / a_plus_b)
     else:
         m = 1.0 - 1.0 / (k * k)
+        from scipy.special import ellipe, ellipk
         b = math.sqrt(x * ellipe(m) / (a_plus_b * ellipk(m)))
     return k * b, b
 

@@ -26,7 +26,6 @@ import enum
 import math
 
 import numpy as np
-from scipy.linalg import lu_factor, lu_solve
 
 from kinetree.errors import InvalidArgumentError, KinetreeError
 from kinetree.integrators.integrator import Integrator
@@ -299,6 +298,7 @@ class CPodesIntegrator(Integrator):
                     self._form_jacobian(t1, self._y_pred)
                     fresh = True
                 if self._lu is None or abs(c / self._lu_c - 1.0) > _REFACTOR_CHANGE:
+                    from scipy.linalg import lu_factor  # scipy is slow to import: when first needed
                     self._lu = lu_factor(self._identity - c * self._J, check_finite=False)
                     self._lu_c = c
                     self._rate = 1.0
@@ -327,6 +327,7 @@ class CPodesIntegrator(Integrator):
             dy -= psi
             dy -= d
             if newton:
+                from scipy.linalg import lu_solve
                 dy[:] = lu_solve(self._lu, dy, check_finite=False)
             y += dy
             d += dy

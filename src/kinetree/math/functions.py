@@ -19,7 +19,6 @@ import sys
 from bisect import bisect_right
 
 import numpy as np
-from scipy.interpolate import CubicSpline, make_smoothing_spline
 
 from kinetree.errors import InvalidArgumentError
 
@@ -590,6 +589,7 @@ class Spline(Function):
                 raise InvalidArgumentError(
                     f"{where}: an interpolating spline needs at least 2 data points, got {n}."
                 )
+            from scipy.interpolate import CubicSpline  # scipy is slow to import: when first needed
             spline = CubicSpline(xs, ys, bc_type="natural")
             self._lam = None
         else:
@@ -613,6 +613,7 @@ class Spline(Function):
                     f"add points or pass smoothing=None to interpolate."
                 )
             try:
+                from scipy.interpolate import make_smoothing_spline
                 spline = make_smoothing_spline(xs, ys, lam=None if gcv else lam)
             except ValueError as exc:  # scipy's own refusal, e.g. an ill-posed system
                 raise InvalidArgumentError(

@@ -16,12 +16,15 @@ from __future__ import annotations
 import math
 import warnings
 from enum import Enum
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
-from scipy.spatial.transform import Rotation as _ScipyRotation
 
 from kinetree.errors import InvalidArgumentError, NonPhysicalError
+
+if TYPE_CHECKING:
+    from scipy.spatial.transform import Rotation as _ScipyRotation
 
 _ORTHONORMAL_TOL = 1e-6
 """Largest max |R^T R - I| accepted without ``reorthonormalize=True``."""
@@ -138,6 +141,12 @@ def _sequence(body_or_space, axes, where: str) -> str:
     return seq.upper() if body_or_space is BodyOrSpaceType.BodyRotationSequence else seq
 
 
+def _scipy_rotation():
+    """scipy's Rotation class, imported when first needed (scipy is slow to import)."""
+    from scipy.spatial.transform import Rotation
+    return Rotation
+
+
 def _as_euler(scipy_rotation: _ScipyRotation, seq: str) -> np.ndarray:
     """scipy's angles for ``seq``, without its gimbal-lock warning: at gimbal lock it sets the
     third angle to zero and the angles still reproduce the rotation."""
@@ -233,14 +242,14 @@ class Rotation:
         where = "Rotation.about_axis"
         angle = _finite_real(angle, where, "the angle")
         unit = _unit_axis(axis, where)
-        return cls._from_scipy(_ScipyRotation.from_rotvec(angle * unit))
+        return cls._from_scipy(_scipy_rotation().from_rotvec(angle * unit))
 
     @classmethod
     def from_body_fixed_xyz(cls, angles) -> Rotation:
         """R = Rx(a) Ry(b) Rz(c) for ``angles`` = [a, b, c] (rad): rotate about x, then about
         the new y, then about the newest z."""
         angles = _finite_array(angles, (3,), "Rotation.from_body_fixed_xyz", "angles")
-        return cls._from_scipy(_ScipyRotation.from_euler("XYZ", angles))
+        return cls._from_scipy(_scipy_rotation().from_euler("XYZ", angles))
 
     @classmethod
     def from_three_angles_three_axes(
@@ -255,7 +264,7 @@ class Rotation:
         where = "Rotation.from_three_angles_three_axes"
         seq = _sequence(body_or_space, (axis1, axis2, axis3), where)
         angles = [_finite_real(a, where, name) for a, name in ((a1, "a1"), (a2, "a2"), (a3, "a3"))]
-        return cls._from_scipy(_ScipyRotation.from_euler(seq, angles))
+        return cls._from_scipy(_scipy_rotation().from_euler(seq, angles))
 
     @classmethod
     def from_quaternion(cls, q) -> Rotation:
@@ -268,7 +277,7 @@ class Rotation:
                 "give a nonzero [w, x, y, z] ([1, 0, 0, 0] is the identity)."
             )
         q = q / np.linalg.norm(q)
-        return cls._from_scipy(_ScipyRotation.from_quat([q[1], q[2], q[3], q[0]]))
+        return cls._from_scipy(_scipy_rotation().from_quat([q[1], q[2], q[3], q[0]]))
 
     # ---- conversion ---------------------------------------------------------------------
 
@@ -277,7 +286,7 @@ class Rotation:
         return self._m.copy()
 
     def _scipy(self) -> _ScipyRotation:
-        return _ScipyRotation.from_matrix(self._m)
+        return _scipy_rotation().from_matrix(self._m)
 
     def convert_rotation_to_body_fixed_xyz(self) -> np.ndarray:
         """Angles [a, b, c] (rad) with R = Rx(a) Ry(b) Rz(c); b in [-pi/2, pi/2], a and c in

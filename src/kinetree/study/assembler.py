@@ -48,7 +48,6 @@ constraints give ∂perr/∂q only on the manifold) and central differences othe
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import least_squares
 
 from kinetree.errors import InvalidArgumentError, KinetreeError
 from kinetree.multibody.mobilized_body import MobilizedBody
@@ -526,6 +525,7 @@ class Assembler:
         ftol = max(self.get_accuracy_in_use(), 4 * _EPS)
         xtol = max(min(ftol, self.get_error_tolerance_in_use()), 4 * _EPS)
         bounded = np.isfinite(self._lower).any() or np.isfinite(self._upper).any()
+        from scipy.optimize import least_squares  # scipy is slow to import: when first needed
         result = least_squares(fun, x0, jac=jac, method="trf", ftol=ftol, xtol=xtol, gtol=None,
                                bounds=(self._lower, self._upper) if bounded
                                else (-np.inf, np.inf))

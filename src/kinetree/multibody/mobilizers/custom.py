@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from scipy.optimize import least_squares
 
 from kinetree.errors import InvalidArgumentError, KinetreeError
 from kinetree.math.rotation import Rotation
@@ -246,6 +245,7 @@ class Implementation(RealizeHooks):
             return np.concatenate([(X.R.as_matrix() - target_R).ravel(), X.p - target_p])
 
         q0 = np.array(self.get_q(state), dtype=float)
+        from scipy.optimize import least_squares  # scipy is slow to import: when first needed
         q = least_squares(residual, q0, xtol=1e-15, ftol=1e-15, gtol=1e-15).x
         if self._n_angles == 4 and not self.get_use_euler_angles(state):
             q[:4] /= np.linalg.norm(q[:4])
