@@ -544,7 +544,7 @@ def _mesh_springs(table: SurfaceTable, work: ContactData, mesh: int, other: int)
                        nearest_O[faces] @ R_GO.T + p_GO, geometry.face_areas()[faces])
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def search_contacts(d, R_GB, p_GB):
     """The compiled contact search into ContactData ``d`` (module docstring, passes 1-3):
     header[_M] point contacts, header[_N_REST] candidates left for Python; header[_OVERFLOW]

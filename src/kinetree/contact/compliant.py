@@ -217,7 +217,7 @@ class ContactForce(NamedTuple):
     patch_area: float
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def compliant_forces(d, vt, p_GB, V_GB, body_forces):
     """The Hertz/Hunt-Crossley/Stribeck force of every point contact the search left in
     ContactData ``d``, added to body_forces; points, forces and reports into ``d``."""

@@ -63,7 +63,7 @@ from kinetree.system.subsystem import Subsystem
 _Q, _U, _QDOT, _UDOT = 4, 5, 6, 7
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def _derivative(y, arguments, ydot):
     """ẏ = f(y) by realizing the State whose arrays are ``arguments``; 0 or why not."""
     q, u = arguments[_Q], arguments[_U]

@@ -85,7 +85,13 @@ kernel = numba.njit(cache=True, _nrt=False)
 """Decorator of the tree sweeps. They allocate nothing, so they are compiled without
 numba's reference-counting runtime: a view of a body's row (``cache.P[b]``) then costs no
 atomic reference-count updates, which halves the time of the sweeps. An allocation inside
-a kernel fails to compile, which keeps the hot path free of them."""
+a kernel fails to compile, which keeps the hot path free of them.
+
+The helpers the sweeps call are ``forceinline=True``: each is compiled once and LLVM
+inlines it into its callers, which keeps the arithmetic as fast as spelled-out loops.
+numba's own inlining (``inline="always"``) gives the same code but types every helper
+again at every call site, which tripled the first compilation of the realization; only
+the unpacking functions below, which return views, keep it."""
 
 _TREE_FLOATS_PER_BODY = PARAM_SIZE + 9 + 3 + 9 + 3 + 1 + 3 + 9
 _CACHE_FLOATS_PER_BODY = 189

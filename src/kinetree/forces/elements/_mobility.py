@@ -29,13 +29,13 @@ class MobilityForce(TableForce):
                     f"{kind}'s; coordinate {self._which} is out of range. Pick 0..{n - 1}.")
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def q_index(tree, fi):
     """Index in q of the element's coordinate."""
     return tree.q_start[fi[1]] + fi[3]
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def u_index(tree, fi):
     """Index in u of the element's speed."""
     return tree.u_start[fi[1]] + fi[3]

@@ -23,7 +23,7 @@ from kinetree.forces.elements import (
 from kinetree.multibody.tree_model import kernel, unpack_cache, unpack_tree
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def force_element(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """The forces of one element, row ``fi`` of the table with parameters ``ff``; its
     potential energy, or NaN for a code no branch knows."""
@@ -67,7 +67,7 @@ def force_element(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     return np.nan
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def force_sweep(rows, force_i, force_f, tree, cache, q, u, body_forces, mobility_forces, pe):
     """Add the forces of the table rows ``rows`` (the enabled elements) and store each
     one's potential energy in ``pe``."""

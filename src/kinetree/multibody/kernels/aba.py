@@ -26,7 +26,7 @@ from kinetree.multibody.kernels.small import (
 from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, unpack_tree
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def _articulate(P, H, U, Dinv, W, nu, for_parent):
     """One body of the inertia sweep: U = P H, D⁻¹ = (Hᵀ U)⁻¹, then, if the parent is a
     moving body (``for_parent``), P -= U D⁻¹ Uᵀ (with W = U D⁻¹ as work space). False if D
@@ -63,7 +63,7 @@ def _articulate(P, H, U, Dinv, W, nu, for_parent):
     return True
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def articulate_step(tree, cache, b):
     """Body b's U, D⁻¹ and P⁺ (its children already added into P[b]), P⁺ shifted into its
     parent's P; False if D is singular."""
@@ -82,7 +82,7 @@ def articulate_step(tree, cache, b):
     return ok
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def inertia_sweep(tree, cache):
     """Fill P, U and Dinv; sets cache.status[0] to 1 + b if body b's D is singular (a
     massless body at a tip, for instance), else 0. Each body's P ends as P - U D⁻¹ Uᵀ,
@@ -105,7 +105,7 @@ def calc_articulated_body_inertias(tree_i, tree_f, buf, status):
     inertia_sweep(unpack_tree(tree_i, tree_f), unpack_cache(buf, status))
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def _bias_force(P, H, U, Dinv, f, z, c, eps, g, za, nu, for_parent):
     """One body of the bias sweep: ε = f - Hᵀ z and, if the parent is a moving body
     (``for_parent``), g = D⁻¹ ε and the force za = z + P c + U g the body passes to it
@@ -131,7 +131,7 @@ def _bias_force(P, H, U, Dinv, f, z, c, eps, g, za, nu, for_parent):
         za[i] = s
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def _mobility_accelerations(H, U, Dinv, eps, A, g, udot, nu):
     """One body of the acceleration sweep: u̇ = D⁻¹ (ε - Uᵀ A') from the body's
     acceleration A' before its mobilities act, then A = A' + H u̇ (g is work space)."""
@@ -152,7 +152,7 @@ def _mobility_accelerations(H, U, Dinv, eps, A, g, udot, nu):
         A[i] += s
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def bias_step(tree, cache, c, f, b):
     """Body b's ε and the articulated bias force it passes to its parent (its children's
     already in z[b])."""
@@ -172,7 +172,7 @@ def bias_step(tree, cache, c, f, b):
         shift_force_to_parent_add(za, cache.p_PB[b], z[p])
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def acceleration_step(tree, cache, c, A, udot, b):
     """Body b's u̇ and acceleration A[b] from its parent's."""
     nu, us = tree.nu[b], tree.u_start[b]
@@ -191,7 +191,7 @@ def acceleration_step(tree, cache, c, A, udot, b):
         _mobility_accelerations(H, U, Dinv, eps, Ab, g, ub, nu)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def acceleration_sweep(tree, cache, velocity_terms, f, F, udot):
     """u̇ (into ``udot``) for mobility forces f and body forces F. With
     ``velocity_terms`` the Coriolis and gyroscopic biases are included and the body

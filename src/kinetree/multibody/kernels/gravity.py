@@ -6,7 +6,7 @@ import numba
 from kinetree.multibody.tree_model import kernel
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def add_gravity_force(mass, com_G, g, body_forces, b):
     """body_forces[b] += [c × m g; m g]; c = com_G[b] (m, the mass center from the body
     origin, in G), g (m/s², in G)."""

@@ -27,7 +27,7 @@ from kinetree.multibody.mobilizers import (
 )
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def x_fm(code, q, prm, R_FM, p_FM):
     """The transform X_FM of a mobilizer of type ``code``."""
     if code == pin.CODE:
@@ -67,7 +67,7 @@ def x_fm(code, q, prm, R_FM, p_FM):
     elif code == custom.CODE:
         custom.x_fm(q, prm, R_FM, p_FM)
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def h_fm(code, q, prm, H):
     """The hinge matrix H_FM (in F) of a mobilizer of type ``code``."""
     if code == pin.CODE:
@@ -107,7 +107,7 @@ def h_fm(code, q, prm, H):
     elif code == custom.CODE:
         custom.h_fm(q, prm, H)
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def hdot_u(code, q, u, prm, out):
     """(dH_FM/dt) u (in F) of a mobilizer of type ``code``."""
     if code == pin.CODE:
@@ -147,7 +147,7 @@ def hdot_u(code, q, u, prm, out):
     elif code == custom.CODE:
         custom.hdot_u(q, u, prm, out)
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def n_mult(code, q, v, prm, out):
     """N(q) v of a mobilizer of type ``code``."""
     if code == pin.CODE:
@@ -187,7 +187,7 @@ def n_mult(code, q, v, prm, out):
     elif code == custom.CODE:
         custom.n_mult(q, v, prm, out)
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def n_inv_mult(code, q, v, prm, out):
     """N(q)⁻¹ v of a mobilizer of type ``code``."""
     if code == pin.CODE:
@@ -227,7 +227,7 @@ def n_inv_mult(code, q, v, prm, out):
     elif code == custom.CODE:
         custom.n_inv_mult(q, v, prm, out)
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def ndot_u(code, q, u, prm, out):
     """(dN/dt) u of a mobilizer of type ``code``."""
     if code == pin.CODE:

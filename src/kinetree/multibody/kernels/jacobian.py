@@ -51,7 +51,7 @@ def multiply_by_system_jacobian(tree_i, tree_f, buf, status, u, V):
             Vb[i] += s
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def _jacobian_transpose(tree, cache, F, acc, f):
     """f = Jᵀ F with ``acc`` (nb x 6) as the running subtree forces."""
     nb = tree.parent.shape[0]

@@ -67,7 +67,7 @@ def multiply_by_n_inv_transpose(tree_i, tree_f, q, x, work, out):
             out[qs + k] = s
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def qdotdot_step(tree, q, u, udot, work, out, b):
     """Body b's q̈ = N u̇ + Ṅ u into out (``work`` is scratch of the same layout)."""
     qs, nq, us, nu = tree.q_start[b], tree.nq[b], tree.u_start[b], tree.nu[b]
@@ -78,7 +78,7 @@ def qdotdot_step(tree, q, u, udot, work, out, b):
         o[i] += w[i]
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def qdotdot_sweep(tree, q, u, udot, work, out):
     """out (nq) = N u̇ + Ṅ u; ``work`` is nq scratch."""
     for b in range(1, tree.parent.shape[0]):

@@ -13,7 +13,7 @@ from kinetree.multibody.kernels.small import add3, cross3, mat_mul, rotate3, sto
 from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, unpack_tree
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def _hinge_in_ground(R_GF, r_F, H_F, H, nu):
     """H = [R_GF H_ang; R_GF (H_lin - r_F × H_ang)], column by column."""
     for j in range(nu):
@@ -22,7 +22,7 @@ def _hinge_in_ground(R_GF, r_F, H_F, H, nu):
         store3(rotate3(R_GF, add3(vec3(H_F[3:, j]), cross3(ang, r_F))), H[3:, j])
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def position_step(tree, cache, q, b):
     """Body b (not Ground; its parent done): X_FM, X_GB, H, com_G and I_G from q."""
     p, code, nu = tree.parent[b], tree.code[b], tree.nu[b]
@@ -58,7 +58,7 @@ def position_step(tree, cache, q, b):
             I_G[j, i] = s
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def position_sweep(tree, cache, q):
     """Fill the POSITION part of the cache from q, base to tip."""
     for b in range(1, tree.parent.shape[0]):

@@ -17,7 +17,7 @@ from kinetree.multibody.kernels.small import add3, cross3, rotate3, scale3, stor
 from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, unpack_tree
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def _hinge_velocities(H_F, H, u, V_FM, V_PB, nu):
     """V_FM = H_F u (in F) and V_PB = H u (in G)."""
     for i in range(6):
@@ -30,7 +30,7 @@ def _hinge_velocities(H_F, H, u, V_FM, V_PB, nu):
         V_PB[i] = t
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def velocity_step(tree, cache, q, u, qdot, b):
     """Body b (its position and its parent's velocity done): V_GB, the bias terms c
     and b, and its q̇ = N u."""
@@ -67,7 +67,7 @@ def velocity_step(tree, cache, q, u, qdot, b):
     store3(scale3(tree.mass[b], cross3(w, cross3(w, vec3(cache.com_G[b])))), gyro[3:])
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, forceinline=True)
 def velocity_sweep(tree, cache, q, u, qdot):
     """Fill the VELOCITY part of the cache from u (POSITION must be filled), and q̇ = N u
     into ``qdot``, base to tip."""
