@@ -1,7 +1,8 @@
-"""Contact inside the one compiled realization: the search and the compliant forces of
-point contacts run in the same call as the tree, ellipsoids and meshes in Python beside
-it, with the same results as each subsystem's own hooks; a scene that outgrows the
-search's buffers grows them and still finds every pair."""
+"""Contact inside the one compiled realization: the search, the compliant forces of point
+contacts and the elastic foundation of meshes on half spaces and spheres run in the same
+call as the tree, ellipsoids and mesh-mesh pairs in Python beside it, with the same
+results as each subsystem's own hooks; a scene that outgrows the search's buffers grows
+them and still finds every pair."""
 
 import numpy as np
 import pytest
@@ -153,3 +154,61 @@ def test_hunt_crossley_force_in_the_compiled_call(compiled_calls, disabled):
     np.testing.assert_allclose(fused.get_u_dot(), hooks.get_u_dot(), rtol=1e-13, atol=1e-12)
     lifted = abs(fused.get_u_dot()[4] + 9.81) > 1.0      # the floor pushes the first ball
     assert lifted != disabled
+
+
+def elastic_foundation_scene(disabled, big_spheres=0):
+    """A brick (a mesh of 48 faces) on a Free body sunk 3 mm into the floor, sliding and
+    turning, under an ElasticFoundationForce; a sphere beside it under a HuntCrossleyForce
+    of the same contact set; optionally big spheres on welded bodies that swallow the whole
+    brick, so that more springs are found than the search first makes room for."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    contacts = kt.GeneralContactSubsystem(system)
+    kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
+    cset = contacts.create_contact_set()
+    floor = contacts.add_body(cset, matter.Ground(), kt.ContactGeometry.HalfSpace(), FLOOR)
+    ef = kt.ElasticFoundationForce(forces, contacts, cset)
+    hc = kt.HuntCrossleyForce(forces, contacts, cset)
+    hc.set_body_parameters(floor, 1e7, 0.5, 0.8, 0.5, 0.1)
+    ef.set_transition_velocity(0.05)
+    box = kt.MobilizedBody.Free(matter.Ground(), kt.Body.Rigid(
+        kt.MassProperties(2, [0, 0, 0], kt.Inertia(0.02))))
+    ef.set_body_parameters(contacts.add_body(cset, box, kt.ContactGeometry.Brick(
+        [0.1, 0.05, 0.1], 2)), 1e8, 0.3, 0.7, 0.5, 0.05)
+    ball = kt.MobilizedBody.Free(matter.Ground(), kt.Body.Rigid(
+        kt.MassProperties(1, [0, 0, 0], kt.Inertia(0.01))))
+    hc.set_body_parameters(contacts.add_body(cset, ball, kt.ContactGeometry.Sphere(0.1)),
+                           2e6, 1.0, 0.6, 0.4, 0.2)
+    for k in range(big_spheres):
+        holder = kt.MobilizedBody.Weld(matter.Ground(), kt.Transform([0.01 * k, 0.3, 0]),
+                                       kt.Body.Rigid(kt.MassProperties(1, [0, 0, 0],
+                                                                       kt.Inertia(0.01))),
+                                       kt.Transform())
+        contacts.add_body(cset, holder, kt.ContactGeometry.Sphere(1.0))
+    state = system.realize_topology()
+    box.set_q_to_fit_transform(state, kt.Transform(kt.Rotation.about_y(0.3), [0, 0.047, 0]))
+    box.set_u(state, [0.1, 0.4, -0.2, 0.3, -0.05, 0.1])
+    ball.set_q_to_fit_transform(state, kt.Transform([0.5, 0.099, 0]))
+    if disabled:
+        ef.disable(state)
+    return system, ef, box, state
+
+
+@pytest.mark.parametrize("disabled,big_spheres", [(False, 0), (True, 0), (False, 3)])
+def test_elastic_foundation_force_in_the_compiled_call(compiled_calls, disabled, big_spheres):
+    """ElasticFoundationForce springs of a mesh against a half space or a sphere are found
+    and applied inside the one compiled call (growing the springs' buffers when they are
+    too small), with the hooks' forces and energy; disabled, it applies nothing."""
+    system, ef, box, state = elastic_foundation_scene(disabled, big_spheres)
+    fused, hooks = state.copy(), state.copy()
+    system.realize(fused, kt.Stage.ACCELERATION)
+    assert compiled_calls[-1] == (5, 8)
+    System.realize(system, hooks, kt.Stage.ACCELERATION)
+    np.testing.assert_allclose(fused.get_u_dot(), hooks.get_u_dot(), rtol=1e-13, atol=1e-12)
+    assert ef.calc_potential_energy(fused) == pytest.approx(ef.calc_potential_energy(hooks),
+                                                            rel=1e-13)
+    springs = sum(len(mc.faces) for mc in ef._contacts.get_contacts(fused, 0).meshes)
+    assert springs == 8 + 48 * big_spheres       # the bottom face's, and all in a big sphere
+    pushed = abs(fused.get_u_dot()[4] + 9.81) > 1.0      # the floor lifts the brick
+    assert pushed != disabled

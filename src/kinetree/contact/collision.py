@@ -15,11 +15,12 @@ passes, inside the one compiled realization of a MultibodySystem (or on its own 
    different groups or sharing a clique are dropped. A scene of N surfaces costs
    O(N + pairs) in the common case, not O(N²).
 3. ``sphere_contacts``: the exact narrow phase of half space-sphere and sphere-sphere pairs.
-4. Python, per remaining candidate: ellipsoid pairs (with a half space, a sphere or another
+4. ``mesh_springs``: for a triangle mesh against a half space or a sphere, the mesh's face
+   centroids inside the other surface (the elastic foundation's springs).
+5. Python, per remaining candidate: ellipsoid pairs (with a half space, a sphere or another
    ellipsoid) through the analytic functions of
-   :mod:`~kinetree.contact.geometry`, and pairs involving a triangle mesh, for which the
-   mesh's face centroids inside the other surface are found (the elastic foundation's
-   springs), both ways when both are meshes.
+   :mod:`~kinetree.contact.geometry`, and a mesh against an ellipsoid or another mesh, both
+   ways when both are meshes.
 
 Point contacts report, in G: the normal (unit, from surface 1 into surface 2), the
 overlap depth x (m), the origin O halfway between the undeformed surfaces, the relative
@@ -141,8 +142,9 @@ class ContactList:
 
 
 ContactData = namedtuple("ContactData", [
-    "header",      # (8,) int64: n surfaces, n finite, pair capacity, contact capacity,
-                   # pairs found, point contacts m, candidates left for Python, overflow
+    "header",      # (11,) int64: n surfaces, n finite, pair capacity, contact capacity,
+                   # pairs found, point contacts m, candidates left for Python, overflow,
+                   # mesh faces, spring capacity, springs found
     "body", "kind", "group", "clique",   # (n,) int64: the SurfaceTable's integers
     "order",       # (n finite,) int64: the finite surfaces in sweep order (persists)
     "pairs",       # (pair capacity, 2) int64: broad-phase candidates
@@ -155,13 +157,21 @@ ContactData = namedtuple("ContactData", [
     "material",    # (n, 8): per surface, its force model's parameters. Compliant:
                    # stiffness, dissipation, μs, μd, μv, thickness. Hunt-Crossley:
                    # k^(2/3), dissipation, μs, μd, μv, transition velocity, then 1 if an
-                   # enabled HuntCrossleyForce applies to the surface's set
+                   # enabled HuntCrossleyForce applies to the surface's set; a mesh's
+                   # under an enabled ElasticFoundationForce: k, c, μs, μd, μv, v_t, 1
+    "face_start",  # (n + 1,) int64: surface s's faces are face_start[s]:face_start[s + 1]
+    "centroid_S", "face_area",   # (faces, 3) m in S, (faces,) m²: of the mesh surfaces
+    "spring_surf",  # (spring capacity, 2) int64: (mesh, other surface) of each spring
+    "spring_face",  # (spring capacity,) int64: its face, numbered within the mesh
+    "spring_G", "nearest_G",     # (spring capacity, 3) m: the face centroid inside the
+                                 # other surface, and that surface's nearest point, in G
 ])
 """The contact search's per-State arrays, views of two flat buffers (``contact_i``,
 ``contact_f``) that the compiled realization receives as they are."""
 
-_HEADER = 8
-_N, _N_FINITE, _CAP_PAIRS, _CAP, _N_PAIRS, _M, _N_REST, _OVERFLOW = range(_HEADER)
+_HEADER = 11
+_N, _N_FINITE, _CAP_PAIRS, _CAP, _N_PAIRS, _M, _N_REST, _OVERFLOW = range(8)
+_FACES, _CAP_SPRINGS, _N_SPRINGS = 8, 9, 10
 
 
 @numba.njit(cache=True, inline="always")
@@ -169,6 +179,7 @@ def unpack_contacts(contact_i, contact_f):
     """ContactData views of the two buffers (sizes from the header)."""
     header, at = take_view(contact_i, 0, (_HEADER,))
     n, nf, cp, cap = header[0], header[1], header[2], header[3]
+    faces, cs = header[8], header[9]
     body, at = take_view(contact_i, at, (n,))
     kind, at = take_view(contact_i, at, (n,))
     group, at = take_view(contact_i, at, (n,))
@@ -177,6 +188,9 @@ def unpack_contacts(contact_i, contact_f):
     pairs, at = take_view(contact_i, at, (cp, 2))
     surf, at = take_view(contact_i, at, (cap, 2))
     rest, at = take_view(contact_i, at, (cap,))
+    face_start, at = take_view(contact_i, at, (n + 1,))
+    spring_surf, at = take_view(contact_i, at, (cs, 2))
+    spring_face, at = take_view(contact_i, at, (cs,))
     R_BS, at = take_view(contact_f, 0, (n, 3, 3))
     p_BS, at = take_view(contact_f, at, (n, 3))
     radius, at = take_view(contact_f, at, (n,))
@@ -194,9 +208,14 @@ def unpack_contacts(contact_i, contact_f):
     force, at = take_view(contact_f, at, (cap, 3))
     report, at = take_view(contact_f, at, (cap, 8))
     material, at = take_view(contact_f, at, (n, 8))
+    centroid_S, at = take_view(contact_f, at, (faces, 3))
+    face_area, at = take_view(contact_f, at, (faces,))
+    spring_G, at = take_view(contact_f, at, (cs, 3))
+    nearest_G, at = take_view(contact_f, at, (cs, 3))
     return ContactData(header, body, kind, group, clique, order, pairs, surf, rest, R_BS,
                        p_BS, radius, centre_S, R_GS, p_GS, centre_G, normal, depth, origin,
-                       kmax, kmin, kdir, point, force, report, material)
+                       kmax, kmin, kdir, point, force, report, material, face_start,
+                       centroid_S, face_area, spring_surf, spring_face, spring_G, nearest_G)
 
 
 class ContactBuffers:
@@ -204,31 +223,64 @@ class ContactBuffers:
     (``data``), and what the Python part of the search and forces found (mesh contacts,
     their force totals)."""
 
-    def __init__(self, table: SurfaceTable, material=None, capacity: int | None = None):
+    def __init__(self, table: SurfaceTable, material=None, capacity: int | None = None,
+                 spring_capacity: int | None = None):
         n = len(table)
         finite = np.flatnonzero(table.kind != HALF_SPACE).astype(np.int64)
         halves = n - finite.size
+        meshes = [g if k == MESH else None for g, k in zip(table.geometries, table.kind)]
+        face_start = np.cumsum([0] + [0 if g is None else g.get_num_faces() for g in meshes])
+        faces = int(face_start[-1])
         # Every half space may touch every finite surface, and a finite surface rarely has
-        # more than a dozen neighbours; a scene that finds more grows the buffers.
+        # more than a dozen neighbours; a mesh's faces rarely meet more than two surfaces
+        # at once. A scene that finds more grows the buffers.
         cap = capacity or 16 + halves * finite.size + 8 * finite.size
-        ints = _HEADER + 4 * n + finite.size + 2 * cap + 3 * cap
-        floats = n * (9 + 3 + 1 + 3 + 9 + 3 + 3 + 8) + cap * (3 + 1 + 3 + 1 + 1 + 3 + 3 + 3 + 8)
+        cs = spring_capacity or 2 * faces
+        ints = _HEADER + 4 * n + finite.size + 2 * cap + 3 * cap + n + 1 + 3 * cs
+        floats = n * (9 + 3 + 1 + 3 + 9 + 3 + 3 + 8) + cap * (3 + 1 + 3 + 1 + 1 + 3 + 3 + 3 + 8) \
+            + 4 * faces + 6 * cs
         self.contact_i, self.contact_f = np.zeros(ints, np.int64), np.zeros(floats)
         self.contact_i[:4] = n, finite.size, cap, cap
+        self.contact_i[_FACES], self.contact_i[_CAP_SPRINGS] = faces, cs
         d = self.data = unpack_contacts(self.contact_i, self.contact_f)
         d.body[:], d.kind[:], d.group[:], d.clique[:] = (table.body, table.kind, table.group,
                                                          table.clique)
         d.order[:] = finite
         d.R_BS[:], d.p_BS[:], d.radius[:], d.centre_S[:] = (table.R_BS, table.p_BS,
                                                              table.radius, table.centre_S)
+        d.face_start[:] = face_start
+        for s, g in enumerate(meshes):
+            if g is not None:
+                d.centroid_S[face_start[s]:face_start[s + 1]] = g.face_centroids()
+                d.face_area[face_start[s]:face_start[s + 1]] = g.face_areas()
         if material is not None:
             d.material[:, :material.shape[1]] = material
-        self.meshes: list = []          # MeshContact of the last search
-        self.mesh_totals: list = []     # their elastic-foundation totals, once forces ran
+        self.python_meshes: list = []   # MeshContact the Python part of the last search found
+        self.mesh_totals: list = []     # the elastic-foundation totals of ``meshes``, once
+                                        # CompliantContactSubsystem's forces ran
+
+    @property
+    def meshes(self) -> list:
+        """The MeshContact of the last search: one per run of springs of one (mesh, other
+        surface) pair in the buffers, then those the Python part found."""
+        d = self.data
+        found, n, j = [], int(d.header[_N_SPRINGS]), 0
+        while j < n:
+            mesh, other = int(d.spring_surf[j, 0]), int(d.spring_surf[j, 1])
+            k = j + 1
+            while k < n and d.spring_surf[k, 0] == mesh and d.spring_surf[k, 1] == other:
+                k += 1
+            faces = d.spring_face[j:k].copy()
+            found.append(MeshContact(mesh, other, faces, d.spring_G[j:k].copy(),
+                                     d.nearest_G[j:k].copy(),
+                                     d.face_area[d.face_start[mesh] + faces]))
+            j = k
+        return found + self.python_meshes
 
     def grown(self, table: SurfaceTable) -> ContactBuffers:
-        """Buffers with twice the capacity, keeping the sweep order and materials."""
-        new = ContactBuffers(table, self.data.material, 2 * int(self.data.header[_CAP]))
+        """Buffers with twice the capacities, keeping the sweep order and materials."""
+        new = ContactBuffers(table, self.data.material, 2 * int(self.data.header[_CAP]),
+                             2 * int(self.data.header[_CAP_SPRINGS]))
         new.data.order[:] = self.data.order
         return new
 
@@ -236,7 +288,7 @@ class ContactBuffers:
         new = ContactBuffers.__new__(ContactBuffers)
         new.contact_i, new.contact_f = self.contact_i.copy(), self.contact_f.copy()
         new.data = unpack_contacts(new.contact_i, new.contact_f)
-        new.meshes, new.mesh_totals = list(self.meshes), list(self.mesh_totals)
+        new.python_meshes, new.mesh_totals = list(self.python_meshes), list(self.mesh_totals)
         return new
 
 
@@ -251,7 +303,9 @@ class ContactSearch:
         """Build the table of ``entries`` (see SurfaceTable.build) and allocate the
         buffers; called from realize_topology."""
         self._table = SurfaceTable.build(entries, where)
-        self._has_python_kinds = bool(np.any(self._table.kind >= ELLIPSOID))
+        # The Python pass runs for ellipsoids, and for meshes that may meet each other.
+        kinds = self._table.kind
+        self._has_python_kinds = bool(np.any(kinds == ELLIPSOID) or np.sum(kinds == MESH) > 1)
         self._buffers_index = self.allocate_cache_entry(
             state, Stage.TOPOLOGY, Stage.TOPOLOGY, ContactBuffers(self._table, material))
 
@@ -275,8 +329,8 @@ class ContactSearch:
             self._grow(state)
             self._search(state, "contact search")
             return
-        buffers.meshes = finish_search(self._table, buffers.data) if self._has_python_kinds \
-            else []
+        buffers.python_meshes = finish_search(self._table, buffers.data) \
+            if self._has_python_kinds else []
 
     def _grow(self, state) -> None:
         """Replace ``state``'s buffers by larger ones after an overflow."""
@@ -290,7 +344,7 @@ class ContactSearch:
         d, m = buffers.data, int(buffers.data.header[_M])
         return ContactList(d.surf[:m].copy(), d.normal[:m].copy(), d.depth[:m].copy(),
                            d.origin[:m].copy(), d.kmax[:m].copy(), d.kmin[:m].copy(),
-                           d.kdir[:m].copy(), list(buffers.meshes))
+                           d.kdir[:m].copy(), buffers.meshes)
 
 
 kernel = numba.njit(cache=True, _nrt=False)
@@ -517,23 +571,39 @@ def springs_in_simple_surface(centroids_M, R_GM, p_GM, R_GO, p_GO, other_kind, r
     return count
 
 
+@kernel
+def mesh_springs(kind, radius, R_GS, p_GS, pairs, rest, n_rest, face_start, centroid_S,
+                 spring_surf, spring_face, spring_G, nearest_G):
+    """The springs of every mesh-half space and mesh-sphere candidate among the first
+    ``n_rest`` of ``rest``, which keeps the others; returns (candidates kept, springs
+    written), the springs -1 if their buffers were too small."""
+    count = 0
+    kept = 0
+    for r in range(n_rest):
+        k = rest[r]
+        a, b = pairs[k, 0], pairs[k, 1]
+        if kind[b] != MESH or kind[a] > SPHERE:
+            rest[kept] = k
+            kept += 1
+            continue
+        f0, f1 = face_start[b], face_start[b + 1]
+        if count + f1 - f0 > spring_face.shape[0]:
+            return kept, -1
+        found = springs_in_simple_surface(centroid_S[f0:f1], R_GS[b], p_GS[b], R_GS[a],
+                                          p_GS[a], kind[a], radius[a], spring_face[count:],
+                                          spring_G[count:], nearest_G[count:])
+        for j in range(count, count + found):
+            spring_surf[j, 0], spring_surf[j, 1] = b, a
+        count += found
+    return kept, count
+
+
 def _mesh_springs(table: SurfaceTable, work: ContactData, mesh: int, other: int):
-    """The faces of ``mesh`` whose centroids are inside ``other``, or None."""
+    """The faces of ``mesh`` whose centroids are inside ``other`` (an ellipsoid or a mesh),
+    or None."""
     geometry = table.geometries[mesh]
     R_GM, p_GM = work.R_GS[mesh], work.p_GS[mesh]
     R_GO, p_GO = work.R_GS[other], work.p_GS[other]
-    if table.kind[other] in (HALF_SPACE, SPHERE):
-        nf = geometry.get_num_faces()
-        faces, spring_G, nearest_G = np.empty(nf, np.int64), np.empty((nf, 3)), \
-            np.empty((nf, 3))
-        count = springs_in_simple_surface(geometry.face_centroids(), R_GM, p_GM, R_GO, p_GO,
-                                          table.kind[other], table.radius[other], faces,
-                                          spring_G, nearest_G)
-        if count == 0:
-            return None
-        faces = faces[:count]
-        return MeshContact(mesh, other, faces, spring_G[:count], nearest_G[:count],
-                           geometry.face_areas()[faces])
     centroids_G = geometry.face_centroids() @ R_GM.T + p_GM
     points_O = (centroids_G - p_GO) @ R_GO
     nearest_O, inside, _ = find_nearest_points(table.geometries[other], points_O)
@@ -551,7 +621,7 @@ def search_contacts(d, R_GB, p_GB):
     is 1 (and nothing else is valid) if a buffer was too small."""
     h = d.header
     h[_OVERFLOW] = 0
-    h[_M] = h[_N_REST] = 0
+    h[_M] = h[_N_REST] = h[_N_SPRINGS] = 0
     if h[_N] == 0:
         return
     surface_poses(d.body, d.R_BS, d.p_BS, d.centre_S, R_GB, p_GB, d.R_GS, d.p_GS,
@@ -564,7 +634,15 @@ def search_contacts(d, R_GB, p_GB):
         return
     m, n_rest = sphere_contacts(d.kind, d.radius, d.R_GS, d.p_GS, d.pairs, n_pairs, d.surf,
                                 d.normal, d.depth, d.origin, d.kmax, d.kmin, d.kdir, d.rest)
-    h[_M], h[_N_REST] = m, n_rest
+    h[_M] = m
+    n_rest, n_springs = mesh_springs(d.kind, d.radius, d.R_GS, d.p_GS, d.pairs, d.rest,
+                                     n_rest, d.face_start, d.centroid_S, d.spring_surf,
+                                     d.spring_face, d.spring_G, d.nearest_G)
+    h[_N_REST] = n_rest
+    if n_springs < 0:
+        h[_OVERFLOW] = 1
+        return
+    h[_N_SPRINGS] = n_springs
 
 
 @kernel

@@ -106,15 +106,15 @@ class GeneralContactSubsystem(ContactSearch, Subsystem):
         self._allocate_search(state, entries, "GeneralContactSubsystem")
 
     def realize_instance(self, state):
-        """The Hunt-Crossley parameters of every surface whose set an enabled
-        HuntCrossleyForce acts on, for the compiled realization."""
+        """The parameters of every surface an enabled HuntCrossleyForce or
+        ElasticFoundationForce acts on, for the compiled realization."""
         material = self._buffers(state).data.material
         material[:] = 0.0
         for force in self._contact_forces:
-            if hasattr(force, "_surface_parameters") and not force.is_disabled(state):
+            if not force.is_disabled(state):
                 first = self._first[force.get_contact_set_index()]
-                rows = force._surface_parameters()
-                material[first:first + len(rows)] = rows
+                rows, mine = force._material_rows()
+                material[first:first + len(rows)][mine] = rows[mine]
 
     def realize_position(self, state):
         self._search(state, "GeneralContactSubsystem")
@@ -208,6 +208,11 @@ class ContactSetForce(Force):
         return matter.get_tree_data(state, Stage.POSITION, type(self).__name__).cache
 
     def _run(self, state, body_forces, with_forces: bool) -> float:
+        raise NotImplementedError
+
+    def _material_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per set entry, its row of the contact buffers' ``material`` for the compiled
+        forces, and whether the element acts through it."""
         raise NotImplementedError
 
     def calc_force(self, state, body_forces, particle_forces, mobility_forces) -> None:

@@ -28,6 +28,7 @@ import numpy as np
 from kinetree.contact.compliant import _apply, _harmonic, _velocity_at
 from kinetree.contact.friction import hollars_kernel
 from kinetree.contact.general import ContactSetForce
+from kinetree.contact.mesh import TriangleMesh
 from kinetree.system.stage import Stage
 
 __all__ = ["HuntCrossleyForce"]
@@ -96,6 +97,12 @@ class HuntCrossleyForce(ContactSetForce):
             rows[i, :5] = values
         rows[:, 0] **= 2.0 / 3.0
         return rows
+
+    def _material_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """The surface parameters of the entries with point contacts (all but meshes)."""
+        smooth = [not isinstance(g, TriangleMesh)
+                  for _, g, _ in self._contacts._sets[self._set]]
+        return self._surface_parameters(), np.array(smooth, dtype=bool)
 
     def _realize(self, stage, state) -> None:
         if stage == Stage.TOPOLOGY:

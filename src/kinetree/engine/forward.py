@@ -12,6 +12,7 @@ flow:
                 energy                                                force_sweep
                 the compliant force of every point contact            compliant_forces
                 or the Hunt-Crossley force of OpenSim's elements      hunt_crossley_...
+                and their elastic foundations                         elastic_found...
   ACCELERATION  u̇ from the applied forces by the articulated-body
                 method; q̈ = N u̇ + Ṅ u                               acceleration_sweep,
                                                                       qdotdot_sweep
@@ -31,6 +32,7 @@ import numpy as np
 
 from kinetree.contact.collision import search_contacts, unpack_contacts
 from kinetree.contact.compliant import compliant_forces
+from kinetree.contact.elastic_foundation_force import elastic_foundation_contact_forces
 from kinetree.contact.hunt_crossley_force import hunt_crossley_contact_forces
 from kinetree.forces.elements._table import FORCE_I_COLUMNS
 from kinetree.forces.elements.dispatch import force_sweep
@@ -50,17 +52,18 @@ SINGULAR, OVERFLOW = 1, 2
 @kernel
 def realize_stages(first, last, tree_i, tree_f, buf, status, q, u, qdot, udot, qdotdot,
                    qdotdot_work, body_forces, mobility_forces, force_rows, force_i, force_f,
-                   force_pe, contact_i, contact_f, transition_velocity, hunt_crossley):
+                   force_pe, contact_i, contact_f, transition_velocity, contact_set_forces):
     """Realize stages ``first`` through ``last`` (stage numbers) of the tree in the flat
     buffers (``tree_model``) from q and u, applying the force table rows ``force_rows``
     (``forces/elements/dispatch.py``; parameters ``force_f``, potential energies into
     ``force_pe``), searching the contact surfaces in ``contact_i``, ``contact_f``
     (``contact/collision.py``; none if empty) and, with a ``transition_velocity`` ≥ 0,
     applying the compliant contact forces (``contact/compliant.py``), with
-    ``hunt_crossley`` those of HuntCrossleyForce elements (``contact/
-    hunt_crossley_force.py``). Returns 0 when done, SINGULAR after the inertias if a
-    body's articulated inertia is singular along its mobilities (status[0] = 1 + the body),
-    OVERFLOW after the contact search if its buffers were too small."""
+    ``contact_set_forces`` those of HuntCrossleyForce and ElasticFoundationForce
+    elements (``contact/hunt_crossley_force.py``, ``elastic_foundation_force.py``).
+    Returns 0 when done, SINGULAR after the inertias if a body's articulated inertia is
+    singular along its mobilities (status[0] = 1 + the body), OVERFLOW after the contact
+    search if its buffers were too small."""
     tree = unpack_tree(tree_i, tree_f)
     cache = unpack_cache(buf, status)
     contacts = unpack_contacts(contact_i, contact_f)
@@ -85,8 +88,9 @@ def realize_stages(first, last, tree_i, tree_f, buf, status, q, u, qdot, udot, q
         if transition_velocity >= 0.0:
             compliant_forces(contacts, transition_velocity, cache.p_GB, cache.V_GB,
                              body_forces)
-        if hunt_crossley:
+        if contact_set_forces:
             hunt_crossley_contact_forces(contacts, cache.p_GB, cache.V_GB, body_forces)
+            elastic_foundation_contact_forces(contacts, cache.p_GB, cache.V_GB, body_forces)
     if first <= ACCELERATION <= last:
         acceleration_sweep(tree, cache, True, mobility_forces, body_forces, udot)
         qdotdot_sweep(tree, q, u, udot, qdotdot_work, qdotdot)
@@ -97,5 +101,5 @@ NO_FORCES = (np.zeros(0, dtype=np.int64), np.zeros((0, FORCE_I_COLUMNS), dtype=n
              np.zeros(0), np.zeros(0))
 """realize_stages' force-table arguments for a model with no built-in force element."""
 
-NO_CONTACTS = (np.zeros(8, dtype=np.int64), np.zeros(0), -1.0, False)
+NO_CONTACTS = (np.zeros(11, dtype=np.int64), np.zeros(0), -1.0, False)
 """realize_stages' contact arguments for a model without compiled contact."""

@@ -18,8 +18,8 @@ built-in elements goes from TIME to ACCELERATION in a single call.
 from __future__ import annotations
 
 from kinetree.contact.compliant import CompliantContactSubsystem
-from kinetree.contact.general import GeneralContactSubsystem
-from kinetree.contact.hunt_crossley_force import HuntCrossleyForce
+from kinetree.contact.elastic_foundation_force import ElasticFoundationForce
+from kinetree.contact.general import ContactSetForce, GeneralContactSubsystem
 from kinetree.contact.tracker import ContactTrackerSubsystem
 from kinetree.engine.entry import entry_point
 from kinetree.engine.forward import (
@@ -63,7 +63,7 @@ class RealizationPlan:
                         or _keeps_hooks(ss, GeneralContactSubsystem)), None) \
             if compiled else None
         forces = compliant = None
-        hunt_crossley = frozenset()
+        contact_set_forces = frozenset()
         self._compiled_parts = []
         for i in system._order:
             ss = system._subsystems[i]
@@ -72,14 +72,8 @@ class RealizationPlan:
                 self._add(i, before, after)
             elif compiled and forces is None and _keeps_hooks(ss, GeneralForceSubsystem):
                 forces = ss
-                # Compiled with the search only if every such element on it is here (the
-                # search applies the forces of all the enabled ones on it).
-                mine = [k for k, f in enumerate(ss._forces)
-                        if isinstance(f, HuntCrossleyForce) and f._contacts is search]
-                if len(mine) == sum(isinstance(f, HuntCrossleyForce)
-                                    for f in getattr(search, "_contact_forces", ())):
-                    hunt_crossley = frozenset(mine)
-                self._add(i, {}, ss._python_work(state, hunt_crossley))
+                contact_set_forces = _compiled_contact_set_forces(ss, search)
+                self._add(i, {}, ss._python_work(state, contact_set_forces))
             elif ss is search:
                 self._add(i, {}, ss._python_work(state))
             elif (compiled and compliant is None and search is not None
@@ -100,7 +94,7 @@ class RealizationPlan:
             if search is not None:
                 buffers = search._buffers(state)
                 vt = -1.0 if compliant is None else compliant.get_transition_velocity()
-                contacts = (buffers.contact_i, buffers.contact_f, vt, bool(hunt_crossley))
+                contacts = (buffers.contact_i, buffers.contact_f, vt, bool(contact_set_forces))
                 self._search = search
             self._arguments = (*matter._kernel_arguments(state), *table, *contacts)
             self._realize = entry_point(realize_stages, (0, 0, *self._arguments))
@@ -207,3 +201,23 @@ class RealizationPlan:
                     state._stage = g
         finally:
             state._realizing = None
+
+
+def _compiled_contact_set_forces(forces, search) -> frozenset:
+    """The indices in GeneralForceSubsystem ``forces`` of the HuntCrossleyForce and
+    ElasticFoundationForce elements the compiled realization applies with ``search``'s
+    contacts: all of those on it, or none. None when some are elsewhere (the compiled
+    call applies every enabled one), when two of one kind share a contact set (their
+    parameters share the rows of the surfaces), or when elastic foundations meet springs
+    the Python pass finds (a mesh against a mesh or an ellipsoid)."""
+    mine = [f for f in forces._forces if isinstance(f, ContactSetForce) and f._contacts is search]
+    if not mine:
+        return frozenset()
+    on_search = getattr(search, "_contact_forces", ())
+    kinds_and_sets = [(type(f), f.get_contact_set_index()) for f in mine]
+    if (len(mine) != len(on_search) or len(set(kinds_and_sets)) != len(kinds_and_sets)
+            or (search._has_python_kinds
+                and any(isinstance(f, ElasticFoundationForce) for f in mine))):
+        return frozenset()
+    return frozenset(k for k, f in enumerate(forces._forces) if f in mine)
+
