@@ -71,6 +71,22 @@ def test_ellipsoids_and_meshes_run_beside_the_compiled_call():
     compare_with_hooks(system, matter, contact, state)
 
 
+def test_a_brick_on_the_floor_is_one_compiled_call(compiled_calls):
+    """A mesh against the floor and a sphere: the springs and their elastic foundation are
+    in the compiled call, with the hooks' forces, energy and reports."""
+    rng = np.random.default_rng(4)
+    system, matter, contact, state = scene(
+        [kt.ContactGeometry.Brick([0.1, 0.05, 0.1], resolution=3),
+         kt.ContactGeometry.Sphere(0.1)], [[0, 0.03, 0], [0.13, 0.14, 0]], rng)
+    fused = compare_with_hooks(system, matter, contact, state)
+    assert compiled_calls == [(5, 8)]
+    forces = [contact.get_contact_force(fused, i) for i in
+              range(contact.get_num_contact_forces(fused))]
+    mesh = [f for f in forces if f.patch_semi_axes == (0.0, 0.0)]
+    # The brick against the floor and against the sphere.
+    assert len(mesh) == 2 and all(f.normal_force > 1.0 and f.patch_area > 0 for f in mesh)
+
+
 def test_a_scene_that_outgrows_the_buffers_finds_every_pair():
     """40 spheres of radius 0.2 within 0.1 m of each other all overlap: 780 pairs, more
     than the search first makes room for."""

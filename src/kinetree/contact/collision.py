@@ -220,8 +220,7 @@ def unpack_contacts(contact_i, contact_f):
 
 class ContactBuffers:
     """One State's contact search: the two flat buffers with their named views
-    (``data``), and what the Python part of the search and forces found (mesh contacts,
-    their force totals)."""
+    (``data``), and the mesh contacts the Python part of the search found."""
 
     def __init__(self, table: SurfaceTable, material=None, capacity: int | None = None,
                  spring_capacity: int | None = None):
@@ -256,8 +255,6 @@ class ContactBuffers:
         if material is not None:
             d.material[:, :material.shape[1]] = material
         self.python_meshes: list = []   # MeshContact the Python part of the last search found
-        self.mesh_totals: list = []     # the elastic-foundation totals of ``meshes``, once
-                                        # CompliantContactSubsystem's forces ran
 
     @property
     def meshes(self) -> list:
@@ -288,7 +285,7 @@ class ContactBuffers:
         new = ContactBuffers.__new__(ContactBuffers)
         new.contact_i, new.contact_f = self.contact_i.copy(), self.contact_f.copy()
         new.data = unpack_contacts(new.contact_i, new.contact_f)
-        new.python_meshes, new.mesh_totals = list(self.python_meshes), list(self.mesh_totals)
+        new.python_meshes = list(self.python_meshes)
         return new
 
 

@@ -29,7 +29,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from kinetree.contact.collision import MESH, unpack_contacts
+from kinetree.contact.collision import unpack_contacts
 from kinetree.contact.friction import checked_transition_velocity, stribeck_kernel
 from kinetree.contact.hertz import (
     eccentricity_factor_kernel,
@@ -75,21 +75,19 @@ def _apply(body_forces, p_GB, b, P, F, sign):
 
 
 @kernel
-def _normal_and_friction(fn, vrel, n, us, ud, uv, vt, F):
-    """F = fn n + friction against the slip part of vrel (the velocity of surface 2's
-    material point relative to surface 1's, m/s), for a normal force fn ≥ 0; returns
-    (friction magnitude, slip speed)."""
+def _normal_and_friction(fn, vrel, n, us, ud, uv, vt):
+    """(F, friction magnitude, slip speed): F = fn n + friction against the slip part of
+    vrel (the velocity of surface 2's material point relative to surface 1's, m/s), for a
+    normal force fn ≥ 0."""
     vn = vrel[0] * n[0] + vrel[1] * n[1] + vrel[2] * n[2]
     tx, ty, tz = vrel[0] - vn * n[0], vrel[1] - vn * n[1], vrel[2] - vn * n[2]
     slip = math.sqrt(tx * tx + ty * ty + tz * tz)
     ff = 0.0
-    F[0], F[1], F[2] = fn * n[0], fn * n[1], fn * n[2]
+    F = (fn * n[0], fn * n[1], fn * n[2])
     if fn > 0.0 and slip > _SIGNIFICANT_SPEED:
         ff = stribeck_kernel(slip, us, ud, uv, vt) * fn
-        F[0] -= ff * tx / slip
-        F[1] -= ff * ty / slip
-        F[2] -= ff * tz / slip
-    return ff, slip
+        F = (F[0] - ff * tx / slip, F[1] - ff * ty / slip, F[2] - ff * tz / slip)
+    return F, ff, slip
 
 
 @kernel
@@ -120,11 +118,12 @@ def hertz_contact_forces(surf, normal, depth, origin, kmax, kmin, body, stiffnes
         vrel = (v2[0] - v1[0], v2[1] - v1[1], v2[2] - v1[2])
         xdot = -(vrel[0] * n[0] + vrel[1] * n[1] + vrel[2] * n[2])
         fn = max(fH * (1.0 + 1.5 * c * xdot), 0.0)
-        ff, slip = _normal_and_friction(fn, vrel, n, _harmonic(us[a], us[b]),
-                                        _harmonic(ud[a], ud[b]), _harmonic(uv[a], uv[b]),
-                                        vt, force[m])
-        _apply(body_forces, p_GB, body[b], P, force[m], 1.0)
-        _apply(body_forces, p_GB, body[a], P, force[m], -1.0)
+        F, ff, slip = _normal_and_friction(fn, vrel, n, _harmonic(us[a], us[b]),
+                                           _harmonic(ud[a], ud[b]), _harmonic(uv[a], uv[b]),
+                                           vt)
+        force[m, 0], force[m, 1], force[m, 2] = F
+        _apply(body_forces, p_GB, body[b], P, F, 1.0)
+        _apply(body_forces, p_GB, body[a], P, F, -1.0)
         report[m, 0], report[m, 1], report[m, 2], report[m, 3] = fn, ff, slip, xdot
         report[m, 4] = 0.4 * fH * x
         report[m, 5] = (fn - fH) * xdot + ff * slip if fn > 0.0 else 0.0
@@ -132,39 +131,59 @@ def hertz_contact_forces(surf, normal, depth, origin, kmax, kmin, body, stiffnes
 
 
 @kernel
+def mesh_pair_parameters(M, mesh, other):
+    """(k, c, μs, μd, μv, s_mesh) of the elastic foundation of surface ``mesh`` against
+    ``other`` from their rows of the compliant ``material`` M (stiffness, dissipation,
+    μs, μd, μv, thickness h): the layers in series, k/h each, s_mesh the mesh's share of
+    the deformation."""
+    kh_a, kh_b = M[mesh, 0] / M[mesh, 5], M[other, 0] / M[other, 5]
+    s_mesh = kh_b / (kh_a + kh_b)
+    return (kh_a * s_mesh, M[mesh, 1] * s_mesh + M[other, 1] * (1.0 - s_mesh),
+            _harmonic(M[mesh, 2], M[other, 2]), _harmonic(M[mesh, 3], M[other, 3]),
+            _harmonic(M[mesh, 4], M[other, 4]), s_mesh)
+
+
+@numba.njit(cache=True, forceinline=True)
+def _foundation_spring(spring, nearest, area, body_mesh, body_other, k, c, us, ud, uv,
+                       s_mesh, vt, p_GB, V_GB, body_forces):
+    """One spring of a mesh inside another surface: its force added to body_forces;
+    returns (f_normal, f_elastic, x, ẋ, f_friction, slip speed, P, F on the other), the
+    forces 0 where it pushes nothing."""
+    n = (spring[0] - nearest[0], spring[1] - nearest[1], spring[2] - nearest[2])
+    x = math.sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])    # toward the mesh's exterior
+    P = (spring[0], spring[1], spring[2])
+    if x == 0.0:
+        return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, P, (0.0, 0.0, 0.0)
+    n = (n[0] / x, n[1] / x, n[2] / x)
+    P = (spring[0] - s_mesh * x * n[0], spring[1] - s_mesh * x * n[1],
+         spring[2] - s_mesh * x * n[2])
+    vm = _velocity_at(V_GB, p_GB, body_mesh, P)
+    vo = _velocity_at(V_GB, p_GB, body_other, P)
+    vrel = (vo[0] - vm[0], vo[1] - vm[1], vo[2] - vm[2])
+    xdot = -(vrel[0] * n[0] + vrel[1] * n[1] + vrel[2] * n[2])
+    fK = k * area * x
+    fn = fK * (1.0 + c * xdot)
+    if fn <= 0.0:
+        return 0.0, fK, x, xdot, 0.0, 0.0, P, (0.0, 0.0, 0.0)
+    F, ff, slip = _normal_and_friction(fn, vrel, n, us, ud, uv, vt)
+    _apply(body_forces, p_GB, body_other, P, F, 1.0)
+    _apply(body_forces, p_GB, body_mesh, P, F, -1.0)
+    return fn, fK, x, xdot, ff, slip, P, F
+
+
+@numba.njit(cache=True)
 def elastic_foundation_forces(spring_G, nearest_G, area, body_mesh, body_other, k, c, us, ud,
                               uv, s_mesh, vt, p_GB, V_GB, body_forces, totals):
     """The springs of one mesh inside another surface, added to body_forces; totals =
     [Σ f_normal, Σ PE, Σ power lost, Σ fn·P (3), Σ area, force on other (3)]."""
-    vrel = np.empty(3)
-    n = np.empty(3)
-    P = np.empty(3)
-    F = np.empty(3)
     for i in range(totals.shape[0]):
         totals[i] = 0.0
     for j in range(area.shape[0]):
-        x = 0.0
-        for i in range(3):
-            n[i] = spring_G[j, i] - nearest_G[j, i]   # toward the mesh's exterior
-            x += n[i] * n[i]
-        x = math.sqrt(x)
-        if x == 0.0:
-            continue
-        for i in range(3):
-            n[i] /= x
-            P[i] = spring_G[j, i] - s_mesh * x * n[i]
-        vm = _velocity_at(V_GB, p_GB, body_mesh, P)
-        vo = _velocity_at(V_GB, p_GB, body_other, P)
-        for i in range(3):
-            vrel[i] = vo[i] - vm[i]
-        xdot = -(vrel[0] * n[0] + vrel[1] * n[1] + vrel[2] * n[2])
-        fK = k * area[j] * x
-        fn = fK * (1.0 + c * xdot)
+        fn, fK, x, xdot, ff, slip, P, F = _foundation_spring(
+            spring_G[j], nearest_G[j], area[j], body_mesh, body_other, k, c, us, ud, uv,
+            s_mesh, vt, p_GB, V_GB, body_forces)
         if fn <= 0.0:
             continue
-        ff, slip = _normal_and_friction(fn, vrel, n, us, ud, uv, vt, F)
-        _apply(body_forces, p_GB, body_other, P, F, 1.0)
-        _apply(body_forces, p_GB, body_mesh, P, F, -1.0)
         totals[0] += fn
         totals[1] += 0.5 * fK * x
         totals[2] += (fn - fK) * xdot + ff * slip
@@ -220,14 +239,22 @@ class ContactForce(NamedTuple):
 @numba.njit(cache=True, forceinline=True)
 def compliant_forces(d, vt, p_GB, V_GB, body_forces):
     """The Hertz/Hunt-Crossley/Stribeck force of every point contact the search left in
-    ContactData ``d``, added to body_forces; points, forces and reports into ``d``."""
+    ContactData ``d`` and the elastic foundation of its springs, added to body_forces; the
+    point contacts' points, forces and reports into ``d``."""
     m = d.header[5]
-    if m == 0:
-        return
     M = d.material
-    hertz_contact_forces(d.surf[:m], d.normal[:m], d.depth[:m], d.origin[:m], d.kmax[:m],
-                         d.kmin[:m], d.body, M[:, 0], M[:, 1], M[:, 2], M[:, 3], M[:, 4], vt,
-                         p_GB, V_GB, body_forces, d.point[:m], d.force[:m], d.report[:m])
+    if m > 0:
+        hertz_contact_forces(d.surf[:m], d.normal[:m], d.depth[:m], d.origin[:m],
+                             d.kmax[:m], d.kmin[:m], d.body, M[:, 0], M[:, 1], M[:, 2],
+                             M[:, 3], M[:, 4], vt, p_GB, V_GB, body_forces, d.point[:m],
+                             d.force[:m], d.report[:m])
+    for j in range(d.header[10]):
+        mesh, other = d.spring_surf[j, 0], d.spring_surf[j, 1]
+        k, c, us, ud, uv, s_mesh = mesh_pair_parameters(M, mesh, other)
+        _foundation_spring(d.spring_G[j], d.nearest_G[j],
+                           d.face_area[d.face_start[mesh] + d.spring_face[j]], d.body[mesh],
+                           d.body[other], k, c, us, ud, uv, s_mesh, vt, p_GB, V_GB,
+                           body_forces)
 
 
 @kernel
@@ -271,34 +298,34 @@ class CompliantContactSubsystem(ForceSubsystem):
         self._mesh_forces(state)
 
     def _python_work(self, state) -> dict:
-        """Per stage, the Python this subsystem runs after the compiled call when its point
-        contacts' forces are computed inside the one compiled realization: the elastic
-        foundation of meshes."""
-        has_meshes = bool(np.any(self._tracker._table.kind == MESH))
-        return {Stage.DYNAMICS: [self._mesh_forces]} if has_meshes else {}
+        """Per stage, the Python this subsystem runs after the compiled call when its
+        forces are computed inside the one compiled realization: the elastic foundation
+        of the meshes the tracker's Python pass finds."""
+        return {Stage.DYNAMICS: [self._mesh_forces]} if self._tracker._has_python_kinds \
+            else {}
 
     def _mesh_forces(self, state) -> None:
-        """The elastic foundation of every mesh in contact, added to the body forces; the
-        totals kept for the reports."""
+        """The elastic foundation of the meshes the tracker's Python pass found (against
+        ellipsoids and meshes), added to the body forces."""
         buffers = self._tracker._buffers(state)
-        buffers.mesh_totals = []
-        if not buffers.meshes:
-            return
-        matter = self.get_system().get_matter_subsystem()
-        data = matter.get_tree_data(state, Stage.VELOCITY, "CompliantContactSubsystem")
-        cache, M, body = data.cache, buffers.data.material, buffers.data.body
-        k, c, us, ud, uv, h = (M[:, j] for j in range(6))
-        for mc in buffers.meshes:
-            a, b = mc.mesh, mc.other
-            kh_a, kh_b = k[a] / h[a], k[b] / h[b]
-            s_mesh = kh_b / (kh_a + kh_b)
+        if buffers.python_meshes:
+            matter = self.get_system().get_matter_subsystem()
+            data = matter.get_tree_data(state, Stage.VELOCITY, "CompliantContactSubsystem")
+            self._foundation(buffers, buffers.python_meshes, data.cache, data.body_forces)
+
+    def _foundation(self, buffers, meshes, cache, body_forces) -> list:
+        """Apply the elastic foundation of ``meshes`` (MeshContact) to body_forces; their
+        totals (``elastic_foundation_forces``)."""
+        M, body = buffers.data.material, buffers.data.body
+        found = []
+        for mc in meshes:
             totals = np.zeros(10)
             elastic_foundation_forces(
-                mc.spring_G, mc.nearest_G, mc.area, body[a], body[b], kh_a * s_mesh,
-                c[a] * s_mesh + c[b] * (1.0 - s_mesh), _harmonic(us[a], us[b]),
-                _harmonic(ud[a], ud[b]), _harmonic(uv[a], uv[b]), s_mesh,
-                self._transition_velocity, cache.p_GB, cache.V_GB, data.body_forces, totals)
-            buffers.mesh_totals.append(totals)
+                mc.spring_G, mc.nearest_G, mc.area, body[mc.mesh], body[mc.other],
+                *mesh_pair_parameters(M, mc.mesh, mc.other), self._transition_velocity,
+                cache.p_GB, cache.V_GB, body_forces, totals)
+            found.append(totals)
+        return found
 
     def _forces(self, state, where: str) -> _Forces:
         self._check(state)
@@ -307,10 +334,16 @@ class CompliantContactSubsystem(ForceSubsystem):
                                    f"CompliantContactSubsystem.{where}")
         buffers = self._tracker._buffers(state)
         d, m = buffers.data, int(buffers.data.header[5])
-        meshes = list(zip(buffers.meshes, buffers.mesh_totals))
-        pe = float(d.report[:m, 4].sum()) + sum(float(t[1]) for t in buffers.mesh_totals)
+        meshes = buffers.meshes
+        totals = []
+        if meshes:
+            # The springs' totals for the reports, again (their forces went to the State).
+            matter = self.get_system().get_matter_subsystem()
+            cache = matter.get_tree_data(state, Stage.VELOCITY, where).cache
+            totals = self._foundation(buffers, meshes, cache, np.zeros((cache.p_GB.shape[0], 6)))
+        pe = float(d.report[:m, 4].sum()) + sum(float(t[1]) for t in totals)
         return _Forces(self._tracker._contact_list(state), d.point[:m].copy(),
-                       d.force[:m].copy(), d.report[:m].copy(), meshes, pe)
+                       d.force[:m].copy(), d.report[:m].copy(), list(zip(meshes, totals)), pe)
 
     def calc_potential_energy(self, state) -> float:
         """Elastic energy stored in all contacts (J): (2/5) f_H x per Hertz contact, ½ k A x²
