@@ -152,3 +152,26 @@ def test_a_run_that_cannot_meet_the_accuracy_keeps_its_last_step_and_resumes():
     integ.set_minimum_step_size(0.0)
     assert integ.step_to(0.8) == kt.SuccessfulStepStatus.REACHED_REPORT_TIME
     assert integ.get_time() == 0.8
+
+
+def test_a_constraint_enabled_in_the_advanced_state_stops_the_compiled_runs():
+    """A constraint enabled in the advanced State (an Instance-stage change) after the
+    integrator chose compiled runs: the next step_to steps in Python, which projects onto
+    it, instead of a compiled run that would ignore it."""
+    system, state = model()
+    tip = system.get_matter_subsystem().get_mobilized_body(4)
+    system.realize(state, kt.Stage.POSITION)
+    length = float(np.linalg.norm(tip.get_body_origin_location(state) - [0, 1.5, 0]))
+    rods = []
+    system, state = model(lambda system, matter, forces, bodies: rods.append(
+        kt.Constraint.Rod(matter.Ground(), [0, 1.5, 0], bodies[-1], [0, 0, 0], length)))
+    rods[0].disable(state)
+    integ = kt.RungeKuttaMersonIntegrator(system)
+    integ.initialize(state)
+    assert integ._stepper is not None
+    rods[0].enable(integ.upd_advanced_state())
+    integ.step_to(0.02)
+    assert integ._stepper is None
+    advanced = integ.get_advanced_state()
+    system.realize(advanced, kt.Stage.POSITION)
+    assert 0 < np.max(np.abs(advanced.get_q_err())) < 1e-3      # the rod's length is kept

@@ -7,10 +7,11 @@ An integrator hands the stepper its step-control settings and the ends of its la
 ``runge_kutta_steps`` then takes every step up to the next report time, stop time or step
 limit in one call: the stages, the error norm and the step-size control, the projection,
 and the derivative at each step's end, exactly as ``Integrator._take_step`` does them
-in Python. The stages are evaluated on the integrator's scratch State; only the last
-step's end is realized on the advanced State, so a failure mid-run leaves the advanced
-State where it was, and the integrator brings it to the last accepted step before
-raising. Event triggers, dense output and reports stay with the integrator, between runs.
+in Python. Every derivative is a realization of the integrator's advanced State, which a
+run leaves realized at the end of its last step; if a run stops on an error the
+integrator realizes that State again at the last step accepted before raising, so
+nothing is lost. Event triggers, dense output and reports stay with the integrator,
+between runs.
 """
 
 from __future__ import annotations
@@ -182,14 +183,20 @@ class CompiledStepper:
             return None
         return cls(system, state)
 
-    def run(self, control_f, control_i, work, k, tableau, weights, group_ends) -> int:
+    def run(self, control_f, control_i, work, k, tableau, weights, group_ends) -> int | None:
         """``runge_kutta_steps`` on the State, its contact buffers grown and the run
-        resumed whenever a search outgrew them; returns 0, SINGULAR or TOO_SMALL."""
+        resumed whenever a search outgrew them; returns 0, SINGULAR or TOO_SMALL, or None
+        (nothing done) if the State's realization has come to need Python (an
+        Instance-stage change such as enabling a custom force)."""
         while True:
+            if self._state._stage < Stage.INSTANCE:
+                self._system.realize(self._state, Stage.INSTANCE)
             plan = self._system._plan_of(self._state)
             arguments = (control_f, control_i, work, k, tableau, weights, group_ends,
                          self._quaternion_q, plan._arguments)
             if self._entry is None or self._entry[0] is not plan:
+                if not _compiled_throughout(self._system, self._state, plan):
+                    return None
                 # Bound to the arrays of this plan and integrator (all that change between
                 # runs is their contents).
                 self._entry = plan, entry_point(runge_kutta_steps, arguments)
@@ -209,9 +216,9 @@ class CompiledStepper:
             return error
         raise AssertionError("a singular realization that raised nothing")
 
-    def mark_realized(self, state) -> None:
-        """``state``'s arrays were realized through ACCELERATION by a run: say so."""
-        self._system._plan_of(state).mark_realized(state, int(Stage.ACCELERATION))
+    def mark_realized(self) -> None:
+        """The State's arrays were realized through ACCELERATION by a run: say so."""
+        self._system._plan_of(self._state).mark_realized(self._state, int(Stage.ACCELERATION))
 
     def project(self, y: np.ndarray) -> None:
         """The projection of such a model: its quaternions normalized, in y."""

@@ -70,6 +70,9 @@ class ExplicitRungeKutta(Integrator):
                 self._error_test_failures, 0)
         failed = stepper.run(f, i, self._work, self._k, self._tableau, self._unit_weights,
                              self._group_ends)
+        if failed is None:                  # Python in the realization now: step in Python
+            self._stepper = None
+            return super()._take_steps(t_stop, report_time, limit)
         taken = int(i[control.STEPS]) - self._steps_taken
         self._t0, self._t1, self._h_next, self._h_taken = f[:control.T_STOP].tolist()
         (self._steps_taken, self._steps_attempted, self._realizations, self._projections,
@@ -77,7 +80,7 @@ class ExplicitRungeKutta(Integrator):
         state = self._advanced
         state.set_time(self._t1)
         if failed == 0:
-            stepper.mark_realized(state)
+            stepper.mark_realized()
             return taken
         # The run left the advanced State's arrays mid-step: back to the last step taken.
         error = stepper.error(failed, self)
