@@ -141,7 +141,7 @@ def test_a_run_that_cannot_meet_the_accuracy_keeps_its_last_step_and_resumes():
     integ.set_minimum_step_size(2e-4)
     integ.initialize(state)
     assert integ._stepper is not None
-    with pytest.raises(kt.integrators.IntegrationError, match="cannot meet accuracy"):
+    with pytest.raises(kt.errors.IntegrationError, match="cannot meet accuracy"):
         integ.step_to(0.8)
     advanced = integ.get_advanced_state()
     assert integ.get_num_steps_taken() > 5 and advanced.get_time() > 0
