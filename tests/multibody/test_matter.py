@@ -281,3 +281,38 @@ def test_default_q_and_u_flow_into_new_states():
     assert (link.get_one_q(state, 0), link.get_one_u(state, 0)) == (0.3, -1.0)
     with pytest.raises(kt.errors.InvalidArgumentError, match="expected 1 values"):
         link.set_default_q([0.0, 1.0])
+
+
+def test_free_bodies_whose_hinge_is_the_identity_agree_with_inverse_dynamics():
+    """Free mobilizers with frames aligned with Ground (H = 1 in G, the articulated-body
+    step's short path, also for a Free child of a body at the identity orientation, whose
+    parent then feels no inertia through it) give the u̇ that inverse dynamics (RNEA, a
+    different algorithm) turns back into the applied forces, and the u̇ of the same model
+    with the short path's frames turned slightly off the identity, in the limit."""
+    def build(tilt):
+        system = kt.MultibodySystem()
+        matter = kt.SimbodyMatterSubsystem(system)
+        forces = kt.GeneralForceSubsystem(system)
+        kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
+        body = kt.Body.Rigid(kt.MassProperties(2.0, [0.1, -0.2, 0.05],
+                                               kt.Inertia(0.3, 0.2, 0.25, 0.01, -0.02, 0.03)))
+        X = kt.Transform(kt.Rotation.about_axis(tilt, [1, 2, 3]))
+        a = kt.MobilizedBody.Free(matter.Ground(), X, body, X)
+        b = kt.MobilizedBody.Free(a, kt.Transform(), body, kt.Transform())
+        c = kt.MobilizedBody.Pin(b, kt.Transform(), body, kt.Transform([0.3, 0, 0]))
+        state = system.realize_topology()
+        rng = np.random.default_rng(11)
+        b.set_q_to_fit_transform(state, kt.Transform(kt.Rotation.about_axis(0.7, [1, 1, 0]),
+                                                     [0.1, -0.4, 0.2]))
+        c.set_one_q(state, 0, 0.4)
+        state.set_u(rng.uniform(-1, 1, state.get_num_u()))
+        system.realize(state, kt.Stage.ACCELERATION)
+        return matter, state
+
+    matter, state = build(0.0)
+    F = matter.upd_body_forces(state).copy()
+    f = matter.upd_mobility_forces(state).copy()
+    udot = state.get_u_dot()
+    np.testing.assert_allclose(matter.calc_residual_force(state, f, F, udot), 0, atol=1e-10)
+    _, tilted = build(1e-9)
+    np.testing.assert_allclose(tilted.get_u_dot(), udot, rtol=0, atol=1e-6)

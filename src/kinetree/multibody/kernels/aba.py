@@ -64,6 +64,31 @@ def _articulate(P, H, U, Dinv, W, nu, for_parent):
 
 
 @numba.njit(cache=True, forceinline=True)
+def _is_identity(H):
+    """Whether the 6x6 H is the identity: a six-mobility body whose u is its spatial
+    velocity in G (a Free mobilizer on Ground with frames aligned with it)."""
+    for i in range(6):
+        for j in range(6):
+            if H[i, j] != (1.0 if i == j else 0.0):
+                return False
+    return True
+
+
+@numba.njit(cache=True, forceinline=True)
+def _articulate_identity(P, U, Dinv, for_parent):
+    """``_articulate`` for H = 1: U = P, D⁻¹ = P⁻¹, and the parent feels nothing
+    (P - P P⁻¹ P = 0), in a third of the work."""
+    for i in range(6):
+        for j in range(6):
+            U[i, j] = Dinv[i, j] = P[i, j]
+    if not invert_spd_in_place(Dinv, 6):
+        return False
+    if for_parent:
+        P[:, :] = 0.0
+    return True
+
+
+@numba.njit(cache=True, forceinline=True)
 def articulate_step(tree, cache, b):
     """Body b's U, D⁻¹ and P⁺ (its children already added into P[b]), P⁺ shifted into its
     parent's P; False if D is singular."""
@@ -74,7 +99,10 @@ def articulate_step(tree, cache, b):
     if nu == 1:
         ok = _articulate(P[b], H, U, Dinv, W, 1, p != 0)
     elif nu == 6:
-        ok = _articulate(P[b], H, U, Dinv, W, 6, p != 0)
+        if _is_identity(H):
+            ok = _articulate_identity(P[b], U, Dinv, p != 0)
+        else:
+            ok = _articulate(P[b], H, U, Dinv, W, 6, p != 0)
     else:
         ok = _articulate(P[b], H, U, Dinv, W, nu, p != 0)
     if ok and p != 0:
