@@ -60,6 +60,7 @@ from kinetree.multibody.kernels.n_matrix import normalize_quaternions
 from kinetree.system.stage import Stage
 from kinetree.system.subsystem import Subsystem
 
+_INSTANCE = int(Stage.INSTANCE)
 # realize_stages' arguments after (first, last) that hold q, u, q̇ and u̇.
 _Q, _U, _QDOT, _UDOT = 4, 5, 6, 7
 
@@ -189,7 +190,7 @@ class CompiledStepper:
         (nothing done) if the State's realization has come to need Python (an
         Instance-stage change such as enabling a custom force)."""
         while True:
-            if self._state._stage < Stage.INSTANCE:
+            if self._state._stage < _INSTANCE:
                 self._system.realize(self._state, Stage.INSTANCE)
             plan = self._system._plan_of(self._state)
             arguments = (control_f, control_i, work, k, tableau, weights, group_ends,
@@ -218,7 +219,7 @@ class CompiledStepper:
 
     def mark_realized(self) -> None:
         """The State's arrays were realized through ACCELERATION by a run: say so."""
-        self._system._plan_of(self._state).mark_realized(self._state, int(Stage.ACCELERATION))
+        self._system._plan_of(self._state).mark_realized(self._state, ACCELERATION)
 
     def project(self, y: np.ndarray) -> None:
         """The projection of such a model: its quaternions normalized, in y."""

@@ -34,8 +34,11 @@ from kinetree.errors import (
 from kinetree.system.stage import STAGES, Stage
 
 _N_STAGES = len(Stage)
-_TRIGGER_STAGES = (Stage.TIME, Stage.POSITION, Stage.VELOCITY, Stage.DYNAMICS,
-                   Stage.ACCELERATION)
+# The stages as module constants: reading an attribute of an Enum class costs about
+# 150 ns, which the invalidation and the getters of every realization would pay.
+(_EMPTY, _TOPOLOGY, _MODEL, _INSTANCE, _TIME, _POSITION, _VELOCITY, _DYNAMICS, _ACCELERATION,
+ _REPORT) = STAGES[:10]
+_TRIGGER_STAGES = (_TIME, _POSITION, _VELOCITY, _DYNAMICS, _ACCELERATION)
 _FILE_FORMAT = "kinetree-state/1"
 
 
@@ -93,7 +96,7 @@ class _SubsystemPart:
     def __init__(self, index: int, name: str):
         self.index = index
         self.name = name
-        self.stage = Stage.EMPTY
+        self.stage = _EMPTY
         self.q_blocks: list[_Block] = []
         self.u_blocks: list[_Block] = []
         self.z_blocks: list[_Block] = []
@@ -134,7 +137,7 @@ class State:
     """
 
     def __init__(self):
-        self._stage = Stage.EMPTY
+        self._stage = _EMPTY
         self._t = 0.0
         self._parts: list[_SubsystemPart] = []
         self._versions = [0] * _N_STAGES
@@ -240,8 +243,8 @@ class State:
                 return
 
     def _back_up_to(self, stage: Stage) -> None:
-        if stage < Stage.INSTANCE:
-            if stage < Stage.MODEL and self._y is not None:
+        if stage < _INSTANCE:
+            if stage < _MODEL and self._y is not None:
                 self._keep_surviving_values(stage)
                 self._clear_continuous()
             self._clear_instance()
@@ -283,7 +286,7 @@ class State:
     def invalidate_all(self, stage) -> None:
         """Back the whole State up so that ``stage`` and later must be realized again."""
         stage = Stage.coerce(stage, "State.invalidate_all")
-        if stage <= Stage.TOPOLOGY:
+        if stage <= _TOPOLOGY:
             raise InvalidArgumentError(
                 "State.invalidate_all: TOPOLOGY belongs to the System, not the State; to "
                 "change it, change the System and call system.realize_topology().")
@@ -299,12 +302,12 @@ class State:
         if not np.isfinite(t):
             raise InvalidArgumentError(f"State.set_time: t = {t} is not finite.")
         self._t = t
-        self._invalidate(Stage.TIME)
+        self._invalidate(_TIME)
 
     # ---------------------------------------------------- continuous variables
     def _variables(self, where: str) -> None:
         if self._y is None:
-            raise StageTooLowError(Stage.MODEL, self._stage, where)
+            raise StageTooLowError(_MODEL, self._stage, where)
 
     def get_num_q(self) -> int:
         self._variables("State.get_num_q")
@@ -345,25 +348,25 @@ class State:
     def upd_q(self) -> np.ndarray:
         """Writable q; the State backs up to TIME first."""
         self._variables("State.upd_q")
-        self._invalidate(Stage.POSITION)
+        self._invalidate(_POSITION)
         return self._q
 
     def upd_u(self) -> np.ndarray:
         """Writable u; the State backs up to POSITION first."""
         self._variables("State.upd_u")
-        self._invalidate(Stage.VELOCITY)
+        self._invalidate(_VELOCITY)
         return self._u
 
     def upd_z(self) -> np.ndarray:
         """Writable z; the State backs up to VELOCITY first."""
         self._variables("State.upd_z")
-        self._invalidate(Stage.DYNAMICS)
+        self._invalidate(_DYNAMICS)
         return self._z
 
     def upd_y(self) -> np.ndarray:
         """Writable y = [q | u | z]; the State backs up to TIME first."""
         self._variables("State.upd_y")
-        self._invalidate(Stage.POSITION)
+        self._invalidate(_POSITION)
         return self._y
 
     def _copy_in(self, dest: np.ndarray, values, where: str) -> None:
@@ -388,27 +391,27 @@ class State:
     # ------------------------------------------------ derivatives (cache)
     def get_q_dot(self) -> np.ndarray:
         """q̇, valid once realized to VELOCITY."""
-        self._require(Stage.VELOCITY, "State.get_q_dot")
+        self._require(_VELOCITY, "State.get_q_dot")
         return self._qdot_ro
 
     def get_u_dot(self) -> np.ndarray:
         """u̇, valid once realized to ACCELERATION."""
-        self._require(Stage.ACCELERATION, "State.get_u_dot")
+        self._require(_ACCELERATION, "State.get_u_dot")
         return self._udot_ro
 
     def get_z_dot(self) -> np.ndarray:
         """ż, valid once realized to ACCELERATION."""
-        self._require(Stage.ACCELERATION, "State.get_z_dot")
+        self._require(_ACCELERATION, "State.get_z_dot")
         return self._zdot_ro
 
     def get_q_dot_dot(self) -> np.ndarray:
         """q̈, valid once realized to ACCELERATION."""
-        self._require(Stage.ACCELERATION, "State.get_q_dot_dot")
+        self._require(_ACCELERATION, "State.get_q_dot_dot")
         return self._qdotdot_ro
 
     def get_y_dot(self) -> np.ndarray:
         """ẏ = [q̇ | u̇ | ż], valid once realized to ACCELERATION."""
-        self._require(Stage.ACCELERATION, "State.get_y_dot")
+        self._require(_ACCELERATION, "State.get_y_dot")
         return self._ydot_ro
 
     def upd_q_dot(self) -> np.ndarray:
@@ -431,7 +434,7 @@ class State:
     # ------------------------------------------- constraint errors (cache)
     def _errors(self, where: str) -> None:
         if self._qerr is None:
-            raise StageTooLowError(Stage.INSTANCE, self._stage, where)
+            raise StageTooLowError(_INSTANCE, self._stage, where)
 
     def get_num_q_err(self) -> int:
         self._errors("State.get_num_q_err")
@@ -447,22 +450,22 @@ class State:
 
     def get_q_err(self) -> np.ndarray:
         """Position constraint errors, valid once realized to POSITION."""
-        self._require(Stage.POSITION, "State.get_q_err")
+        self._require(_POSITION, "State.get_q_err")
         return _read_only(self._qerr)
 
     def get_u_err(self) -> np.ndarray:
         """Velocity constraint errors, valid once realized to VELOCITY."""
-        self._require(Stage.VELOCITY, "State.get_u_err")
+        self._require(_VELOCITY, "State.get_u_err")
         return _read_only(self._uerr)
 
     def get_u_dot_err(self) -> np.ndarray:
         """Acceleration constraint errors, valid once realized to ACCELERATION."""
-        self._require(Stage.ACCELERATION, "State.get_u_dot_err")
+        self._require(_ACCELERATION, "State.get_u_dot_err")
         return _read_only(self._udoterr)
 
     def get_multipliers(self) -> np.ndarray:
         """Constraint multipliers λ, one per acceleration error, valid at ACCELERATION."""
-        self._require(Stage.ACCELERATION, "State.get_multipliers")
+        self._require(_ACCELERATION, "State.get_multipliers")
         return _read_only(self._multipliers)
 
     def upd_q_err(self) -> np.ndarray:
@@ -489,7 +492,7 @@ class State:
     def get_event_triggers(self) -> np.ndarray:
         """Every trigger-function value, grouped by stage (TIME first), valid once realized
         to ACCELERATION."""
-        self._require(Stage.ACCELERATION, "State.get_event_triggers")
+        self._require(_ACCELERATION, "State.get_event_triggers")
         return _read_only(self._triggers)
 
     def get_event_triggers_by_stage(self, stage) -> np.ndarray:
@@ -527,9 +530,9 @@ class State:
         if g is None or g > upper:
             held = self._stage if g is None else g
             raise StageOutOfRangeError(
-                Stage.TOPOLOGY, held, upper, f"Subsystem '{part.name}'.allocate_{what}",
+                _TOPOLOGY, held, upper, f"Subsystem '{part.name}'.allocate_{what}",
                 hint=f"allocate it in realize_topology() or realize_model()"
-                     f"{' or realize_instance()' if upper >= Stage.INSTANCE else ''}.")
+                     f"{' or realize_instance()' if upper >= _INSTANCE else ''}.")
         return g
 
     def _allocate_block(self, index: int, kind: str, values, upper: Stage) -> int:
@@ -547,7 +550,7 @@ class State:
     def _allocate_triggers(self, index: int, stage, n: int) -> int:
         part = self._part(index, "State.allocate_event_triggers_by_stage")
         stage = self._trigger_stage(stage, f"Subsystem '{part.name}'.allocate_event_triggers")
-        g = self._allocating(part, "event_triggers_by_stage", Stage.INSTANCE)
+        g = self._allocating(part, "event_triggers_by_stage", _INSTANCE)
         blocks = part.trigger_blocks[stage]
         first = sum(b.values.size for b in blocks)
         blocks.append(_Block(g, np.zeros(int(n))))
@@ -556,8 +559,8 @@ class State:
     def _allocate_discrete(self, index: int, stage, value) -> int:
         part = self._part(index, "State.allocate_discrete_variable")
         stage = Stage.coerce(stage, f"Subsystem '{part.name}'.allocate_discrete_variable")
-        g = self._allocating(part, "discrete_variable", Stage.MODEL)
-        if not (g < stage <= Stage.REPORT):
+        g = self._allocating(part, "discrete_variable", _MODEL)
+        if not (g < stage <= _REPORT):
             raise InvalidArgumentError(
                 f"Subsystem '{part.name}'.allocate_discrete_variable: its invalidation stage "
                 f"{stage.name} must be later than the stage allocating it ({g.name}) and at "
@@ -570,8 +573,8 @@ class State:
         where = f"Subsystem '{part.name}'.allocate_cache_entry"
         earliest = Stage.coerce(earliest, where)
         latest = Stage.coerce(latest, where)
-        g = self._allocating(part, "cache_entry", Stage.MODEL)
-        if not (Stage.TOPOLOGY <= earliest <= latest):
+        g = self._allocating(part, "cache_entry", _MODEL)
+        if not (_TOPOLOGY <= earliest <= latest):
             raise InvalidArgumentError(
                 f"{where}: need TOPOLOGY <= earliest <= latest, got earliest={earliest.name},"
                 f" latest={latest.name}.")
@@ -710,7 +713,7 @@ class State:
         # Model-stage discrete variables decide which variables exist: set them first.
         for p, rec in zip(state._parts, saved):
             for d, (stage_name, value) in zip(p.discrete, rec["discrete"]):
-                if Stage[stage_name] <= Stage.MODEL:
+                if Stage[stage_name] <= _MODEL:
                     state._set_discrete_value(d, value)
         system.realize_model(state)
         for p, rec in zip(state._parts, saved):
@@ -725,10 +728,10 @@ class State:
             state._u[p.u_slice] = rec["u"]
             state._z[p.z_slice] = rec["z"]
             for d, (stage_name, value) in zip(p.discrete, rec["discrete"]):
-                if Stage[stage_name] > Stage.MODEL:
+                if Stage[stage_name] > _MODEL:
                     d.value = value
         state._t = float(record["t"])
-        state._invalidate(Stage.INSTANCE)
+        state._invalidate(_INSTANCE)
         return state
 
     def _set_discrete_value(self, d: _DiscreteVariable, value) -> None:
