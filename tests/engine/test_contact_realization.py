@@ -129,9 +129,9 @@ def test_a_custom_force_subsystem_still_sees_the_contacts(disable):
     del rng
 
 
-def hunt_crossley_scene(disabled=False):
-    """OpenSim's way: a GeneralContactSubsystem set of a floor and two balls, one
-    HuntCrossleyForce with per-body materials."""
+def general_contact_floor():
+    """A MultibodySystem with gravity and a GeneralContactSubsystem whose one contact set
+    holds the floor."""
     system = kt.MultibodySystem()
     matter = kt.SimbodyMatterSubsystem(system)
     forces = kt.GeneralForceSubsystem(system)
@@ -139,6 +139,13 @@ def hunt_crossley_scene(disabled=False):
     kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
     cset = contacts.create_contact_set()
     floor = contacts.add_body(cset, matter.Ground(), kt.ContactGeometry.HalfSpace(), FLOOR)
+    return system, matter, forces, contacts, cset, floor
+
+
+def hunt_crossley_scene(disabled=False):
+    """OpenSim's way: a GeneralContactSubsystem set of a floor and two balls, one
+    HuntCrossleyForce with per-body materials."""
+    system, matter, forces, contacts, cset, floor = general_contact_floor()
     hc = kt.HuntCrossleyForce(forces, contacts, cset)
     hc.set_body_parameters(floor, 1e7, 0.5, 0.8, 0.5, 0.1)
     hc.set_transition_velocity(0.1)
@@ -177,13 +184,7 @@ def elastic_foundation_scene(disabled, big_spheres=0):
     turning, under an ElasticFoundationForce; a sphere beside it under a HuntCrossleyForce
     of the same contact set; optionally big spheres on welded bodies that swallow the whole
     brick, so that more springs are found than the search first makes room for."""
-    system = kt.MultibodySystem()
-    matter = kt.SimbodyMatterSubsystem(system)
-    forces = kt.GeneralForceSubsystem(system)
-    contacts = kt.GeneralContactSubsystem(system)
-    kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
-    cset = contacts.create_contact_set()
-    floor = contacts.add_body(cset, matter.Ground(), kt.ContactGeometry.HalfSpace(), FLOOR)
+    system, matter, forces, contacts, cset, floor = general_contact_floor()
     ef = kt.ElasticFoundationForce(forces, contacts, cset)
     hc = kt.HuntCrossleyForce(forces, contacts, cset)
     hc.set_body_parameters(floor, 1e7, 0.5, 0.8, 0.5, 0.1)

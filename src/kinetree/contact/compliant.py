@@ -327,14 +327,26 @@ class CompliantContactSubsystem(ForceSubsystem):
             found.append(totals)
         return found
 
+    def realize_topology(self, state):
+        self._forces_index = self.allocate_lazy_cache_entry(state, Stage.DYNAMICS, None)
+
     def _forces(self, state, where: str) -> _Forces:
+        """The contacts' forces and reports at ``state``, gathered once per realization
+        of DYNAMICS (a lazy cache entry)."""
         self._check(state)
         if self.get_stage(state) < Stage.DYNAMICS:
             raise StageTooLowError(Stage.DYNAMICS, self.get_stage(state),
                                    f"CompliantContactSubsystem.{where}")
+        if not self.is_cache_value_realized(state, self._forces_index):
+            self.set_cache_entry(state, self._forces_index, self._gather(state, where))
+            self.mark_cache_value_realized(state, self._forces_index)
+        return self.get_cache_entry(state, self._forces_index)
+
+    def _gather(self, state, where: str) -> _Forces:
         buffers = self._tracker._buffers(state)
         d, m = buffers.data, int(buffers.data.header[5])
-        meshes = buffers.meshes
+        contacts = self._tracker._contact_list(state)
+        meshes = contacts.meshes
         totals = []
         if meshes:
             # The springs' totals for the reports, again (their forces went to the State).
@@ -342,7 +354,7 @@ class CompliantContactSubsystem(ForceSubsystem):
             cache = matter.get_tree_data(state, Stage.VELOCITY, where).cache
             totals = self._foundation(buffers, meshes, cache, np.zeros((cache.p_GB.shape[0], 6)))
         pe = float(d.report[:m, 4].sum()) + sum(float(t[1]) for t in totals)
-        return _Forces(self._tracker._contact_list(state), d.point[:m].copy(),
+        return _Forces(contacts, d.point[:m].copy(),
                        d.force[:m].copy(), d.report[:m].copy(), list(zip(meshes, totals)), pe)
 
     def calc_potential_energy(self, state) -> float:

@@ -138,20 +138,24 @@ class RealizationPlan:
         contact search outgrew its buffers, grow them (dropping this plan, bound to the
         old ones) and realize ``state`` through ``target`` again from where it is."""
         if failed == SINGULAR:
-            self._raise_singular(state)
+            raise self.singular_error(state)
         self._search._grow(state)
         self._system.realize(state, STAGES[target])
 
-    def _raise_singular(self, state) -> None:
-        self._matter._raise_if_singular(self._matter.get_tree_data(state, Stage.MODEL, "realize"))
+    def singular_error(self, state) -> Exception:
+        """The error naming the body whose articulated inertia a compiled call found
+        singular in ``state``."""
+        return self._matter._singular_error(
+            self._matter.get_tree_data(state, Stage.MODEL, "realize"))
 
-    def mark_realized(self, state, target: int) -> None:
-        """Mark ``state`` realized through ``target``, its arrays having been filled by
-        compiled code with nothing else owed on the way."""
+    @staticmethod
+    def mark_realized(state, stage) -> None:
+        """Mark ``state`` realized through ``stage`` (a Stage): every part that had not
+        got there has, and nothing else is owed on the way."""
         for part in state._parts:
-            if part.stage < target:
-                part.stage = STAGES[target]
-        state._stage = STAGES[target]
+            if part.stage < stage:
+                part.stage = stage
+        state._stage = stage
 
     def run(self, state, target: int) -> None:
         """Realize ``state`` (at INSTANCE or beyond) through ``target``."""
@@ -166,11 +170,7 @@ class RealizationPlan:
             if failed:
                 self._stopped(state, failed, target)
                 return
-            stage = actions[1][1]
-            for part in parts:
-                if part.stage < stage:
-                    part.stage = stage
-            state._stage = stage
+            self.mark_realized(state, actions[1][1])
             return
         try:
             for action in actions:
@@ -194,11 +194,7 @@ class RealizationPlan:
                         if mark:
                             parts[i].stage = STAGES[g]
                 else:
-                    g = action[1]
-                    for part in parts:
-                        if part.stage < g:
-                            part.stage = g
-                    state._stage = g
+                    self.mark_realized(state, action[1])
         finally:
             state._realizing = None
 

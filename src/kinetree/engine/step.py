@@ -24,7 +24,6 @@ from kinetree.engine.forward import (
     ACCELERATION,
     OVERFLOW,
     POSITION,
-    SINGULAR,
     realize_stages,
 )
 from kinetree.integrators.step_control import (
@@ -60,7 +59,7 @@ from kinetree.multibody.kernels.n_matrix import normalize_quaternions
 from kinetree.system.stage import Stage
 from kinetree.system.subsystem import Subsystem
 
-_INSTANCE = int(Stage.INSTANCE)
+_INSTANCE, _ACCELERATION = Stage.INSTANCE, Stage.ACCELERATION   # an Enum attribute: ~150 ns
 # realize_stages' arguments after (first, last) that hold q, u, q̇ and u̇.
 _Q, _U, _QDOT, _UDOT = 4, 5, 6, 7
 
@@ -210,16 +209,11 @@ class CompiledStepper:
         """The exception for a run that returned ``failed`` (SINGULAR or TOO_SMALL)."""
         if failed == TOO_SMALL:
             return integrator._accuracy_unmet(integrator._t0, integrator._h_next)
-        assert failed == SINGULAR
-        try:
-            self._system._plan_of(self._state)._raise_singular(self._state)
-        except Exception as error:          # noqa: BLE001 - handed to the caller to raise
-            return error
-        raise AssertionError("a singular realization that raised nothing")
+        return self._system._plan_of(self._state).singular_error(self._state)
 
     def mark_realized(self) -> None:
         """The State's arrays were realized through ACCELERATION by a run: say so."""
-        self._system._plan_of(self._state).mark_realized(self._state, ACCELERATION)
+        self._system._plan_of(self._state).mark_realized(self._state, _ACCELERATION)
 
     def project(self, y: np.ndarray) -> None:
         """The projection of such a model: its quaternions normalized, in y."""

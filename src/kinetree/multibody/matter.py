@@ -364,12 +364,17 @@ class SimbodyMatterSubsystem(Subsystem):
                      d.qdotdot_work, self.upd_q_dot_dot(state))
 
     def _raise_if_singular(self, d: TreeData) -> None:
+        if d.status[0]:
+            raise self._singular_error(d)
+
+    def _singular_error(self, d: TreeData) -> KinetreeError:
+        """The error for the body whose articulated inertia the last inertia sweep found
+        singular (status[0] = 1 + its index)."""
         bad = int(d.status[0])
-        if bad:
-            raise KinetreeError(
-                f"SimbodyMatterSubsystem: the articulated inertia of MobilizedBody {bad - 1} "
-                f"({type(self._bodies[bad - 1]).__name__}) is singular along its mobilities; "
-                f"a terminal body needs mass (and inertia about each rotation axis).")
+        return KinetreeError(
+            f"SimbodyMatterSubsystem: the articulated inertia of MobilizedBody {bad - 1} "
+            f"({type(self._bodies[bad - 1]).__name__}) is singular along its mobilities; "
+            f"a terminal body needs mass (and inertia about each rotation axis).")
 
     # --------------------------------------------------- forces (DYNAMICS)
     def upd_body_forces(self, state) -> np.ndarray:
