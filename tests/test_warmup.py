@@ -1,6 +1,6 @@
-"""`python -m kinetree warmup` runs its models (the loop closed and open) through realization
-and a short simulation, and says where the compiled kernels went (in this process: slow only
-on a cold cache)."""
+"""`python -m kinetree warmup` runs its models (the loop closed, open, and open without
+contact) through realization and a short simulation, and says where the compiled kernels
+went (in this process: slow only on a cold cache)."""
 
 from kinetree import _compile_cache, cli, warmup
 

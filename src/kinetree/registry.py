@@ -1,16 +1,17 @@
 """The type code of every built-in element kind, in one place.
 
-Compiled code reaches an element's functions through one dispatch per element kind (a
-switch on this code: ``multibody/kernels/hinge.py`` for mobilizers,
-``forces/elements/dispatch.py`` for force elements), so a code must be unique within its
-kind and every dispatch must know every code; ``tests/test_registry.py`` checks both.
-Adding a built-in element type is one file with its functions, one line here and one
-branch in its kind's dispatch.
+Compiled code reaches an element's functions through a switch on its type code, built
+from these tables (``engine/kinds.py``): a kind named ``pin`` here is the module
+``multibody/mobilizers/pin.py``, and the switch calls that module's function of the same
+name as the one asked for (``x_fm``, ``calc``, ...). So a code must be unique within its
+family, and adding a built-in element type is one file with its functions and one line
+here; ``tests/test_registry.py`` checks that every module defines what its family's
+switches call.
 """
 
 MOBILIZERS = {
-    "weld": 0,
     "pin": 1,
+    "weld": 0,
     "slider": 2,
     "universal": 3,
     "cylinder": 4,
@@ -28,15 +29,16 @@ MOBILIZERS = {
     "bushing": 17,
     "custom": 18,      # Custom and FunctionBased: the Python pre-pass writes the hinge
 }
-"""Mobilizer type codes (``TreeModel.code``), one module each in multibody/mobilizers/."""
+"""Mobilizer type codes (``TreeModel.code``), one module each in multibody/mobilizers/,
+commonest first: a switch tests them in this order."""
 
 FORCES = {
+    "mobility_linear_damper": 6,
+    "mobility_linear_spring": 5,
     "uniform_gravity": 1,
     "two_point_linear_spring": 2,
     "two_point_linear_damper": 3,
     "two_point_constant_force": 4,
-    "mobility_linear_spring": 5,
-    "mobility_linear_damper": 6,
     "mobility_constant_force": 7,
     "mobility_linear_stop": 8,
     "constant_force": 9,
@@ -45,4 +47,34 @@ FORCES = {
     "linear_bushing": 12,
 }
 """Force element type codes (column 0 of a force table), one module each in
-forces/elements/. Force.Custom has none: its Python runs beside the table."""
+forces/elements/, each with a ``calc``. Force.Custom has none: its Python runs beside the
+table."""
+
+CONTACT = {
+    "collision": 0,
+    "compliant": 1,
+    "hunt_crossley_force": 2,
+    "elastic_foundation_force": 3,
+}
+"""The parts of the compiled contact realization, modules of contact/: the search
+(``collision.search_contacts``) and the force models applied to what it finds (each
+module's ``contact_forces``): CompliantContactSubsystem's, and those of the
+HuntCrossleyForce and ElasticFoundationForce elements."""
+
+COMMON = {
+    "mobilizers": ("pin", "weld", "slider", "universal", "cylinder", "screw", "planar",
+                   "ball", "free", "translation", "custom"),
+    "forces": ("mobility_linear_damper", "mobility_linear_spring", "uniform_gravity",
+               "two_point_linear_spring", "two_point_linear_damper"),
+}
+"""The kinds of the switched families that most models use and are cheap to compile: a
+model using only these is compiled for all of them, so such models share one compiled
+realization (``engine/kinds.py``). The contact parts are not rounded up: each runs on
+every contact the search finds, so a model runs exactly those it has."""
+
+FAMILIES = {
+    "mobilizers": ("kinetree.multibody.mobilizers", MOBILIZERS),
+    "forces": ("kinetree.forces.elements", FORCES),
+    "contact": ("kinetree.contact", CONTACT),
+}
+"""Each family's package and codes."""

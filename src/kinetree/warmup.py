@@ -7,7 +7,10 @@ public API only (Pins, a Ball, a Free body, gravity, a two-point spring, a mobil
 a Ball constraint closing a loop, a sphere on a half space with compliant contact),
 assembles it, realizes it to ACCELERATION and simulates it briefly, then does the same
 without the constraint (integrators step a model without constraints along another compiled
-path), so that what it compiled is cached for the programs that follow.
+path) and without the constraint or the contact, so that what it compiled is cached for the
+programs that follow. The realization is compiled for the element kinds a model has,
+rounded up to the common ones (``engine/kinds.py``): these models' versions serve every
+model made of common kinds, with compliant contact or with none.
 """
 
 from __future__ import annotations
@@ -22,16 +25,19 @@ from kinetree import _compile_cache
 SIMULATED_TIME = 0.02  # s: long enough for every stage, and projection, to run
 
 
-def build_model(closed: bool = True) -> tuple[kt.MultibodySystem, kt.State]:
+def build_model(closed: bool = True, contact: bool = True
+                ) -> tuple[kt.MultibodySystem, kt.State]:
     """The model and a State of it: a four-bar whose crank and rocker turn on Pins and whose
     coupler hangs on a Ball from the crank, its loop closed by a Constraint.Ball at the
     rocker (unless ``closed`` is False) and assembled, a spring pulling the coupler and a
-    damper on the crank; and a Free ball resting 1 mm into a floor."""
+    damper on the crank; and a Free ball resting 1 mm into a floor (with compliant contact
+    unless ``contact`` is False)."""
     system = kt.MultibodySystem()
     matter = kt.SimbodyMatterSubsystem(system)
     forces = kt.GeneralForceSubsystem(system)
-    tracker = kt.ContactTrackerSubsystem(system)
-    kt.CompliantContactSubsystem(system, tracker)
+    if contact:
+        tracker = kt.ContactTrackerSubsystem(system)
+        kt.CompliantContactSubsystem(system, tracker)
     kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
 
     link = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(0.02, 0.01, 0.02)))
@@ -65,11 +71,11 @@ def build_model(closed: bool = True) -> tuple[kt.MultibodySystem, kt.State]:
 
 
 def run() -> list[kt.Trajectory]:
-    """Realize the model, closed and open, to ACCELERATION and simulate it for
-    SIMULATED_TIME."""
+    """Realize the model (closed with contact, open with contact, open without) to
+    ACCELERATION and simulate it for SIMULATED_TIME."""
     runs = []
-    for closed in (True, False):
-        system, state = build_model(closed)
+    for closed, contact in ((True, True), (False, True), (False, False)):
+        system, state = build_model(closed, contact)
         system.realize(state, kt.Stage.ACCELERATION)
         runs.append(kt.simulate(system, state, SIMULATED_TIME, progress=False))
     return runs

@@ -89,6 +89,12 @@ def test_no_compiled_evaluations_with_python_in_the_realization(extra):
     assert system._compiled_stepper(state.copy()) is None
 
 
+def contact_buffer_size(system, state):
+    """The size of the contact buffer the compiled realization of ``state`` works in."""
+    plan = system._plan_of(state)
+    return plan._search._buffers(state).contact_i.size
+
+
 def test_spheres_that_outgrow_the_contact_buffers_mid_run_integrate_the_same():
     """A compiled run grows the contact buffers when a search outgrows them in the middle
     of a step, and goes on: 40 spheres on a shell of radius 1 m, all flying at 10 m/s
@@ -119,10 +125,10 @@ def test_spheres_that_outgrow_the_contact_buffers_mid_run_integrate_the_same():
             integ._stepper = None
         else:
             assert integ._stepper is not None
-            buffers = system._plan_of(integ.get_advanced_state())._arguments[16].size
+            buffers = contact_buffer_size(system, integ.get_advanced_state())
         integ.step_to(0.1)
         results.append(integ)
-    grown = system._plan_of(results[0].get_advanced_state())._arguments[16].size
+    grown = contact_buffer_size(system, results[0].get_advanced_state())
     assert grown > buffers
     assert results[0].get_num_steps_taken() == results[1].get_num_steps_taken()
     assert results[0].get_num_realizations() == results[1].get_num_realizations()

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation as SciRot
 
+from kinetree.engine.kinds import Kinds
 from kinetree.multibody.kernels.aba import (
     calc_articulated_body_inertias,
     calc_tree_accelerations,
@@ -77,14 +78,14 @@ def random_tree(rng, kinds, euler=False):
         nq=np.array(nq), u_start=np.array(us), nu=np.array(nu), prm=prm,
         R_PF=rotations(nb), p_PF=rng.uniform(-1, 1, (nb, 3)),
         R_MB=rotations(nb), p_MB=rng.uniform(-1, 1, (nb, 3)),
-        mass=mass, com_B=com, inertia_B=inertia,
+        mass=mass, com_B=com, inertia_B=inertia, kinds=Kinds("mobilizers", code),
     )
     return tree, np.array(q), np.array(u)
 
 
 def qdot_of(tree, q, u):
     out = np.zeros_like(q)
-    multiply_by_n(*pack_tree(tree), q, u, out)
+    multiply_by_n(*pack_tree(tree), tree.kinds, q, u, out)
     return out
 
 
@@ -93,17 +94,20 @@ class Realized:
 
     def __init__(self, tree, q, u):
         self.tree_i, self.tree_f = pack_tree(tree)
+        self.kinds = tree.kinds
         self.buf, self.status = allocate_cache(len(tree.parent), int(np.sum(tree.nu)))
         self.cache = unpack_cache(self.buf, self.status)
-        calc_position_kinematics(self.tree_i, self.tree_f, q, self.buf, self.status)
+        calc_position_kinematics(self.tree_i, self.tree_f, self.kinds, q, self.buf,
+                                 self.status)
         self.qdot = np.zeros_like(q)
-        calc_velocity_kinematics(self.tree_i, self.tree_f, q, u, self.buf, self.status,
-                                 self.qdot)
-        calc_articulated_body_inertias(self.tree_i, self.tree_f, self.buf, self.status)
+        calc_velocity_kinematics(self.tree_i, self.tree_f, self.kinds, q, u, self.buf,
+                                 self.status, self.qdot)
+        calc_articulated_body_inertias(self.tree_i, self.tree_f, self.kinds, self.buf,
+                                       self.status)
         assert self.status[0] == 0
 
     def args(self):
-        return self.tree_i, self.tree_f, self.buf, self.status
+        return self.tree_i, self.tree_f, self.kinds, self.buf, self.status
 
 
 def realize(tree, q, u):

@@ -237,10 +237,11 @@ class ContactForce(NamedTuple):
 
 
 @numba.njit(cache=True, forceinline=True)
-def compliant_forces(d, vt, p_GB, V_GB, body_forces):
+def contact_forces(d, vt, p_GB, V_GB, body_forces):
     """The Hertz/Hunt-Crossley/Stribeck force of every point contact the search left in
-    ContactData ``d`` and the elastic foundation of its springs, added to body_forces; the
-    point contacts' points, forces and reports into ``d``."""
+    ContactData ``d`` and the elastic foundation of its springs, with transition velocity
+    ``vt`` (m/s), added to body_forces; the point contacts' points, forces and reports
+    into ``d``."""
     m = d.header[5]
     M = d.material
     if m > 0:
@@ -259,8 +260,8 @@ def compliant_forces(d, vt, p_GB, V_GB, body_forces):
 
 @kernel
 def calc_compliant_forces(contact_i, contact_f, vt, p_GB, V_GB, body_forces):
-    """``compliant_forces`` on the flat buffers."""
-    compliant_forces(unpack_contacts(contact_i, contact_f), vt, p_GB, V_GB, body_forces)
+    """``contact_forces`` on the flat buffers."""
+    contact_forces(unpack_contacts(contact_i, contact_f), vt, p_GB, V_GB, body_forces)
 
 
 class CompliantContactSubsystem(ForceSubsystem):

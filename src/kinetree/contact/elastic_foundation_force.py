@@ -79,10 +79,11 @@ def elastic_foundation_springs(spring_G, nearest_G, area, body_mesh, body_other,
 
 
 @numba.njit(cache=True)
-def elastic_foundation_contact_forces(d, p_GB, V_GB, body_forces):
+def contact_forces(d, transition_velocity, p_GB, V_GB, body_forces):
     """``_spring`` for every spring of ContactData ``d`` whose mesh's row of ``material``
     the GeneralContactSubsystem marked (an enabled element's k, c, μs, μd, μv, v_t, 1):
-    the compiled search's springs, each mesh against a half space or a sphere."""
+    the compiled search's springs, each mesh against a half space or a sphere
+    (``transition_velocity``, CompliantContactSubsystem's, is not used)."""
     M = d.material
     for j in range(d.header[10]):
         mesh, other = d.spring_surf[j, 0], d.spring_surf[j, 1]

@@ -76,9 +76,11 @@ def hunt_crossley_forces(surf, normal, depth, origin, kmax, kmin, body, M, p_GB,
 
 
 @numba.njit(cache=True)
-def hunt_crossley_contact_forces(d, p_GB, V_GB, body_forces):
+def contact_forces(d, transition_velocity, p_GB, V_GB, body_forces):
     """``hunt_crossley_forces`` for the point contacts of ContactData ``d``, whose
-    ``material`` the GeneralContactSubsystem filled with the enabled elements' rows."""
+    ``material`` the GeneralContactSubsystem filled with the enabled elements' rows (each
+    with its own transition velocity: ``transition_velocity``, CompliantContactSubsystem's,
+    is not used)."""
     m = d.header[5]
     hunt_crossley_forces(d.surf[:m], d.normal[:m], d.depth[:m], d.origin[:m], d.kmax[:m],
                          d.kmin[:m], d.body, d.material, p_GB, V_GB, body_forces, True)

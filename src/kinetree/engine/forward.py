@@ -4,15 +4,15 @@ compiled call, over any range of stages from POSITION to ACCELERATION (MuJoCo's
 flow:
 
   POSITION      X_FM, X_GB, hinge matrices H, mass properties in G   position_sweep
-                the contact surfaces' overlapping pairs                search_contacts
+                the contact surfaces' overlapping pairs                contact_search
   VELOCITY      V_GB, the bias terms, q̇ = N u                        velocity_sweep
   DYNAMICS      articulated-body inertias P, U, D⁻¹                   inertia_sweep
                 body and mobility forces zeroed, then every enabled
                 built-in force element added, with its potential
                 energy                                                force_sweep
-                the compliant force of every point contact            compliant_forces
-                or the Hunt-Crossley force of OpenSim's elements      hunt_crossley_...
-                and their elastic foundations                         elastic_found...
+                the compliant force of every point contact and
+                elastic foundation spring, or the Hunt-Crossley and
+                elastic foundation forces of OpenSim's elements       contact_forces
   ACCELERATION  u̇ from the applied forces by the articulated-body
                 method; q̈ = N u̇ + Ṅ u                               acceleration_sweep,
                                                                       qdotdot_sweep
@@ -30,10 +30,8 @@ stage keeps its own pass.
 
 import numpy as np
 
-from kinetree.contact.collision import search_contacts, unpack_contacts
-from kinetree.contact.compliant import compliant_forces
-from kinetree.contact.elastic_foundation_force import elastic_foundation_contact_forces
-from kinetree.contact.hunt_crossley_force import hunt_crossley_contact_forces
+from kinetree.contact.collision import unpack_contacts
+from kinetree.engine.kinds import Kinds, each
 from kinetree.forces.elements._table import FORCE_I_COLUMNS
 from kinetree.forces.elements.dispatch import force_sweep
 from kinetree.multibody.kernels.aba import acceleration_sweep, inertia_sweep
@@ -48,28 +46,37 @@ DYNAMICS, ACCELERATION = int(Stage.DYNAMICS), int(Stage.ACCELERATION)
 SINGULAR, OVERFLOW = 1, 2
 """What realize_stages returns when it stops early."""
 
+contact_search = each("contact", "search_contacts")
+"""contact_search(contact_kinds, contacts, R_GB, p_GB): the compiled contact search, if
+``contact_kinds`` has one (``contact/collision.py``)."""
+
+contact_forces = each("contact", "contact_forces")
+"""contact_forces(contact_kinds, contacts, transition_velocity, p_GB, V_GB, body_forces):
+the forces of each contact model in ``contact_kinds`` (``contact/compliant.py``,
+``hunt_crossley_force.py``, ``elastic_foundation_force.py``)."""
+
 
 @kernel
-def realize_stages(first, last, tree_i, tree_f, buf, status, q, u, qdot, udot, qdotdot,
-                   qdotdot_work, body_forces, mobility_forces, force_rows, force_i, force_f,
-                   force_pe, contact_i, contact_f, transition_velocity, contact_set_forces):
+def realize_stages(first, last, tree_i, tree_f, mobilizer_kinds, buf, status, q, u, qdot,
+                   udot, qdotdot, qdotdot_work, body_forces, mobility_forces, force_kinds,
+                   force_rows, force_i, force_f, force_pe, contact_kinds, contact_i,
+                   contact_f, transition_velocity):
     """Realize stages ``first`` through ``last`` (stage numbers) of the tree in the flat
     buffers (``tree_model``) from q and u, applying the force table rows ``force_rows``
     (``forces/elements/dispatch.py``; parameters ``force_f``, potential energies into
-    ``force_pe``), searching the contact surfaces in ``contact_i``, ``contact_f``
-    (``contact/collision.py``; none if empty) and, with a ``transition_velocity`` ≥ 0,
-    applying the compliant contact forces (``contact/compliant.py``), with
-    ``contact_set_forces`` those of HuntCrossleyForce and ElasticFoundationForce
-    elements (``contact/hunt_crossley_force.py``, ``elastic_foundation_force.py``).
-    Returns 0 when done, SINGULAR after the inertias if a body's articulated inertia is
+    ``force_pe``) and the contact parts ``contact_kinds`` (the search of the surfaces in
+    ``contact_i``, ``contact_f`` and the force models on what it finds; the compliant
+    model's transition velocity ``transition_velocity``, m/s). Each ``*_kinds`` is the
+    Kinds of a family the model uses (``engine/kinds.py``): the call is compiled for
+    those only. Returns 0 when done, SINGULAR after the inertias if a body's articulated inertia is
     singular along its mobilities (status[0] = 1 + the body), OVERFLOW after the contact
     search if its buffers were too small."""
-    tree = unpack_tree(tree_i, tree_f)
+    tree = unpack_tree(tree_i, tree_f, mobilizer_kinds)
     cache = unpack_cache(buf, status)
     contacts = unpack_contacts(contact_i, contact_f)
     if first <= POSITION <= last:
         position_sweep(tree, cache, q)
-        search_contacts(contacts, cache.R_GB, cache.p_GB)
+        contact_search(contact_kinds, contacts, cache.R_GB, cache.p_GB)
         if contacts.header[7] != 0:
             return OVERFLOW
     if first <= VELOCITY <= last:
@@ -83,23 +90,20 @@ def realize_stages(first, last, tree_i, tree_f, buf, status, q, u, qdot, udot, q
                 body_forces[b, i] = 0.0
         for i in range(mobility_forces.shape[0]):
             mobility_forces[i] = 0.0
-        force_sweep(force_rows, force_i, force_f, tree, cache, q, u, body_forces,
+        force_sweep(force_kinds, force_rows, force_i, force_f, tree, cache, q, u, body_forces,
                     mobility_forces, force_pe)
-        if transition_velocity >= 0.0:
-            compliant_forces(contacts, transition_velocity, cache.p_GB, cache.V_GB,
-                             body_forces)
-        if contact_set_forces:
-            hunt_crossley_contact_forces(contacts, cache.p_GB, cache.V_GB, body_forces)
-            elastic_foundation_contact_forces(contacts, cache.p_GB, cache.V_GB, body_forces)
+        contact_forces(contact_kinds, contacts, transition_velocity, cache.p_GB, cache.V_GB,
+                       body_forces)
     if first <= ACCELERATION <= last:
-        acceleration_sweep(tree, cache, True, mobility_forces, body_forces, udot)
+        acceleration_sweep(tree, cache, cache.c, cache.b, cache.A_GB, mobility_forces,
+                           body_forces, udot)
         qdotdot_sweep(tree, q, u, udot, qdotdot_work, qdotdot)
     return 0
 
 
-NO_FORCES = (np.zeros(0, dtype=np.int64), np.zeros((0, FORCE_I_COLUMNS), dtype=np.int64),
-             np.zeros(0), np.zeros(0))
+NO_FORCES = (Kinds("forces"), np.zeros(0, dtype=np.int64),
+             np.zeros((0, FORCE_I_COLUMNS), dtype=np.int64), np.zeros(0), np.zeros(0))
 """realize_stages' force-table arguments for a model with no built-in force element."""
 
-NO_CONTACTS = (np.zeros(11, dtype=np.int64), np.zeros(0), -1.0, False)
+NO_CONTACTS = (Kinds("contact"), np.zeros(11, dtype=np.int64), np.zeros(0), -1.0)
 """realize_stages' contact arguments for a model without compiled contact."""

@@ -28,8 +28,10 @@ from kinetree.engine.forward import (
     SINGULAR,
     realize_stages,
 )
+from kinetree.engine.kinds import Kinds
 from kinetree.forces.general import GeneralForceSubsystem
 from kinetree.multibody.matter import SimbodyMatterSubsystem
+from kinetree.registry import CONTACT
 from kinetree.system.stage import STAGES, Stage
 from kinetree.system.subsystem import Subsystem
 
@@ -94,7 +96,8 @@ class RealizationPlan:
             if search is not None:
                 buffers = search._buffers(state)
                 vt = -1.0 if compliant is None else compliant.get_transition_velocity()
-                contacts = (buffers.contact_i, buffers.contact_f, vt, bool(contact_set_forces))
+                contacts = (_contact_kinds(forces, compliant, contact_set_forces),
+                            buffers.contact_i, buffers.contact_f, vt)
                 self._search = search
             self._arguments = (*matter._kernel_arguments(state), *table, *contacts)
             self._realize = entry_point(realize_stages, (0, 0, *self._arguments))
@@ -197,6 +200,16 @@ class RealizationPlan:
                     self.mark_realized(state, action[1])
         finally:
             state._realizing = None
+
+
+def _contact_kinds(forces, compliant, contact_set_forces) -> Kinds:
+    """The contact parts of a compiled realization with a contact search: the search, the
+    compliant model of CompliantContactSubsystem ``compliant`` (None if none), and the
+    kinds of the elements of GeneralForceSubsystem ``forces`` at ``contact_set_forces``."""
+    names = {"collision"} | ({"compliant"} if compliant is not None else set())
+    for k in contact_set_forces:
+        names.add(type(forces._forces[k]).__module__.rsplit(".", 1)[1])
+    return Kinds("contact", [CONTACT[name] for name in names])
 
 
 def _compiled_contact_set_forces(forces, search) -> frozenset:

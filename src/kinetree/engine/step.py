@@ -61,7 +61,7 @@ from kinetree.system.subsystem import Subsystem
 
 _INSTANCE, _ACCELERATION = Stage.INSTANCE, Stage.ACCELERATION   # an Enum attribute: ~150 ns
 # realize_stages' arguments after (first, last) that hold q, u, q̇ and u̇.
-_Q, _U, _QDOT, _UDOT = 4, 5, 6, 7
+_Q, _U, _QDOT, _UDOT = 5, 6, 7, 8
 
 
 @numba.njit(cache=True, forceinline=True)

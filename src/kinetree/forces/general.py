@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kinetree.engine.kinds import Kinds
 from kinetree.errors import InvalidArgumentError
 from kinetree.forces.elements._table import FORCE_I_COLUMNS, TableForce
 from kinetree.forces.elements.dispatch import calc_force_elements
@@ -59,6 +60,8 @@ class GeneralForceSubsystem(ForceSubsystem):
                 params.append(f._defaults)
                 at += f._defaults.size
         self._force_i = force_i
+        self._kinds = Kinds("forces", [force_i[k, 0] for k, f in enumerate(forces)
+                                       if isinstance(f, TableForce)])
         self._params_index = self.allocate_discrete_variable(
             state, Stage.DYNAMICS, np.concatenate(params) if params else np.zeros(0))
         self._enabled_rows_index = self.allocate_cache_entry(
@@ -104,8 +107,8 @@ class GeneralForceSubsystem(ForceSubsystem):
     def realize_dynamics(self, state):
         d = self._matter().get_tree_data(state, Stage.VELOCITY, "GeneralForceSubsystem")
         matter = self._matter()
-        calc_force_elements(*self._table(state), d.tree_i, d.tree_f, d.buf, d.status,
-                            matter.get_q(state), matter.get_u(state), d.body_forces,
+        calc_force_elements(*self._table(state), d.tree_i, d.tree_f, d.kinds, d.buf, d.status,
+                            *matter._kernel_q_u(state), d.body_forces,
                             d.mobility_forces, self._potential_energies(state))
         self._python_dynamics(state)
 
@@ -116,9 +119,9 @@ class GeneralForceSubsystem(ForceSubsystem):
         self._realize_elements(Stage.REPORT, state)
 
     def _table(self, state) -> tuple:
-        """The force table of ``state`` for realize_stages: enabled rows, integer rows,
-        parameters."""
-        return (state._part(self._index, "GeneralForceSubsystem").cache[
+        """The force table of ``state`` for realize_stages: the Kinds of its elements,
+        enabled rows, integer rows, parameters."""
+        return (self._kinds, state._part(self._index, "GeneralForceSubsystem").cache[
                     self._enabled_rows_index].value[0],
                 self._force_i, self._params_array(state))
 
@@ -190,9 +193,10 @@ class GeneralForceSubsystem(ForceSubsystem):
         d = matter.get_tree_data(state, stage, f"Force.{type(force).__name__}")
         F, f = np.zeros_like(d.body_forces), np.zeros_like(d.mobility_forces)
         pe = np.zeros(len(self._forces))
-        calc_force_elements(np.array([force._index], dtype=np.int64), self._force_i,
-                            self._params_array(state), d.tree_i, d.tree_f, d.buf, d.status,
-                            matter.get_q(state), matter.get_u(state), F, f, pe)
+        calc_force_elements(self._kinds, np.array([force._index], dtype=np.int64),
+                            self._force_i, self._params_array(state), d.tree_i, d.tree_f,
+                            d.kinds, d.buf, d.status, *matter._kernel_q_u(state), F, f,
+                            pe)
         return F, f, float(pe[force._index])
 
     def calc_potential_energy(self, state) -> float:

@@ -307,7 +307,7 @@ def multiply_by_g_transpose(state, data: ConstraintData, d, lam, layouts=None) -
     """Gᵀλ as generalized forces (nu): Jᵀ F + f of ``constraint_forces``, in O(n)."""
     F, f = constraint_forces(state, data, d.cache, lam, layouts)
     out = np.zeros(data.nu)
-    multiply_by_system_jacobian_transpose(d.tree_i, d.tree_f, d.buf, d.status, F, out)
+    multiply_by_system_jacobian_transpose(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, F, out)
     return out + f
 
 
@@ -338,7 +338,7 @@ def multiply_by_g(state, data: ConstraintData, d, x, bias=None) -> np.ndarray:
     if bias is None:
         bias = acceleration_error_bias(state, data, d)
     A = np.zeros_like(d.cache.A_work)
-    calc_body_accelerations(d.tree_i, d.tree_f, d.buf, d.status, True, x, A)
+    calc_body_accelerations(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, True, x, A)
     out = np.zeros(data.m)
     acceleration_errors(state, data, d.cache, A, x, out)
     return out - bias
@@ -348,7 +348,7 @@ def acceleration_error_bias(state, data: ConstraintData, d) -> np.ndarray:
     """The acceleration errors at u̇ = 0, i.e. -b in udoterr = G u̇ - b."""
     zero = np.zeros(data.nu)
     A = np.zeros_like(d.cache.A_work)
-    calc_body_accelerations(d.tree_i, d.tree_f, d.buf, d.status, True, zero, A)
+    calc_body_accelerations(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, True, zero, A)
     out = np.zeros(data.m)
     acceleration_errors(state, data, d.cache, A, zero, out)
     return out
@@ -358,7 +358,7 @@ def multiply_by_velocity_g(state, data: ConstraintData, d, x) -> np.ndarray:
     """[P; V] x (mp + mv): the velocity errors at u = x minus those at u = 0."""
     def at(u):
         V = np.zeros_like(d.cache.A_work)
-        multiply_by_system_jacobian(d.tree_i, d.tree_f, d.buf, d.status, u, V)
+        multiply_by_system_jacobian(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, u, V)
         out = np.zeros(data.mp + data.mv)
         velocity_errors(state, data, d.cache, V, u, out)
         return out
@@ -384,7 +384,8 @@ def calc_g_transpose(state, data: ConstraintData, d, rows=None) -> np.ndarray:
             F[c, layout.bodies] += F_c
             f[c, layout.u_index] += f_c
     out = np.empty((len(rows), data.nu))
-    multiply_by_system_jacobian_transpose_columns(d.tree_i, d.tree_f, d.buf, d.status, F, out)
+    multiply_by_system_jacobian_transpose_columns(d.tree_i, d.tree_f, d.kinds, d.buf,
+                                                  d.status, F, out)
     return (out + f).T
 
 
@@ -405,12 +406,12 @@ def solve_constrained_accelerations(state, data: ConstraintData, d, udot: np.nda
     Y = np.empty_like(GT)
     column = np.zeros(data.nu)
     for j in range(data.m):
-        calc_tree_accelerations(d.tree_i, d.tree_f, d.buf, d.status, False, GT[:, j],
+        calc_tree_accelerations(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, False, GT[:, j],
                                 d.cache.zero, column)
         Y[:, j] = column
     lam = least_squares_solve(GT.T @ Y, rhs)
     udot -= Y @ lam
-    calc_body_accelerations(d.tree_i, d.tree_f, d.buf, d.status, True, udot, d.cache.A_GB)
+    calc_body_accelerations(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, True, udot, d.cache.A_GB)
     left = np.zeros(data.m)
     acceleration_errors(state, data, d.cache, d.cache.A_GB, udot, left)
     return lam, left

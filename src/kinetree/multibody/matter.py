@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kinetree.engine.kinds import Kinds
 from kinetree.errors import InvalidArgumentError, KinetreeError, StageTooLowError
 from kinetree.multibody import constraint_solver as cs
 from kinetree.multibody.custom_hinges import CustomHinges
@@ -73,6 +74,7 @@ class TreeData:
 
     tree_i: np.ndarray           # model buffers (tree_model.pack_tree)
     tree_f: np.ndarray
+    kinds: Kinds                 # the mobilizer kinds of tree.code (engine/kinds.py)
     buf: np.ndarray              # cache buffers (tree_model.allocate_cache)
     status: np.ndarray
     tree: TreeModel              # views of tree_i, tree_f
@@ -87,7 +89,7 @@ class TreeData:
         """State.copy(): new cache buffers with views of them; the model buffers are
         constant and shared."""
         buf, status = self.buf.copy(), self.status.copy()
-        return TreeData(self.tree_i, self.tree_f, buf, status, self.tree,
+        return TreeData(self.tree_i, self.tree_f, self.kinds, buf, status, self.tree,
                         unpack_cache(buf, status), self.body_forces.copy(),
                         self.mobility_forces.copy(), self.qdotdot_work.copy(),
                         self.quaternion_q,
@@ -171,7 +173,8 @@ class SimbodyMatterSubsystem(Subsystem):
                         if b._default_q.size != b._default_q_euler.size
                         and tree.nq[b._index] == b._default_q.size]
         custom = self._custom
-        data = TreeData(tree_i, tree_f, buf, status, tree, unpack_cache(buf, status),
+        data = TreeData(tree_i, tree_f, tree.kinds, buf, status, tree,
+                        unpack_cache(buf, status),
                         np.zeros((nb, 6)), np.zeros(int(tree.nu.sum())),
                         np.zeros(int(tree.nq.sum())),
                         np.array(quaternion_q, dtype=np.int64).reshape(-1, 4),
@@ -232,7 +235,7 @@ class SimbodyMatterSubsystem(Subsystem):
         q_start = np.concatenate([[0], np.cumsum(nq)[:-1]]).astype(np.int64)
         u_start = np.concatenate([[0], np.cumsum(nu)[:-1]]).astype(np.int64)
         return TreeModel(parent, code, q_start, nq, u_start, nu, prm, R_PF, p_PF, R_MB, p_MB,
-                         mass, com, inertia)
+                         mass, com, inertia, Kinds("mobilizers", code))
 
     def get_tree_data(self, state, stage: Stage = Stage.MODEL,
                       where: str = "SimbodyMatterSubsystem.get_tree_data") -> TreeData:
@@ -285,13 +288,19 @@ class SimbodyMatterSubsystem(Subsystem):
         for work in after.get(g, ()):
             work(state)
 
+    def _kernel_q_u(self, state) -> tuple:
+        """``state``'s q and u for a kernel: writable views (the kernels read them), as
+        the realization passes, so a kernel is compiled for one array type."""
+        part = state._parts[self._index]
+        return state._q[part.q_slice], state._u[part.u_slice]
+
     def _kernel_arguments(self, state) -> tuple:
-        """realize_stages' tree arguments, views of ``state``'s arrays: tree_i, tree_f,
+        """realize_stages' tree arguments, views of ``state``'s arrays: tree_i, tree_f, kinds,
         buf, status, q, u, q̇, u̇, q̈, q̈ scratch, body forces, mobility forces."""
         d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize")
         part = state._parts[self._index]
         qs, us = part.q_slice, part.u_slice
-        return (d.tree_i, d.tree_f, d.buf, d.status, state._q[qs], state._u[us],
+        return (d.tree_i, d.tree_f, d.kinds, d.buf, d.status, state._q[qs], state._u[us],
                 state._qdot[qs], state._udot[us], state._qdotdot[qs], d.qdotdot_work,
                 d.body_forces, d.mobility_forces)
 
@@ -360,7 +369,7 @@ class SimbodyMatterSubsystem(Subsystem):
         lam, udoterr = cs.solve_constrained_accelerations(state, data, d, udot)
         self.upd_multipliers(state)[:] = lam
         self.upd_u_dot_err(state)[:] = udoterr
-        calc_qdotdot(d.tree_i, d.tree_f, self.get_q(state), self.get_u(state), udot,
+        calc_qdotdot(d.tree_i, d.tree_f, d.kinds, *self._kernel_q_u(state), udot,
                      d.qdotdot_work, self.upd_q_dot_dot(state))
 
     def _raise_if_singular(self, d: TreeData) -> None:
@@ -419,7 +428,7 @@ class SimbodyMatterSubsystem(Subsystem):
         d = self.get_tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.calc_m")
         n = d.mobility_forces.size
         M = np.zeros((n, n))
-        calc_mass_matrix(d.tree_i, d.tree_f, d.buf, d.status, M)
+        calc_mass_matrix(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, M)
         return M
 
     def calc_m_inv(self, state) -> np.ndarray:
@@ -433,8 +442,8 @@ class SimbodyMatterSubsystem(Subsystem):
         d = self.get_tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.multiply_by_m")
         a = self._vector(a, d.mobility_forces.size, "multiply_by_m")
         out = np.zeros_like(a)
-        calc_residual_forces(d.tree_i, d.tree_f, d.buf, d.status, False, a, np.zeros_like(a),
-                             d.cache.zero, out)
+        calc_residual_forces(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, False, a,
+                             np.zeros_like(a), d.cache.zero, out)
         return out
 
     def multiply_by_m_inv(self, state, f) -> np.ndarray:
@@ -442,11 +451,11 @@ class SimbodyMatterSubsystem(Subsystem):
         d = self.get_tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.multiply_by_m_inv")
         f = self._vector(f, d.mobility_forces.size, "multiply_by_m_inv")
         if self.get_stage(state) < Stage.DYNAMICS:
-            calc_articulated_body_inertias(d.tree_i, d.tree_f, d.buf, d.status)
+            calc_articulated_body_inertias(d.tree_i, d.tree_f, d.kinds, d.buf, d.status)
             self._raise_if_singular(d)
         out = np.zeros_like(f)
-        calc_tree_accelerations(d.tree_i, d.tree_f, d.buf, d.status, False, f, d.cache.zero,
-                                out)
+        calc_tree_accelerations(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, False, f,
+                                d.cache.zero, out)
         return out
 
     def calc_residual_force(self, state, applied_mobility_forces, applied_body_forces,
@@ -463,7 +472,7 @@ class SimbodyMatterSubsystem(Subsystem):
                 f"SimbodyMatterSubsystem.calc_residual_force: body forces must have shape "
                 f"{d.body_forces.shape}, got {F.shape}.")
         out = np.zeros(n)
-        calc_residual_forces(d.tree_i, d.tree_f, d.buf, d.status, True, udot, f, F, out)
+        calc_residual_forces(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, True, udot, f, F, out)
         return out
 
     def multiply_by_n(self, state, u, transpose: bool = False) -> np.ndarray:
@@ -474,14 +483,14 @@ class SimbodyMatterSubsystem(Subsystem):
         if transpose:
             out = np.zeros(nu)
             f = self._vector(u, nq, "multiply_by_n")
-            multiply_by_n_transpose(d.tree_i, d.tree_f, self.get_q(state), f,
+            multiply_by_n_transpose(d.tree_i, d.tree_f, d.kinds, self._kernel_q_u(state)[0], f,
                                     np.zeros((2, 7)), out)
             if d.custom is not None:
                 d.custom.n_transpose(f, out)
             return out
         out = np.zeros(nq)
         u = self._vector(u, nu, "multiply_by_n")
-        multiply_by_n(d.tree_i, d.tree_f, self.get_q(state), u, out)
+        multiply_by_n(d.tree_i, d.tree_f, d.kinds, self._kernel_q_u(state)[0], u, out)
         if d.custom is not None:
             d.custom.n_mult(u, out)
         return out
@@ -494,14 +503,14 @@ class SimbodyMatterSubsystem(Subsystem):
         if transpose:
             out = np.zeros(nq)
             x = self._vector(qdot, nu, "multiply_by_n_inv")
-            multiply_by_n_inv_transpose(d.tree_i, d.tree_f, self.get_q(state), x,
+            multiply_by_n_inv_transpose(d.tree_i, d.tree_f, d.kinds, self._kernel_q_u(state)[0], x,
                                         np.zeros((2, 7)), out)
             if d.custom is not None:
                 d.custom.n_inv_transpose(x, out)
             return out
         out = np.zeros(nu)
         qdot = self._vector(qdot, nq, "multiply_by_n_inv")
-        multiply_by_n_inv(d.tree_i, d.tree_f, self.get_q(state), qdot, out)
+        multiply_by_n_inv(d.tree_i, d.tree_f, d.kinds, self._kernel_q_u(state)[0], qdot, out)
         if d.custom is not None:
             d.custom.n_inv_mult(qdot, out)
         return out
@@ -511,7 +520,7 @@ class SimbodyMatterSubsystem(Subsystem):
         spatial velocity [w; v of its origin] in Ground."""
         d = self.get_tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.calc_system_jacobian")
         J = np.zeros((6 * len(self._bodies), d.mobility_forces.size))
-        calc_system_jacobian(d.tree_i, d.tree_f, d.buf, d.status, J)
+        calc_system_jacobian(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, J)
         return J
 
     def calc_station_jacobian(self, state, mobod, station_B) -> np.ndarray:
@@ -543,7 +552,7 @@ class SimbodyMatterSubsystem(Subsystem):
         """J u as (nb, 6): every body's spatial velocity for speeds u, in O(n)."""
         d = self.get_tree_data(state, Stage.POSITION, "multiply_by_system_jacobian")
         V = np.zeros((len(self._bodies), 6))
-        multiply_by_system_jacobian(d.tree_i, d.tree_f, d.buf, d.status,
+        multiply_by_system_jacobian(d.tree_i, d.tree_f, d.kinds, d.buf, d.status,
                                     self._vector(u, d.mobility_forces.size,
                                                  "multiply_by_system_jacobian"), V)
         return V
@@ -558,7 +567,7 @@ class SimbodyMatterSubsystem(Subsystem):
                 f"SimbodyMatterSubsystem.multiply_by_system_jacobian_transpose: forces must "
                 f"have shape {d.body_forces.shape}, got {F.shape}.")
         f = np.zeros(d.mobility_forces.size)
-        multiply_by_system_jacobian_transpose(d.tree_i, d.tree_f, d.buf, d.status, F, f)
+        multiply_by_system_jacobian_transpose(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, F, f)
         return f
 
     def calc_system_central_momentum(self, state) -> np.ndarray:
@@ -589,8 +598,8 @@ class SimbodyMatterSubsystem(Subsystem):
         qdot = np.array(self.get_q_dot(state))
         h = 1e-6 / max(1.0, float(np.abs(qdot).max()))
         plus, minus = np.zeros_like(q), np.zeros_like(q)
-        multiply_by_n(d.tree_i, d.tree_f, q + h * qdot, v, plus)
-        multiply_by_n(d.tree_i, d.tree_f, q - h * qdot, v, minus)
+        multiply_by_n(d.tree_i, d.tree_f, d.kinds, q + h * qdot, v, plus)
+        multiply_by_n(d.tree_i, d.tree_f, d.kinds, q - h * qdot, v, minus)
         out = (plus - minus) / (2 * h)
         if d.custom is not None:
             d.custom.n_dot(state, v, out)
@@ -887,7 +896,7 @@ class SimbodyMatterSubsystem(Subsystem):
             F_c, _ = cs.constraint_forces(state, data, d.cache, self.get_multipliers(state))
             F_ext -= F_c
         out = np.zeros(d.mobility_forces.size)
-        calc_residual_forces(d.tree_i, d.tree_f, d.buf, d.status, True,
+        calc_residual_forces(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, True,
                              np.asarray(self.get_u_dot(state)), d.mobility_forces, F_ext, out)
         F = d.cache.F_work.copy()
         F[0] = 0.0

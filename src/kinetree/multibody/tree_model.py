@@ -42,6 +42,7 @@ TreeModel = namedtuple("TreeModel", [
     "mass",       # (nb,): kg
     "com_B",      # (nb, 3): mass center in B (m)
     "inertia_B",  # (nb, 3, 3): inertia about B's origin, in B (kg m²)
+    "kinds",      # Kinds of the mobilizer types in ``code`` (engine/kinds.py)
 ])
 
 TreeCache = namedtuple("TreeCache", [
@@ -137,9 +138,10 @@ def take_view(typingctx, buf, at, shape):
 
 
 @numba.njit(cache=True, inline="always")
-def unpack_tree(tree_i, tree_f):
+def unpack_tree(tree_i, tree_f, kinds):
     """TreeModel views of the model buffers: ``tree_i`` (nb, 6) int64, one row of
-    integers per body (every sweep reads several of a body's at once), ``tree_f`` flat."""
+    integers per body (every sweep reads several of a body's at once), ``tree_f`` flat;
+    ``kinds`` the Kinds of its mobilizers, which the hinge switches are compiled for."""
     nb = tree_i.shape[0]
     m33 = (nb, 3, 3)
     v3 = (nb, 3)
@@ -153,7 +155,7 @@ def unpack_tree(tree_i, tree_f):
     inertia_B, at = take_view(tree_f, at, m33)
     return TreeModel(tree_i[:, 0], tree_i[:, 1], tree_i[:, 2], tree_i[:, 3], tree_i[:, 4],
                      tree_i[:, 5],
-                     prm, R_PF, p_PF, R_MB, p_MB, mass, com_B, inertia_B)
+                     prm, R_PF, p_PF, R_MB, p_MB, mass, com_B, inertia_B, kinds)
 
 
 @numba.njit(cache=True, inline="always")
@@ -202,7 +204,8 @@ def unpack_cache(buf, status):
 
 
 def pack_tree(model: TreeModel) -> tuple[np.ndarray, np.ndarray]:
-    """The two model buffers (tree_i, tree_f) holding ``model``'s arrays."""
+    """The two model buffers (tree_i, tree_f) holding ``model``'s arrays (its ``kinds``
+    travels beside them)."""
     tree_i = np.array([model.parent, model.code, model.q_start, model.nq, model.u_start,
                        model.nu], dtype=np.int64).T.copy()
     tree_f = np.concatenate([np.ascontiguousarray(a, dtype=float).ravel() for a in (

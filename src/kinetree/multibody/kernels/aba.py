@@ -128,9 +128,9 @@ def inertia_sweep(tree, cache):
 
 
 @kernel
-def calc_articulated_body_inertias(tree_i, tree_f, buf, status):
+def calc_articulated_body_inertias(tree_i, tree_f, kinds, buf, status):
     """``inertia_sweep`` on the flat model and cache buffers."""
-    inertia_sweep(unpack_tree(tree_i, tree_f), unpack_cache(buf, status))
+    inertia_sweep(unpack_tree(tree_i, tree_f, kinds), unpack_cache(buf, status))
 
 
 @numba.njit(cache=True, forceinline=True)
@@ -220,15 +220,10 @@ def acceleration_step(tree, cache, c, A, udot, b):
 
 
 @numba.njit(cache=True, forceinline=True)
-def acceleration_sweep(tree, cache, velocity_terms, f, F, udot):
-    """u̇ (into ``udot``) for mobility forces f and body forces F. With
-    ``velocity_terms`` the Coriolis and gyroscopic biases are included and the body
-    accelerations land in cache.A_GB; without them (and F zero) u̇ = M⁻¹ f, and the body
-    accelerations go to the work array A_work."""
-    if velocity_terms:
-        c, bias, A = cache.c, cache.b, cache.A_GB
-    else:
-        c, bias, A = cache.zero, cache.zero, cache.A_work
+def acceleration_sweep(tree, cache, c, bias, A, f, F, udot):
+    """u̇ (into ``udot``) for mobility forces f and body forces F, with the Coriolis
+    accelerations ``c`` and gyroscopic forces ``bias`` (cache.c and cache.b, or zeros),
+    the body accelerations into ``A`` (nb, 6)."""
     nb = tree.parent.shape[0]
     z = cache.z
     for b in range(nb):
@@ -242,7 +237,14 @@ def acceleration_sweep(tree, cache, velocity_terms, f, F, udot):
 
 
 @kernel
-def calc_tree_accelerations(tree_i, tree_f, buf, status, velocity_terms, f, F, udot):
-    """``acceleration_sweep`` on the flat model and cache buffers."""
-    acceleration_sweep(unpack_tree(tree_i, tree_f), unpack_cache(buf, status), velocity_terms,
-                       f, F, udot)
+def calc_tree_accelerations(tree_i, tree_f, kinds, buf, status, velocity_terms, f, F, udot):
+    """``acceleration_sweep`` on the flat model and cache buffers. With
+    ``velocity_terms`` the Coriolis and gyroscopic biases are included and the body
+    accelerations land in cache.A_GB; without them (and F zero) u̇ = M⁻¹ f, and the body
+    accelerations go to the work array A_work."""
+    tree, cache = unpack_tree(tree_i, tree_f, kinds), unpack_cache(buf, status)
+    if velocity_terms:
+        c, bias, A = cache.c, cache.b, cache.A_GB
+    else:
+        c, bias, A = cache.zero, cache.zero, cache.A_work
+    acceleration_sweep(tree, cache, c, bias, A, f, F, udot)

@@ -10,9 +10,9 @@ from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, u
 
 
 @kernel
-def calc_body_accelerations(tree_i, tree_f, buf, status, velocity_terms, udot, A):
+def calc_body_accelerations(tree_i, tree_f, kinds, buf, status, velocity_terms, udot, A):
     """A (nb x 6, [α; a of the origin] in Ground) for the mobility accelerations u̇."""
-    tree = unpack_tree(tree_i, tree_f)
+    tree = unpack_tree(tree_i, tree_f, kinds)
     cache = unpack_cache(buf, status)
     c = cache.c if velocity_terms else cache.zero
     A[0, :] = 0.0

@@ -13,9 +13,9 @@ from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, u
 
 
 @kernel
-def calc_mass_matrix(tree_i, tree_f, buf, status, M):
+def calc_mass_matrix(tree_i, tree_f, kinds, buf, status, M):
     """Fill the n x n mass matrix M (POSITION must be filled)."""
-    tree = unpack_tree(tree_i, tree_f)
+    tree = unpack_tree(tree_i, tree_f, kinds)
     cache = unpack_cache(buf, status)
     nb = tree.parent.shape[0]
     Ic = cache.Ic

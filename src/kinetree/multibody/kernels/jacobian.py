@@ -13,9 +13,9 @@ from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, u
 
 
 @kernel
-def calc_system_jacobian(tree_i, tree_f, buf, status, J):
+def calc_system_jacobian(tree_i, tree_f, kinds, buf, status, J):
     """Fill J (6 nb x nu, zeroed here); POSITION must be filled."""
-    tree = unpack_tree(tree_i, tree_f)
+    tree = unpack_tree(tree_i, tree_f, kinds)
     cache = unpack_cache(buf, status)
     J[:, :] = 0.0
     for b in range(1, tree.parent.shape[0]):
@@ -36,9 +36,9 @@ def calc_system_jacobian(tree_i, tree_f, buf, status, J):
 
 
 @kernel
-def multiply_by_system_jacobian(tree_i, tree_f, buf, status, u, V):
+def multiply_by_system_jacobian(tree_i, tree_f, kinds, buf, status, u, V):
     """V (nb x 6) = J u in O(n): base to tip, V_B = phi(p_PB)ᵀ V_P + H u_B."""
-    tree = unpack_tree(tree_i, tree_f)
+    tree = unpack_tree(tree_i, tree_f, kinds)
     cache = unpack_cache(buf, status)
     V[0, :] = 0.0
     for b in range(1, tree.parent.shape[0]):
@@ -71,19 +71,19 @@ def _jacobian_transpose(tree, cache, F, acc, f):
 
 
 @kernel
-def multiply_by_system_jacobian_transpose(tree_i, tree_f, buf, status, F, f):
+def multiply_by_system_jacobian_transpose(tree_i, tree_f, kinds, buf, status, F, f):
     """f (nu) = Jᵀ F in O(n): tip to base, each body's force plus its subtree's, moved to
     its origin, projected on its hinge: f_B = Hᵀ F_subtree. Uses cache.F_work."""
-    tree = unpack_tree(tree_i, tree_f)
+    tree = unpack_tree(tree_i, tree_f, kinds)
     cache = unpack_cache(buf, status)
     _jacobian_transpose(tree, cache, F, cache.F_work, f)
 
 
 @kernel
-def multiply_by_system_jacobian_transpose_columns(tree_i, tree_f, buf, status, F, f):
+def multiply_by_system_jacobian_transpose_columns(tree_i, tree_f, kinds, buf, status, F, f):
     """f[c] = Jᵀ F[c] for each of the sets of body forces F (k x nb x 6): k products in one
     call. Uses cache.F_work."""
-    tree = unpack_tree(tree_i, tree_f)
+    tree = unpack_tree(tree_i, tree_f, kinds)
     cache = unpack_cache(buf, status)
     for c in range(F.shape[0]):
         _jacobian_transpose(tree, cache, F[c], cache.F_work, f[c])

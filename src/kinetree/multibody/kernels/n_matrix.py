@@ -13,36 +13,37 @@ from kinetree.multibody.tree_model import kernel, unpack_tree
 
 
 @kernel
-def multiply_by_n(tree_i, tree_f, q, u, out):
+def multiply_by_n(tree_i, tree_f, kinds, q, u, out):
     """out (nq) = N(q) u."""
-    tree = unpack_tree(tree_i, tree_f)
+    tree = unpack_tree(tree_i, tree_f, kinds)
     for b in range(1, tree.parent.shape[0]):
         qs, nq, us, nu = tree.q_start[b], tree.nq[b], tree.u_start[b], tree.nu[b]
-        hinge.n_mult(tree.code[b], q[qs:qs + nq], u[us:us + nu], tree.prm[b],
+        hinge.n_mult(tree.kinds, tree.code[b], q[qs:qs + nq], u[us:us + nu], tree.prm[b],
                      out[qs:qs + nq])
 
 
 @kernel
-def multiply_by_n_inv(tree_i, tree_f, q, qdot, out):
+def multiply_by_n_inv(tree_i, tree_f, kinds, q, qdot, out):
     """out (nu) = N(q)⁻¹ q̇."""
-    tree = unpack_tree(tree_i, tree_f)
+    tree = unpack_tree(tree_i, tree_f, kinds)
     for b in range(1, tree.parent.shape[0]):
         qs, nq, us, nu = tree.q_start[b], tree.nq[b], tree.u_start[b], tree.nu[b]
-        hinge.n_inv_mult(tree.code[b], q[qs:qs + nq], qdot[qs:qs + nq], tree.prm[b],
+        hinge.n_inv_mult(tree.kinds, tree.code[b], q[qs:qs + nq], qdot[qs:qs + nq], tree.prm[b],
                          out[us:us + nu])
 
 
 @kernel
-def multiply_by_n_transpose(tree_i, tree_f, q, f, work, out):
+def multiply_by_n_transpose(tree_i, tree_f, kinds, q, f, work, out):
     """out (nu) = N(q)ᵀ f for f in q-space: out_j = (N e_j) · f, block by block."""
-    tree = unpack_tree(tree_i, tree_f)
+    tree = unpack_tree(tree_i, tree_f, kinds)
     unit, column = work[0], work[1]
     for b in range(1, tree.parent.shape[0]):
         qs, nq, us, nu = tree.q_start[b], tree.nq[b], tree.u_start[b], tree.nu[b]
         for j in range(nu):
             unit[:nu] = 0.0
             unit[j] = 1.0
-            hinge.n_mult(tree.code[b], q[qs:qs + nq], unit[:nu], tree.prm[b], column[:nq])
+            hinge.n_mult(tree.kinds, tree.code[b], q[qs:qs + nq], unit[:nu], tree.prm[b],
+                         column[:nq])
             s = 0.0
             for k in range(nq):
                 s += column[k] * f[qs + k]
@@ -50,16 +51,16 @@ def multiply_by_n_transpose(tree_i, tree_f, q, f, work, out):
 
 
 @kernel
-def multiply_by_n_inv_transpose(tree_i, tree_f, q, x, work, out):
+def multiply_by_n_inv_transpose(tree_i, tree_f, kinds, q, x, work, out):
     """out (nq) = N(q)⁻ᵀ x for x in u-space: out_k = (N⁻¹ e_k) · x, block by block."""
-    tree = unpack_tree(tree_i, tree_f)
+    tree = unpack_tree(tree_i, tree_f, kinds)
     unit, column = work[0], work[1]
     for b in range(1, tree.parent.shape[0]):
         qs, nq, us, nu = tree.q_start[b], tree.nq[b], tree.u_start[b], tree.nu[b]
         for k in range(nq):
             unit[:nq] = 0.0
             unit[k] = 1.0
-            hinge.n_inv_mult(tree.code[b], q[qs:qs + nq], unit[:nq], tree.prm[b],
+            hinge.n_inv_mult(tree.kinds, tree.code[b], q[qs:qs + nq], unit[:nq], tree.prm[b],
                              column[:nu])
             s = 0.0
             for j in range(nu):
@@ -72,8 +73,8 @@ def qdotdot_step(tree, q, u, udot, work, out, b):
     """Body b's q̈ = N u̇ + Ṅ u into out (``work`` is scratch of the same layout)."""
     qs, nq, us, nu = tree.q_start[b], tree.nq[b], tree.u_start[b], tree.nu[b]
     qb, o, w = q[qs:qs + nq], out[qs:qs + nq], work[qs:qs + nq]
-    hinge.ndot_u(tree.code[b], qb, u[us:us + nu], tree.prm[b], o)
-    hinge.n_mult(tree.code[b], qb, udot[us:us + nu], tree.prm[b], w)
+    hinge.ndot_u(tree.kinds, tree.code[b], qb, u[us:us + nu], tree.prm[b], o)
+    hinge.n_mult(tree.kinds, tree.code[b], qb, udot[us:us + nu], tree.prm[b], w)
     for i in range(nq):
         o[i] += w[i]
 
@@ -86,9 +87,9 @@ def qdotdot_sweep(tree, q, u, udot, work, out):
 
 
 @kernel
-def calc_qdotdot(tree_i, tree_f, q, u, udot, work, out):
+def calc_qdotdot(tree_i, tree_f, kinds, q, u, udot, work, out):
     """``qdotdot_sweep`` on the flat model and cache buffers."""
-    qdotdot_sweep(unpack_tree(tree_i, tree_f), q, u, udot, work, out)
+    qdotdot_sweep(unpack_tree(tree_i, tree_f, kinds), q, u, udot, work, out)
 
 
 @kernel

@@ -28,7 +28,7 @@ def position_step(tree, cache, q, b):
     p, code, nu = tree.parent[b], tree.code[b], tree.nu[b]
     qb = q[tree.q_start[b]:tree.q_start[b] + tree.nq[b]]
     R_FM, p_FM = cache.R_FM[b], cache.p_FM[b]
-    hinge.x_fm(code, qb, tree.prm[b], R_FM, p_FM)
+    hinge.x_fm(tree.kinds, code, qb, tree.prm[b], R_FM, p_FM)
 
     R_GP, R_GF, R_GB = cache.R_GB[p], cache.R_GF[b], cache.R_GB[b]
     R_GM, R_I = cache.T[:3, :3], cache.T[:3, 3:]
@@ -42,7 +42,7 @@ def position_step(tree, cache, q, b):
     store3(add3(vec3(cache.p_GB[p]), p_PB), cache.p_GB[b])
 
     H_F, H = mobility_rows(tree, cache.H_F_cols, b).T, mobility_rows(tree, cache.H_cols, b).T
-    hinge.h_fm(code, qb, tree.prm[b], H_F)
+    hinge.h_fm(tree.kinds, code, qb, tree.prm[b], H_F)
     if nu == 1:
         _hinge_in_ground(R_GF, r_F, H_F, H, 1)
     else:
@@ -66,6 +66,6 @@ def position_sweep(tree, cache, q):
 
 
 @kernel
-def calc_position_kinematics(tree_i, tree_f, q, buf, status):
+def calc_position_kinematics(tree_i, tree_f, kinds, q, buf, status):
     """``position_sweep`` on the flat model and cache buffers."""
-    position_sweep(unpack_tree(tree_i, tree_f), unpack_cache(buf, status), q)
+    position_sweep(unpack_tree(tree_i, tree_f, kinds), unpack_cache(buf, status), q)

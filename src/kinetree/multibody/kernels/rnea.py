@@ -14,10 +14,10 @@ from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, u
 
 
 @kernel
-def calc_residual_forces(tree_i, tree_f, buf, status, velocity_terms, udot, f, F, out):
+def calc_residual_forces(tree_i, tree_f, kinds, buf, status, velocity_terms, udot, f, F, out):
     """``out`` = Hᵀ F_net - f: the mobility forces that, added to f and F, would produce
     u̇. Without ``velocity_terms``, and with f and F zero, this is M u̇."""
-    tree = unpack_tree(tree_i, tree_f)
+    tree = unpack_tree(tree_i, tree_f, kinds)
     cache = unpack_cache(buf, status)
     c = cache.c if velocity_terms else cache.zero
     bias = cache.b if velocity_terms else cache.zero

@@ -52,8 +52,8 @@ def velocity_step(tree, cache, q, u, qdot, b):
 
     qs, nq = tree.q_start[b], tree.nq[b]
     qb, hd = q[qs:qs + nq], cache.hdot_u[b]
-    hinge.n_mult(tree.code[b], qb, ub, tree.prm[b], qdot[qs:qs + nq])
-    hinge.hdot_u(tree.code[b], qb, ub, tree.prm[b], hd)
+    hinge.n_mult(tree.kinds, tree.code[b], qb, ub, tree.prm[b], qdot[qs:qs + nq])
+    hinge.hdot_u(tree.kinds, tree.code[b], qb, ub, tree.prm[b], hd)
     hd_ang, hd_lin = vec3(hd[:3]), vec3(hd[3:])
     r_F, w_FM = vec3(cache.r_F[b]), vec3(V_FM[:3])
     t = add3(add3(hd_lin, cross3(hd_ang, r_F)), cross3(w_FM, cross3(w_FM, r_F)))
@@ -76,6 +76,6 @@ def velocity_sweep(tree, cache, q, u, qdot):
 
 
 @kernel
-def calc_velocity_kinematics(tree_i, tree_f, q, u, buf, status, qdot):
+def calc_velocity_kinematics(tree_i, tree_f, kinds, q, u, buf, status, qdot):
     """``velocity_sweep`` on the flat model and cache buffers."""
-    velocity_sweep(unpack_tree(tree_i, tree_f), unpack_cache(buf, status), q, u, qdot)
+    velocity_sweep(unpack_tree(tree_i, tree_f, kinds), unpack_cache(buf, status), q, u, qdot)
