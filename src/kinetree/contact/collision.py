@@ -218,6 +218,11 @@ def unpack_contacts(contact_i, contact_f):
                        centroid_S, face_area, spring_surf, spring_face, spring_G, nearest_G)
 
 
+def contact_views(contact_i: np.ndarray, contact_f: np.ndarray):
+    """``unpack_contacts`` for Python: the same views, made by numpy."""
+    return unpack_contacts.py_func(contact_i, contact_f)
+
+
 class ContactBuffers:
     """One State's contact search: the two flat buffers with their named views
     (``data``), and the mesh contacts the Python part of the search found."""
@@ -241,7 +246,7 @@ class ContactBuffers:
         self.contact_i, self.contact_f = np.zeros(ints, np.int64), np.zeros(floats)
         self.contact_i[:4] = n, finite.size, cap, cap
         self.contact_i[_FACES], self.contact_i[_CAP_SPRINGS] = faces, cs
-        d = self.data = unpack_contacts(self.contact_i, self.contact_f)
+        d = self.data = contact_views(self.contact_i, self.contact_f)
         d.body[:], d.kind[:], d.group[:], d.clique[:] = (table.body, table.kind, table.group,
                                                          table.clique)
         d.order[:] = finite
@@ -284,7 +289,7 @@ class ContactBuffers:
     def __deepcopy__(self, memo) -> ContactBuffers:
         new = ContactBuffers.__new__(ContactBuffers)
         new.contact_i, new.contact_f = self.contact_i.copy(), self.contact_f.copy()
-        new.data = unpack_contacts(new.contact_i, new.contact_f)
+        new.data = contact_views(new.contact_i, new.contact_f)
         new.python_meshes = list(self.python_meshes)
         return new
 

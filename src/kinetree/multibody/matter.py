@@ -55,8 +55,8 @@ from kinetree.multibody.tree_model import (
     TreeCache,
     TreeModel,
     allocate_cache,
+    cache_views,
     pack_tree,
-    unpack_cache,
 )
 from kinetree.system.stage import Stage
 from kinetree.system.subsystem import Subsystem
@@ -90,7 +90,7 @@ class TreeData:
         constant and shared."""
         buf, status = self.buf.copy(), self.status.copy()
         return TreeData(self.tree_i, self.tree_f, self.kinds, buf, status, self.tree,
-                        unpack_cache(buf, status), self.body_forces.copy(),
+                        cache_views(buf, status), self.body_forces.copy(),
                         self.mobility_forces.copy(), self.qdotdot_work.copy(),
                         self.quaternion_q,
                         None if self.custom is None else copy.deepcopy(self.custom, memo))
@@ -174,7 +174,7 @@ class SimbodyMatterSubsystem(Subsystem):
                         and tree.nq[b._index] == b._default_q.size]
         custom = self._custom
         data = TreeData(tree_i, tree_f, tree.kinds, buf, status, tree,
-                        unpack_cache(buf, status),
+                        cache_views(buf, status),
                         np.zeros((nb, 6)), np.zeros(int(tree.nu.sum())),
                         np.zeros(int(tree.nq.sum())),
                         np.array(quaternion_q, dtype=np.int64).reshape(-1, 4),

@@ -21,7 +21,7 @@ import numpy as np
 from numba import types
 from numba.core import cgutils
 from numba.core.imputils import impl_ret_borrowed
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 from numba.np.arrayobj import make_array, populate_array
 
 PARAM_SIZE = 4
@@ -100,13 +100,22 @@ _CACHE_FLOATS_PER_MOBILITY = 25
 _CACHE_FLOATS_SHARED = 72
 
 
+def take_view(buf, at, shape):
+    """(view, at + its size): the items of a flat C-ordered ``buf`` from ``at`` on, seen
+    as a C-ordered array of ``shape`` (a tuple of integers). The unpacking functions
+    below run compiled inside the kernels and as plain numpy in Python (their
+    ``py_func``), which gives Python the same views without compiling a function that
+    returns forty arrays to it."""
+    size = int(np.prod(shape))
+    return buf[at:at + size].reshape(shape), at + size
+
+
 @intrinsic
-def take_view(typingctx, buf, at, shape):
-    """(view, at + its size): the floats of a flat C-ordered ``buf`` from ``at`` on, seen
-    as a C-ordered array of ``shape`` (a tuple of integers). It is ``buf[at:].reshape``
-    without the runtime call numba's reshape makes to check the strides; with some forty
-    views per unpacking, that call was a microsecond of every kernel launch. The caller
-    keeps the views inside ``buf``; the view holds ``buf``'s memory like any slice."""
+def _take_view(typingctx, buf, at, shape):
+    """take_view in compiled code: ``buf[at:].reshape`` without the runtime call numba's
+    reshape makes to check the strides; with some forty views per unpacking, that call
+    was a microsecond of every kernel launch. The caller keeps the views inside ``buf``;
+    the view holds ``buf``'s memory like any slice."""
     if not (isinstance(buf, types.Array) and buf.ndim == 1 and buf.layout == "C"
             and isinstance(at, types.Integer) and isinstance(shape, types.BaseTuple)
             and all(isinstance(d, types.Integer) for d in shape)):
@@ -135,6 +144,11 @@ def take_view(typingctx, buf, at, shape):
                                   [view_value, builder.add(start, size)])
 
     return result_type(buf, at, shape), codegen
+
+
+@overload(take_view, inline="always")
+def _take_view_overload(buf, at, shape):
+    return lambda buf, at, shape: _take_view(buf, at, shape)
 
 
 @numba.njit(cache=True, inline="always")
@@ -203,6 +217,11 @@ def unpack_cache(buf, status):
                      A_work, F_work, Ic, zero, T, Fc, status)
 
 
+def cache_views(buf: np.ndarray, status: np.ndarray) -> TreeCache:
+    """``unpack_cache`` for Python: the same views, made by numpy."""
+    return unpack_cache.py_func(buf, status)
+
+
 def pack_tree(model: TreeModel) -> tuple[np.ndarray, np.ndarray]:
     """The two model buffers (tree_i, tree_f) holding ``model``'s arrays (its ``kinds``
     travels beside them)."""
@@ -221,7 +240,7 @@ def allocate_cache(nb: int, nu: int) -> tuple[np.ndarray, np.ndarray]:
     buf = np.zeros(nb * _CACHE_FLOATS_PER_BODY + nu * _CACHE_FLOATS_PER_MOBILITY
                    + _CACHE_FLOATS_SHARED)
     status = np.array([0, nb, nu], dtype=np.int64)
-    cache = unpack_cache(buf, status)
+    cache = cache_views(buf, status)
     assert cache.Fc.ctypes.data + cache.Fc.nbytes == buf.ctypes.data + buf.nbytes, \
         "the _CACHE_FLOATS_* sizes disagree with unpack_cache's fields"
     cache.R_GB[0] = np.eye(3)
