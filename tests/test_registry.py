@@ -2,7 +2,9 @@
 its family's compiled switches call (a kind missing one would not compile, or would be
 silently skipped by ``each``)."""
 
+import copy
 import importlib
+import pickle
 
 import numpy as np
 import pytest
@@ -40,6 +42,15 @@ def test_the_contact_parts_define_their_step():
               if hasattr(importlib.import_module(f"kinetree.contact.{n}"), "contact_forces")]
     assert search == ["collision"]
     assert forces == ["compliant", "hunt_crossley_force", "elastic_foundation_force"]
+
+
+def test_kinds_compare_and_pickle_by_value():
+    """A rare mobilizer rounds the set up to every type; a copy or a pickled Kinds is
+    the same set (a State carrying one must survive both)."""
+    kinds = Kinds("mobilizers", [MOBILIZERS["line_orientation"]])
+    assert kinds.codes == tuple(sorted(MOBILIZERS.values()))
+    assert pickle.loads(pickle.dumps(kinds)) == kinds == copy.deepcopy(kinds)
+    assert kinds != Kinds("mobilizers", [MOBILIZERS["pin"]])
 
 
 def test_kinds_refuse_an_unknown_code():

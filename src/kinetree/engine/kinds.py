@@ -33,9 +33,8 @@ class Kinds:
     """The type codes a model's realization is compiled for in one family of elements
     (``"mobilizers"``, ``"forces"``, ``"contact"``): those of ``used``, rounded up to the
     family's common kinds or to all of them where a family has common kinds (module
-    docstring). Compiled code receives
-    it as an argument; it holds no data there, only its type (``KindsType``), which names
-    the codes."""
+    docstring). Compiled code receives it as an argument; it holds no data there, only
+    its type (``KindsType``), which names the codes."""
 
     __slots__ = ("family", "codes")
 
