@@ -21,7 +21,9 @@ The staged realization (``System.realize`` to one stage at a time) and the fused
 (several stages at once) are this same function with a different ``first`` and ``last``,
 so they give bit-identical results. User code (custom forces and subsystems, custom
 mobilizers, constraints until they are compiled) runs in Python between calls, filling
-the same arrays; ``plan.py`` decides where the calls split.
+the same arrays; ``plan.py`` decides where the calls split. The function is compiled for
+the element kinds a model has (``kinds.py``): its switches on type codes have branches
+for those only.
 
 Fusing the sweeps of several stages into fewer passes was measured slower on long chains
 (a loop streaming many arrays loses more to memory than the extra passes cost), so each
