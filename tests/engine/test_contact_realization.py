@@ -142,11 +142,18 @@ def general_contact_floor():
     return system, matter, forces, contacts, cset, floor
 
 
-def hunt_crossley_scene(disabled=False):
+class NamedHuntCrossleyForce(kt.HuntCrossleyForce):
+    """A user's subclass in another module (here, to carry a label): still the built-in
+    element, compiled as such."""
+
+    label = "foot"
+
+
+def hunt_crossley_scene(disabled=False, element=kt.HuntCrossleyForce):
     """OpenSim's way: a GeneralContactSubsystem set of a floor and two balls, one
-    HuntCrossleyForce with per-body materials."""
+    HuntCrossleyForce (or ``element``) with per-body materials."""
     system, matter, forces, contacts, cset, floor = general_contact_floor()
-    hc = kt.HuntCrossleyForce(forces, contacts, cset)
+    hc = element(forces, contacts, cset)
     hc.set_body_parameters(floor, 1e7, 0.5, 0.8, 0.5, 0.1)
     hc.set_transition_velocity(0.1)
     balls = []
@@ -165,11 +172,14 @@ def hunt_crossley_scene(disabled=False):
     return system, matter, hc, state
 
 
-@pytest.mark.parametrize("disabled", [False, True])
-def test_hunt_crossley_force_in_the_compiled_call(compiled_calls, disabled):
-    """HuntCrossleyForce over a GeneralContactSubsystem is applied inside the one compiled
-    call, with the hooks' results; disabled, it applies nothing."""
-    system, matter, hc, state = hunt_crossley_scene(disabled)
+@pytest.mark.parametrize("disabled, element", [(False, kt.HuntCrossleyForce),
+                                               (True, kt.HuntCrossleyForce),
+                                               (False, NamedHuntCrossleyForce)])
+def test_hunt_crossley_force_in_the_compiled_call(compiled_calls, disabled, element):
+    """HuntCrossleyForce (or a subclass of it) over a GeneralContactSubsystem is applied
+    inside the one compiled call, with the hooks' results; disabled, it applies
+    nothing."""
+    system, matter, hc, state = hunt_crossley_scene(disabled, element)
     fused, hooks = state.copy(), state.copy()
     system.realize(fused, kt.Stage.ACCELERATION)
     assert compiled_calls == [(5, 8)]

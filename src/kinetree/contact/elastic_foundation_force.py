@@ -28,6 +28,7 @@ from kinetree.contact.friction import hollars_kernel
 from kinetree.contact.general import ContactSetForce
 from kinetree.contact.mesh import TriangleMesh
 from kinetree.errors import InvalidArgumentError
+from kinetree.registry import CONTACT
 
 __all__ = ["ElasticFoundationForce"]
 
@@ -97,6 +98,8 @@ def contact_forces(d, transition_velocity, p_GB, V_GB, body_forces):
 class ElasticFoundationForce(ContactSetForce):
     """``ElasticFoundationForce(forces, contacts, contact_set)`` (module docstring);
     stiffness in N/m³, and only meshes take parameters."""
+
+    CODE = CONTACT["elastic_foundation_force"]     # its part of the compiled realization
 
     def _check_body(self, index: int, where: str) -> None:
         geometry = self._contacts._entry(self._set, index, where)[1]

@@ -29,6 +29,7 @@ from kinetree.contact.compliant import _apply, _harmonic, _velocity_at
 from kinetree.contact.friction import hollars_kernel
 from kinetree.contact.general import ContactSetForce
 from kinetree.contact.mesh import TriangleMesh
+from kinetree.registry import CONTACT
 from kinetree.system.stage import Stage
 
 __all__ = ["HuntCrossleyForce"]
@@ -89,6 +90,8 @@ def contact_forces(d, transition_velocity, p_GB, V_GB, body_forces):
 class HuntCrossleyForce(ContactSetForce):
     """``HuntCrossleyForce(forces, contacts, contact_set)`` (module docstring); stiffness
     in Pa."""
+
+    CODE = CONTACT["hunt_crossley_force"]     # its part of the compiled realization
 
     def _surface_parameters(self) -> np.ndarray:
         """Per set entry, its row of material for ``hunt_crossley_forces``: k^(2/3), c, μs,

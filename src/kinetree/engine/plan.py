@@ -206,10 +206,10 @@ def _contact_kinds(forces, compliant, contact_set_forces) -> Kinds:
     """The contact parts of a compiled realization with a contact search: the search, the
     compliant model of CompliantContactSubsystem ``compliant`` (None if none), and the
     kinds of the elements of GeneralForceSubsystem ``forces`` at ``contact_set_forces``."""
-    names = {"collision"} | ({"compliant"} if compliant is not None else set())
-    for k in contact_set_forces:
-        names.add(type(forces._forces[k]).__module__.rsplit(".", 1)[1])
-    return Kinds("contact", [CONTACT[name] for name in names])
+    codes = {CONTACT["collision"]} | {forces._forces[k].CODE for k in contact_set_forces}
+    if compliant is not None:
+        codes.add(CONTACT["compliant"])
+    return Kinds("contact", codes)
 
 
 def _compiled_contact_set_forces(forces, search) -> frozenset:
