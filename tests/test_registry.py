@@ -12,15 +12,16 @@ import pytest
 import kinetree as kt
 import kinetree.forces.elements.dispatch as force_dispatch
 from kinetree.engine.kinds import Kinds
-from kinetree.registry import COMMON, CONTACT, FAMILIES, FORCES, MOBILIZERS
+from kinetree.registry import COMMON, CONSTRAINTS, CONTACT, FAMILIES, FORCES, MOBILIZERS
 
 FUNCTIONS = {
     "mobilizers": ("x_fm", "h_fm", "hdot_u", "n_mult", "n_inv_mult", "ndot_u"),
     "forces": ("calc",),
+    "constraints": ("position_errors", "velocity_errors", "acceleration_errors", "forces"),
 }
 
 
-@pytest.mark.parametrize("registry", [MOBILIZERS, FORCES, CONTACT])
+@pytest.mark.parametrize("registry", [MOBILIZERS, FORCES, CONTACT, CONSTRAINTS])
 def test_codes_are_unique(registry):
     assert len(set(registry.values())) == len(registry)
 
@@ -116,3 +117,26 @@ def test_an_unknown_force_code_is_reported_not_skipped():
         d.tree_i, d.tree_f, d.kinds, d.buf, d.status, state.get_q(), state.get_u(),
         np.zeros((2, 6)), np.zeros(1), pe)
     assert np.isnan(pe[0])
+
+
+def test_constraints_compile_all_or_none():
+    """A model without constraints compiles no constraint code; one Rod compiles every
+    constraint kind, so all constrained models share a version. The Rod holds the
+    pendulum's mass center at its own distance from the pin, which the pin already does:
+    its row of G is zero, so the solve finds rank 0, λ = 0 and u̇ unchanged."""
+    assert Kinds("constraints").codes == ()
+    system, forces, state = pendulum(0.0)
+    system.realize(state, kt.Stage.INSTANCE)
+    assert system.get_matter_subsystem()._constraint_data(state).kinds.codes == ()
+    system, forces, state = pendulum(0.0)
+    matter = system.get_matter_subsystem()
+    pin = matter.get_mobilized_body(1)
+    rod = kt.Constraint.Rod(matter.Ground(), [0, 0, 0], pin, [1, 0, 0], 1.0)
+    state = system.realize_topology()
+    pin.set_one_q(state, 0, 0.3)
+    pin.set_one_u(state, 0, 1.0)
+    system.realize(state, kt.Stage.ACCELERATION)
+    assert matter._constraint_data(state).kinds.codes == tuple(sorted(CONSTRAINTS.values()))
+    assert state.get_u_dot()[0] == pytest.approx(-9.81 * np.cos(0.3) / 2.0, rel=1e-13)
+    assert rod.get_rod_tension(state) == 0.0
+    assert abs(rod.get_acceleration_error(state)) < 1e-14

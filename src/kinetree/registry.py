@@ -61,6 +61,23 @@ CONTACT = {
 module's ``contact_forces``): CompliantContactSubsystem's, and those of the
 HuntCrossleyForce and ElasticFoundationForce elements."""
 
+CONSTRAINTS = {
+    "custom": 0,       # Custom, couplers, PrescribedMotion: the Python pre-pass writes the rows
+    "ball": 1,
+    "rod": 2,
+    "weld": 3,
+    "point_in_plane": 4,
+    "point_on_line": 5,
+    "constant_angle": 6,
+    "constant_orientation": 7,
+    "no_slip1d": 8,
+    "constant_speed": 9,
+    "constant_acceleration": 10,
+}
+"""Constraint type codes (column 0 of a constraint table), one module each in
+multibody/constraints/, each with compiled ``position_errors``, ``velocity_errors``,
+``acceleration_errors`` and ``forces`` (``multibody/kernels/constraints.py``)."""
+
 COMMON = {
     "mobilizers": ("pin", "weld", "slider", "universal", "cylinder", "screw", "planar",
                    "ball", "free", "translation", "custom"),
@@ -72,9 +89,14 @@ model using only these is compiled for all of them, so such models share one com
 realization (``engine/kinds.py``). The contact parts are not rounded up: each runs on
 every contact the search finds, so a model runs exactly those it has."""
 
+ALL_OR_NONE = ("constraints",)
+"""Families compiled for all their kinds as soon as a model uses one, and for none
+otherwise: a model without constraints compiles no constraint code."""
+
 FAMILIES = {
     "mobilizers": ("kinetree.multibody.mobilizers", MOBILIZERS),
     "forces": ("kinetree.forces.elements", FORCES),
     "contact": ("kinetree.contact", CONTACT),
+    "constraints": ("kinetree.multibody.constraints", CONSTRAINTS),
 }
 """Each family's package and codes."""

@@ -4,8 +4,10 @@ compiled call, over any range of stages from POSITION to ACCELERATION (MuJoCo's
 flow:
 
   POSITION      X_FM, X_GB, hinge matrices H, mass properties in G   position_sweep
+                each constraint's position errors                     constraint_position
                 the contact surfaces' overlapping pairs                contact_search
   VELOCITY      V_GB, the bias terms, q̇ = N u                        velocity_sweep
+                each constraint's velocity errors                     constraint_velocity
   DYNAMICS      articulated-body inertias P, U, D⁻¹                   inertia_sweep
                 body and mobility forces zeroed, then every enabled
                 built-in force element added, with its potential
@@ -14,16 +16,18 @@ flow:
                 elastic foundation spring, or the Hunt-Crossley and
                 elastic foundation forces of OpenSim's elements       contact_forces
   ACCELERATION  u̇ from the applied forces by the articulated-body
-                method; q̈ = N u̇ + Ṅ u                               acceleration_sweep,
-                                                                      qdotdot_sweep
+                method                                                acceleration_sweep
+                u̇ corrected by the constraint multipliers λ, and
+                the acceleration errors left                          constraint_acceleration
+                q̈ = N u̇ + Ṅ u                                       qdotdot_sweep
 
 The staged realization (``System.realize`` to one stage at a time) and the fused one
 (several stages at once) are this same function with a different ``first`` and ``last``,
 so they give bit-identical results. User code (custom forces and subsystems, custom
-mobilizers, constraints until they are compiled) runs in Python between calls, filling
-the same arrays; ``plan.py`` decides where the calls split. The function is compiled for
-the element kinds a model has (``kinds.py``): its switches on type codes have branches
-for those only.
+mobilizers, Custom constraints and those calling user Functions) runs in Python between
+calls, filling the same arrays; ``plan.py`` decides where the calls split. The function
+is compiled for the element kinds a model has (``kinds.py``): its switches on type codes
+have branches for those only.
 
 Fusing the sweeps of several stages into fewer passes was measured slower on long chains
 (a loop streaming many arrays loses more to memory than the extra passes cost), so each
@@ -33,10 +37,16 @@ stage keeps its own pass.
 import numpy as np
 
 from kinetree.contact.collision import unpack_contacts
-from kinetree.engine.kinds import Kinds, each
+from kinetree.engine.kinds import Kinds, each, when_used
 from kinetree.forces.elements._table import FORCE_I_COLUMNS
 from kinetree.forces.elements.dispatch import force_sweep
+from kinetree.multibody.constraint_table import unpack_constraints
 from kinetree.multibody.kernels.aba import acceleration_sweep, inertia_sweep
+from kinetree.multibody.kernels.constraints import (
+    constraint_acceleration,
+    constraint_position,
+    constraint_velocity,
+)
 from kinetree.multibody.kernels.n_matrix import qdotdot_sweep
 from kinetree.multibody.kernels.position import position_sweep
 from kinetree.multibody.kernels.velocity import velocity_sweep
@@ -57,18 +67,27 @@ contact_forces = each("contact", "contact_forces")
 the forces of each contact model in ``contact_kinds`` (``contact/compliant.py``,
 ``hunt_crossley_force.py``, ``elastic_foundation_force.py``)."""
 
+constraints_at_position = when_used("constraints", constraint_position)
+constraints_at_velocity = when_used("constraints", constraint_velocity)
+constraints_at_acceleration = when_used("constraints", constraint_acceleration)
+"""The constraint work of each stage (``multibody/kernels/constraints.py``), compiled only
+for a model with constraints."""
+
 
 @kernel
 def realize_stages(first, last, tree_i, tree_f, mobilizer_kinds, buf, status, q, u, qdot,
                    udot, qdotdot, qdotdot_work, body_forces, mobility_forces, force_kinds,
                    force_rows, force_i, force_f, force_pe, contact_kinds, contact_i,
-                   contact_f, transition_velocity):
+                   contact_f, transition_velocity, constraint_kinds, con_i, con_index, con_f,
+                   con_buf, qerr, uerr, udoterr, multipliers):
     """Realize stages ``first`` through ``last`` (stage numbers) of the tree in the flat
     buffers (``tree_model``) from q and u, applying the force table rows ``force_rows``
     (``forces/elements/dispatch.py``; parameters ``force_f``, potential energies into
     ``force_pe``) and the contact parts ``contact_kinds`` (the search of the surfaces in
     ``contact_i``, ``contact_f`` and the force models on what it finds; the compliant
-    model's transition velocity ``transition_velocity``, m/s). Each ``*_kinds`` is the
+    model's transition velocity ``transition_velocity``, m/s) and the constraints of the
+    table ``con_*`` (``constraint_table.py``; their errors into ``qerr``, ``uerr`` and
+    ``udoterr``, their multipliers into ``multipliers``). Each ``*_kinds`` is the
     Kinds of a family the model uses (``engine/kinds.py``): the call is compiled for
     those only. Returns 0 when done, SINGULAR after the inertias if a body's articulated inertia is
     singular along its mobilities (status[0] = 1 + the body), OVERFLOW after the contact
@@ -76,13 +95,16 @@ def realize_stages(first, last, tree_i, tree_f, mobilizer_kinds, buf, status, q,
     tree = unpack_tree(tree_i, tree_f, mobilizer_kinds)
     cache = unpack_cache(buf, status)
     contacts = unpack_contacts(contact_i, contact_f)
+    con = unpack_constraints(con_i, con_index, con_f, con_buf, udot.shape[0])
     if first <= POSITION <= last:
         position_sweep(tree, cache, q)
+        constraints_at_position(constraint_kinds, tree, cache, con, qerr)
         contact_search(contact_kinds, contacts, cache.R_GB, cache.p_GB)
         if contacts.header[7] != 0:
             return OVERFLOW
     if first <= VELOCITY <= last:
         velocity_sweep(tree, cache, q, u, qdot)
+        constraints_at_velocity(constraint_kinds, tree, cache, con, u, uerr)
     if first <= DYNAMICS <= last:
         inertia_sweep(tree, cache)
         if status[0] != 0:
@@ -99,6 +121,8 @@ def realize_stages(first, last, tree_i, tree_f, mobilizer_kinds, buf, status, q,
     if first <= ACCELERATION <= last:
         acceleration_sweep(tree, cache, cache.c, cache.b, cache.A_GB, mobility_forces,
                            body_forces, udot)
+        constraints_at_acceleration(constraint_kinds, tree, cache, con, udot, udoterr,
+                                    multipliers)
         qdotdot_sweep(tree, q, u, udot, qdotdot_work, qdotdot)
     return 0
 

@@ -14,7 +14,8 @@ family's common kinds (``registry.COMMON``) when it uses no other, else to every
 the family. A model of Pin, Ball and Free joints with gravity, springs and dampers
 compiles the common kinds only (a third less than everything), and every other such
 model reuses that version; a model with a rare kind (an Ellipsoid joint, a
-LinearBushing) compiles the whole family once, for every model like it. The contact
+LinearBushing) compiles the whole family once, for every model like it. Constraints are
+compiled all together as soon as a model has one, and not at all otherwise. The contact
 parts (the search and each force model) are compiled as a model has them.
 """
 
@@ -26,15 +27,15 @@ import numba
 from numba.core import types
 from numba.extending import NativeValue, models, overload, register_model, typeof_impl, unbox
 
-from kinetree.registry import COMMON, FAMILIES
+from kinetree.registry import ALL_OR_NONE, COMMON, FAMILIES
 
 
 class Kinds:
     """The type codes a model's realization is compiled for in one family of elements
-    (``"mobilizers"``, ``"forces"``, ``"contact"``): those of ``used``, rounded up to the
-    family's common kinds or to all of them where a family has common kinds (module
-    docstring). Compiled code receives it as an argument; it holds no data there, only
-    its type (``KindsType``), which names the codes."""
+    (``"mobilizers"``, ``"forces"``, ``"contact"``, ``"constraints"``): those of
+    ``used``, rounded up as the module docstring says. Compiled code receives it as an
+    argument; it holds no data there, only its type (``KindsType``), which names the
+    codes."""
 
     __slots__ = ("family", "codes")
 
@@ -49,6 +50,8 @@ class Kinds:
         if family in COMMON:
             common = {every[name] for name in COMMON[family]}
             used = common if used <= common else set(every.values())
+        elif family in ALL_OR_NONE and used:
+            used = set(every.values())
         self.codes = tuple(sorted(used))
 
     def __repr__(self) -> str:
@@ -161,4 +164,25 @@ def each(family: str, function: str):
         return _compiled("\n".join(lines), functions)
 
     apply.__name__ = apply.__qualname__ = f"each_{function}"
+    return apply
+
+
+def when_used(family: str, function):
+    """A function ``f(kinds, *args)`` for compiled code calling ``function(kinds, *args)``
+    when ``kinds`` (a Kinds of ``family``) has any code; with none it does nothing and
+    compiles nothing of ``function``."""
+
+    def apply(kinds, *args):
+        raise TypeError(f"{family} {function.__name__} is for compiled code")
+
+    @overload(apply, jit_options={"forceinline": True})
+    def _typed(kinds, *args):
+        if not isinstance(kinds, KindsType) or kinds.family != family:
+            raise numba.core.errors.TypingError(f"expected the Kinds of {family}, got {kinds}")
+        if kinds.codes:
+            return _compiled("def impl(kinds, *args):\n    function(kinds, *args)\n",
+                             {"function": function})
+        return _compiled("def impl(kinds, *args):\n    return None\n", {})
+
+    apply.__name__ = apply.__qualname__ = f"when_{function.__name__}"
     return apply

@@ -99,7 +99,8 @@ class RealizationPlan:
                 contacts = (_contact_kinds(forces, compliant, contact_set_forces),
                             buffers.contact_i, buffers.contact_f, vt)
                 self._search = search
-            self._arguments = (*matter._kernel_arguments(state), *table, *contacts)
+            self._arguments = (*matter._kernel_arguments(state), *table, *contacts,
+                               *matter._constraint_arguments(state))
             self._realize = entry_point(realize_stages, (0, 0, *self._arguments))
             self._matter = matter
         else:

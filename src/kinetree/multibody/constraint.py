@@ -19,6 +19,8 @@ ConstrainedMobilizerIndex of a mobilizer; the argument arrays are indexed by the
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError, StageTooLowError
@@ -323,6 +325,115 @@ class ConstraintImplementation(RealizeHooks):
     def add_in_acceleration_constraint_forces(self, state, multipliers, body_forces_in_A,
                                               mobility_forces) -> None:
         raise self._missing("add_in_acceleration_constraint_forces", "acceleration-only")
+
+
+class BuiltinImplementation(ConstraintImplementation):
+    """The implementation of a built-in constraint type, whose physics is compiled: the
+    functions of its module that ``multibody/kernels/constraints.py`` calls through the
+    type's code (``CODE``, from ``registry.CONSTRAINTS``), on the type's per-State
+    parameters (``parameters``). The methods here call those same functions, so
+    ``kt.check_constraint`` and a user's calls see exactly what the realization
+    computes."""
+
+    CODE: int = -1
+
+    def parameters(self, state) -> np.ndarray:
+        """The constraint's parameters in ``state`` as its compiled functions read them."""
+        return np.zeros(0)
+
+    def _functions(self):
+        from kinetree.registry import CONSTRAINTS
+        name = next(n for n, c in CONSTRAINTS.items() if c == self.CODE)
+        return importlib.import_module(f"kinetree.multibody.constraints.{name}")
+
+    @staticmethod
+    def _poses(X_AB) -> tuple[np.ndarray, np.ndarray]:
+        R = np.array([X.R.as_matrix() for X in X_AB], dtype=float).reshape(-1, 3, 3)
+        p = np.array([X.p for X in X_AB], dtype=float).reshape(-1, 3)
+        return R, p
+
+    def _u_count(self) -> int:
+        return sum(m._default_u.size for m in self._mobilizers)
+
+    def _lambda(self, level: int, multipliers) -> np.ndarray:
+        """This constraint's multiplier vector with ``multipliers`` at ``level`` (0
+        holonomic, 1 nonholonomic, 2 acceleration-only) and zeros elsewhere."""
+        counts = self._counts
+        lam = np.zeros(sum(counts))
+        start = sum(counts[:level])
+        lam[start:start + counts[level]] = multipliers[:counts[level]]
+        return lam
+
+    def _velocity_rows(self, state, V_AB, u) -> np.ndarray:
+        kin = self._kin(state)
+        R, p = self._poses(kin.X_AB)
+        out = np.zeros(self._counts[0] + self._counts[1])
+        u = np.zeros(self._u_count()) if u is None else np.asarray(u, dtype=float)
+        self._functions().velocity_errors(self.parameters(state), R, p,
+                                          np.asarray(V_AB, dtype=float), u, out)
+        return out
+
+    def _acceleration_rows(self, state, A_AB, udot) -> np.ndarray:
+        kin = self._kin_velocity(state, "acceleration errors")
+        R, p = self._poses(kin.X_AB)
+        out = np.zeros(sum(self._counts))
+        udot = np.zeros(self._u_count()) if udot is None else np.asarray(udot, dtype=float)
+        self._functions().acceleration_errors(self.parameters(state), R, p,
+                                              np.asarray(kin.V_AB, dtype=float),
+                                              np.asarray(A_AB, dtype=float), udot, out)
+        return out
+
+    def _add_forces(self, state, level: int, multipliers, body_forces_in_A,
+                    mobility_forces) -> None:
+        R, p = self._poses(self._kin(state).X_AB)
+        F_A = np.zeros((len(self._bodies), 6))
+        f = np.zeros(self._u_count())
+        self._functions().forces(self.parameters(state), R, p,
+                                 self._lambda(level, np.asarray(multipliers, dtype=float)),
+                                 F_A, f)
+        body_forces_in_A += F_A
+        if mobility_forces is not None:
+            mobility_forces += f
+
+    def calc_position_errors(self, state, X_AB, constrained_q, perr) -> None:
+        R, p = self._poses(X_AB)
+        out = np.zeros(self._counts[0])
+        self._functions().position_errors(self.parameters(state), R, p, out)
+        perr[:] = out
+
+    def calc_position_dot_errors(self, state, V_AB, constrained_qdot, pverr) -> None:
+        pverr[:] = self._velocity_rows(state, V_AB, None)[:self._counts[0]]
+
+    def calc_position_dot_dot_errors(self, state, A_AB, constrained_qdotdot, paerr) -> None:
+        paerr[:] = self._acceleration_rows(state, A_AB, None)[:self._counts[0]]
+
+    def add_in_position_constraint_forces(self, state, multipliers, body_forces_in_A,
+                                          q_forces) -> None:
+        self._add_forces(state, 0, multipliers, body_forces_in_A, None)
+
+    def calc_velocity_errors(self, state, V_AB, constrained_u, verr) -> None:
+        verr[:] = self._velocity_rows(state, V_AB, constrained_u)[self._counts[0]:]
+
+    def calc_velocity_dot_errors(self, state, A_AB, constrained_udot, vaerr) -> None:
+        mp, mv, _ = self._counts
+        vaerr[:] = self._acceleration_rows(state, A_AB, constrained_udot)[mp:mp + mv]
+
+    def add_in_velocity_constraint_forces(self, state, multipliers, body_forces_in_A,
+                                          mobility_forces) -> None:
+        self._add_forces(state, 1, multipliers, body_forces_in_A, mobility_forces)
+
+    def calc_acceleration_errors(self, state, A_AB, constrained_udot, aerr) -> None:
+        mp, mv, _ = self._counts
+        aerr[:] = self._acceleration_rows(state, A_AB, constrained_udot)[mp + mv:]
+
+    def add_in_acceleration_constraint_forces(self, state, multipliers, body_forces_in_A,
+                                              mobility_forces) -> None:
+        self._add_forces(state, 2, multipliers, body_forces_in_A, mobility_forces)
+
+    def _parameters_changed(self, state) -> None:
+        """Tell the matter subsystem that ``parameters(state)`` changed (a setter ran)."""
+        if self._constraint is not None:
+            self._matter._constraint_parameters_changed(state, self._constraint)
 
 
 class Constraint:

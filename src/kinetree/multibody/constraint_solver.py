@@ -1,25 +1,23 @@
-"""The constraint equations of a matter subsystem, assembled and solved (the paper's eqs.
-10-18, DESIGN §3).
+"""The constraint equations of a matter subsystem on the Python side: their layout and
+table, the pass that runs the Python constraints, and the operators for users.
 
 With mp holonomic, mv nonholonomic and ma acceleration-only equations in use, the errors
 are laid out as Simbody does: qerr = perr (mp); uerr = [pverr; verr] (mp + mv);
 udoterr = [paerr; vaerr; aerr] (m = mp + mv + ma), with one multiplier per udoterr slot.
 The acceleration errors are affine in u̇, udoterr = G u̇ - b, and the forces of the
-multipliers are Gᵀλ, so that M u̇ + Gᵀλ = f. Forward dynamics then solves
+multipliers are Gᵀλ, so that M u̇ + Gᵀλ = f.
 
-    (G M⁻¹ Gᵀ) λ = G u̇₀ - b,    u̇ = u̇₀ - M⁻¹ Gᵀ λ,
-
-u̇₀ being the unconstrained (articulated-body) solution. Gᵀ comes from the constraints'
-force methods, one column per equation, M⁻¹ from the O(n) articulated-body solve, and the
-right-hand side G u̇₀ - b is the acceleration errors at u̇₀: m force evaluations, m O(n)
-solves and an m x m least-squares solve, O(n·m + m³), so that consistent redundant
-constraints (rank G < m) still give a unique u̇ and the minimum-norm, finite λ. The
-operators for users (``multiply_by_g``) apply G through the error methods
-(G x = udoterr(x) - udoterr(0)).
+At INSTANCE ``build_layouts`` lays out the enabled constraints and packs the table the
+compiled realization solves them from (``constraint_table.py``,
+``kernels/constraints.py``). A built-in constraint's physics is compiled; a Python one
+(Custom, the couplers, PrescribedMotion) has its errors computed here after the compiled
+POSITION and VELOCITY stages and hands the compiled solve its rows of G (from its force
+methods) and its bias (its acceleration errors at u̇ = 0): ``write_python_rows``,
+``write_python_bias``. The operators for users (``multiply_by_g``, ``calc_g_transpose``)
+call every constraint's methods, the built-in ones' running their compiled functions.
 
 Every constraint computes its errors in its ancestor frame A from the kinematics of its
-constrained bodies relative to A (``ConstraintKinematics``), refreshed at POSITION and
-VELOCITY.
+constrained bodies relative to A (``ConstraintKinematics``).
 """
 
 from __future__ import annotations
@@ -29,9 +27,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from kinetree.engine.kinds import Kinds
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
-from kinetree.multibody.kernels.aba import calc_tree_accelerations
+from kinetree.multibody.constraint import BuiltinImplementation
+from kinetree.multibody.constraint_table import pack_constraints
 from kinetree.multibody.kernels.acceleration import calc_body_accelerations
 from kinetree.multibody.kernels.ancestor_frame import (
     calc_relative_accelerations,
@@ -42,10 +42,7 @@ from kinetree.multibody.kernels.jacobian import (
     multiply_by_system_jacobian_transpose,
     multiply_by_system_jacobian_transpose_columns,
 )
-
-RANK_TOLERANCE = 1e-12
-"""Singular values of G M⁻¹ Gᵀ below this fraction of the largest count as zero: the
-directions of redundant constraint equations."""
+from kinetree.registry import CONSTRAINTS
 
 
 @dataclass
@@ -70,6 +67,8 @@ class ConstraintLayout:
     v_rows: slice                 # ... within the nonholonomic block
     a_rows: slice                 # ... within the acceleration-only block
     repeats: bool                 # a body or mobilizer registered more than once
+    python: bool                  # its equations are Python (Custom, couplers, ...)
+    params: slice                 # its parameters in the table's con_f
 
 
 @dataclass
@@ -88,7 +87,8 @@ class ConstraintKinematics:
 
 @dataclass
 class ConstraintData:
-    """Every enabled constraint of one State and the sizes of its error blocks."""
+    """Every enabled constraint of one State, the sizes of its error blocks, and the
+    constraint table the compiled realization reads (``constraint_table.py``)."""
 
     layouts: list
     kinematics: dict              # constraint index -> ConstraintKinematics
@@ -96,19 +96,24 @@ class ConstraintData:
     mp: int
     mv: int
     ma: int
+    kinds: Kinds                  # the constraint kinds of the table
+    table: tuple                  # (con_i, con_index, con_f, con_buf)
     owners: list = field(default_factory=list)   # the layout owning each udoterr row
+    python: list = field(default_factory=list)   # the layouts whose equations are Python
 
     @property
     def m(self) -> int:
         return self.mp + self.mv + self.ma
 
     def __deepcopy__(self, memo) -> ConstraintData:
-        """State.copy(): the layouts (and the constraints they name) are shared; each
-        constraint's kinematics are copied, their arrays being replaced, never changed in
-        place, when a stage is realized."""
+        """State.copy(): the layouts (and the constraints they name) are shared; the
+        table's parameters and work space are copied, and each Python constraint's
+        kinematics, their arrays being replaced, never changed in place, when a stage is
+        realized."""
         return ConstraintData(self.layouts, {k: copy.copy(kin) for k, kin in
                                              self.kinematics.items()},
-                              self.nu, self.mp, self.mv, self.ma, self.owners)
+                              self.nu, self.mp, self.mv, self.ma, self.kinds,
+                              tuple(a.copy() for a in self.table), self.owners, self.python)
 
     def multiplier_slices(self, layout: ConstraintLayout) -> tuple[slice, slice, slice]:
         """Where a constraint's holonomic, nonholonomic and acceleration-only multipliers
@@ -118,10 +123,13 @@ class ConstraintData:
                 slice(self.mp + self.mv + a.start, self.mp + self.mv + a.stop))
 
 
-def build_layouts(constraints, ancestors, tree) -> ConstraintData:
-    """The layout of the enabled ``constraints`` for a tree with the State's nq and nu."""
-    layouts, kinematics = [], {}
+def build_layouts(state, constraints, ancestors, tree) -> ConstraintData:
+    """The layout and table of the enabled ``constraints`` for a tree with the State's nq
+    and nu, the built-in ones' parameters read from ``state``."""
+    layouts, kinematics, all_params = [], {}, []
     mp = mv = ma = 0
+    nu_tree = int(tree.nu.sum())
+    f_at = 0
     for c in constraints:
         impl = c._impl
         nq = [int(tree.nq[m._index]) for m in impl._mobilizers]
@@ -131,6 +139,9 @@ def build_layouts(constraints, ancestors, tree) -> ConstraintData:
         u_index = [np.arange(tree.u_start[m._index], tree.u_start[m._index] + k)
                    for m, k in zip(impl._mobilizers, nu)]
         cp, cv, ca = impl._counts
+        python = not isinstance(impl, BuiltinImplementation)
+        params = (np.zeros((cp + cv + ca) * (nu_tree + 1)) if python else
+                  np.asarray(impl.parameters(state), dtype=float))
         layout = ConstraintLayout(
             constraint=c, ancestor=ancestors[c._index],
             bodies=np.array([b._index for b in impl._bodies], dtype=np.int64),
@@ -144,16 +155,38 @@ def build_layouts(constraints, ancestors, tree) -> ConstraintData:
             mp=cp, mv=cv, ma=ca, p_rows=slice(mp, mp + cp), v_rows=slice(mv, mv + cv),
             a_rows=slice(ma, ma + ca),
             repeats=len(set(impl._bodies)) < len(impl._bodies) or
-            len(set(impl._mobilizers)) < len(impl._mobilizers))
+            len(set(impl._mobilizers)) < len(impl._mobilizers),
+            python=python, params=slice(f_at, f_at + params.size))
+        f_at += params.size
         mp, mv, ma = mp + cp, mv + cv, ma + ca
         layouts.append(layout)
         kinematics[c._index] = ConstraintKinematics(layout)
-    data = ConstraintData(layouts, kinematics, int(tree.nu.sum()), mp, mv, ma)
+        all_params.append(params)
+    # A Python constraint's row: its constrained mobilities are all of the tree's, and
+    # its parameters the rows of G and the bias its Python pass writes.
+    table_entries = [(
+        CONSTRAINTS["custom"] if layout.python else c._impl.CODE, layout.ancestor,
+        np.zeros(0) if layout.python else layout.bodies,
+        np.arange(nu_tree) if layout.python else layout.u_index,
+        (layout.p_rows.start, layout.mp), (mp + layout.v_rows.start, layout.mv),
+        (mp + mv + layout.a_rows.start, layout.ma), params)
+        for layout, c, params in zip(layouts, constraints, all_params)]
+    data = ConstraintData(layouts, kinematics, nu_tree, mp, mv, ma,
+                          Kinds("constraints", [e[0] for e in table_entries]),
+                          pack_constraints(table_entries, nu_tree, mp, mv, ma))
+    data.python = [layout for layout in layouts if layout.python]
     data.owners = [None] * data.m
     for layout in layouts:
         for rows in data.multiplier_slices(layout):
             data.owners[rows] = [layout] * (rows.stop - rows.start)
     return data
+
+
+def parameters_changed(state, data: ConstraintData, constraint) -> None:
+    """Copy a built-in constraint's parameters from ``state`` into the table."""
+    for layout in data.layouts:
+        if layout.constraint is constraint:
+            data.table[2][layout.params] = constraint._impl.parameters(state)
 
 
 # --------------------------------------------------------- kinematics in A
@@ -172,11 +205,12 @@ def _relative_accelerations(cache, a: int, bodies: np.ndarray, A_GB: np.ndarray)
     return out
 
 
-def update_position_kinematics(data: ConstraintData, cache, q: np.ndarray,
-                               custom=None) -> None:
-    """X_AB, the constrained q and each constrained mobilizer's N block (POSITION); a
-    custom mobilizer's block comes from ``custom`` (custom_hinges.CustomHinges)."""
-    for layout in data.layouts:
+def update_position_kinematics(data: ConstraintData, cache, q: np.ndarray, custom=None,
+                               layouts=None) -> None:
+    """X_AB, the constrained q and each constrained mobilizer's N block (POSITION) of
+    ``layouts`` (all by default); a custom mobilizer's block comes from ``custom``
+    (custom_hinges.CustomHinges)."""
+    for layout in data.layouts if layouts is None else layouts:
         kin = data.kinematics[layout.constraint._index]
         R_AG = cache.R_GB[layout.ancestor].T
         p_GA = cache.p_GB[layout.ancestor]
@@ -198,10 +232,12 @@ def update_position_kinematics(data: ConstraintData, cache, q: np.ndarray,
             kin.N.append(N)
 
 
-def update_velocity_kinematics(data: ConstraintData, cache, q, u, qdot, custom=None) -> None:
-    """V_AB, the constrained u and q̇, and Ṅ u of the constrained q (VELOCITY); a custom
-    mobilizer's Ṅ u comes from ``custom`` (custom_hinges.CustomHinges)."""
-    for layout in data.layouts:
+def update_velocity_kinematics(data: ConstraintData, cache, q, u, qdot, custom=None,
+                               layouts=None) -> None:
+    """V_AB, the constrained u and q̇, and Ṅ u of the constrained q (VELOCITY) of
+    ``layouts`` (all by default); a custom mobilizer's Ṅ u comes from ``custom``
+    (custom_hinges.CustomHinges)."""
+    for layout in data.layouts if layouts is None else layouts:
         kin = data.kinematics[layout.constraint._index]
         kin.V_AB = _relative_velocities(cache, layout.ancestor, layout.bodies, cache.V_GB)
         kin.u, kin.qdot = u[layout.u_index], qdot[layout.q_index]
@@ -232,9 +268,9 @@ def _n_transpose_times(kin: ConstraintKinematics, fq: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------ error sweeps
-def position_errors(state, data: ConstraintData, out: np.ndarray) -> None:
-    """perr of every enabled constraint into out (mp)."""
-    for layout in data.layouts:
+def position_errors(state, data: ConstraintData, out: np.ndarray, layouts=None) -> None:
+    """perr of ``layouts`` (every enabled constraint by default) into out (mp)."""
+    for layout in data.layouts if layouts is None else layouts:
         if layout.mp:
             kin = data.kinematics[layout.constraint._index]
             perr = np.zeros(layout.mp)
@@ -242,9 +278,10 @@ def position_errors(state, data: ConstraintData, out: np.ndarray) -> None:
             out[layout.p_rows] = perr
 
 
-def velocity_errors(state, data: ConstraintData, cache, V_GB, u, out) -> None:
-    """[pverr; verr] (mp + mv) into out for the speeds u with body velocities V_GB."""
-    for layout in data.layouts:
+def velocity_errors(state, data: ConstraintData, cache, V_GB, u, out, layouts=None) -> None:
+    """[pverr; verr] (mp + mv) of ``layouts`` (all by default) into out for the speeds u
+    with body velocities V_GB."""
+    for layout in data.layouts if layouts is None else layouts:
         if not (layout.mp or layout.mv):
             continue
         kin = data.kinematics[layout.constraint._index]
@@ -261,10 +298,11 @@ def velocity_errors(state, data: ConstraintData, cache, V_GB, u, out) -> None:
             out[data.mp + layout.v_rows.start:data.mp + layout.v_rows.stop] = verr
 
 
-def acceleration_errors(state, data: ConstraintData, cache, A_GB, udot, out) -> None:
-    """[paerr; vaerr; aerr] (m) into out for the accelerations u̇ with body accelerations
-    A_GB (velocities from the State)."""
-    for layout in data.layouts:
+def acceleration_errors(state, data: ConstraintData, cache, A_GB, udot, out,
+                        layouts=None) -> None:
+    """[paerr; vaerr; aerr] (m) of ``layouts`` (all by default) into out for the
+    accelerations u̇ with body accelerations A_GB (velocities from the State)."""
+    for layout in data.layouts if layouts is None else layouts:
         kin = data.kinematics[layout.constraint._index]
         impl = layout.constraint._impl
         A_AB = _relative_accelerations(cache, layout.ancestor, layout.bodies, A_GB)
@@ -389,56 +427,36 @@ def calc_g_transpose(state, data: ConstraintData, d, rows=None) -> np.ndarray:
     return (out + f).T
 
 
-# ----------------------------------------------------------- the solve
-def solve_constrained_accelerations(state, data: ConstraintData, d, udot: np.ndarray):
-    """Turn the unconstrained u̇₀ (in ``udot``, with body accelerations in d.cache.A_GB) into
-    the constrained u̇ in place, with the matching body accelerations; returns (λ, the
-    acceleration errors left). Needs the articulated-body inertias of DYNAMICS.
-
-    G M⁻¹ Gᵀ is formed as (Gᵀ)ᵀ M⁻¹ Gᵀ from the force methods alone: m force evaluations,
-    each of one constraint, and m O(n) solves, instead of m sweeps of every constraint's
-    error methods. That uses G = (Gᵀ)ᵀ, the defining property of a correct constraint
-    (``kt.check_constraint`` verifies it); the error methods still give the right-hand side
-    and the errors left, which are evaluated afresh at the final u̇."""
-    rhs = np.zeros(data.m)
-    acceleration_errors(state, data, d.cache, d.cache.A_GB, udot, rhs)
-    GT = calc_g_transpose(state, data, d)
-    Y = np.empty_like(GT)
-    column = np.zeros(data.nu)
-    for j in range(data.m):
-        calc_tree_accelerations(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, False, GT[:, j],
-                                d.cache.zero, column)
-        Y[:, j] = column
-    lam = least_squares_solve(GT.T @ Y, rhs)
-    udot -= Y @ lam
-    calc_body_accelerations(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, True, udot, d.cache.A_GB)
-    left = np.zeros(data.m)
-    acceleration_errors(state, data, d.cache, d.cache.A_GB, udot, left)
-    return lam, left
+# ------------------------------------------- the rows of Python constraints
+def _rows_of(data: ConstraintData, layout: ConstraintLayout) -> list:
+    """The udoterr rows of a constraint, in its local order."""
+    return [j for rows in data.multiplier_slices(layout) for j in range(rows.start, rows.stop)]
 
 
-def least_squares_solve(W: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """The minimum-norm least-squares x of W x = rhs, treating singular values below
-    RANK_TOLERANCE of the largest as zero (redundant equations)."""
-    if W.size == 0:
-        return np.zeros(0)
-    return np.linalg.lstsq(W, rhs, rcond=RANK_TOLERANCE)[0]
+def write_python_rows(state, data: ConstraintData, d, below: int | None = None) -> None:
+    """Each Python constraint's rows of G, from its force methods, into its parameters
+    in the table: what the compiled constraint solve reads for it (constraints/custom.py).
+    Only the rows below ``below`` when given (the holonomic ones, whose forces need
+    positions only)."""
+    con_f = data.table[2]
+    for layout in data.python:
+        rows = [j for j in _rows_of(data, layout) if below is None or j < below]
+        if rows:
+            local = [k for k, j in enumerate(_rows_of(data, layout)) if j in rows]
+            G = con_f[layout.params][:len(_rows_of(data, layout)) * data.nu].reshape(
+                -1, data.nu)
+            G[local] = calc_g_transpose(state, data, d, rows).T
 
 
-# ------------------------------------------------------------ projection
-def project_positions(state, data: ConstraintData, d, perr) -> np.ndarray:
-    """One Newton step toward perr = 0: the smallest Δu (unit weights) with P Δu = -perr,
-    P = ∂pverr/∂u; the caller moves q by N Δu."""
-    PT = calc_g_transpose(state, data, d, rows=range(data.mp))
-    W = np.column_stack([multiply_by_velocity_g(state, data, d, PT[:, j])[:data.mp]
-                         for j in range(data.mp)])
-    return -PT @ least_squares_solve(W, perr)
-
-
-def project_velocities(state, data: ConstraintData, d, uerr) -> np.ndarray:
-    """The smallest Δu (unit weights) with [P; V] Δu = -uerr: exact, the velocity errors
-    being linear in u."""
-    n = data.mp + data.mv
-    GT = calc_g_transpose(state, data, d, rows=range(n))
-    W = np.column_stack([multiply_by_velocity_g(state, data, d, GT[:, j]) for j in range(n)])
-    return -GT @ least_squares_solve(W, uerr)
+def write_python_bias(state, data: ConstraintData, d) -> None:
+    """Each Python constraint's acceleration errors at u̇ = 0 (the bias of udoterr = G u̇ +
+    bias) into its parameters in the table (VELOCITY)."""
+    zero = np.zeros(data.nu)
+    A = np.zeros_like(d.cache.A_work)
+    calc_body_accelerations(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, True, zero, A)
+    out = np.zeros(data.m)
+    acceleration_errors(state, data, d.cache, A, zero, out, data.python)
+    con_f = data.table[2]
+    for layout in data.python:
+        rows = _rows_of(data, layout)
+        con_f[layout.params][len(rows) * data.nu:] = out[rows]

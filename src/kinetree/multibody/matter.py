@@ -34,6 +34,7 @@ from kinetree.multibody.kernels.aba import (
     calc_articulated_body_inertias,
     calc_tree_accelerations,
 )
+from kinetree.multibody.kernels.constraints import calc_constraint_matrix, project_on_rows
 from kinetree.multibody.kernels.crba import calc_mass_matrix
 from kinetree.multibody.kernels.jacobian import (
     calc_system_jacobian,
@@ -41,7 +42,6 @@ from kinetree.multibody.kernels.jacobian import (
     multiply_by_system_jacobian_transpose,
 )
 from kinetree.multibody.kernels.n_matrix import (
-    calc_qdotdot,
     multiply_by_n,
     multiply_by_n_inv,
     multiply_by_n_inv_transpose,
@@ -58,6 +58,7 @@ from kinetree.multibody.tree_model import (
     cache_views,
     pack_tree,
 )
+from kinetree.system.hooks import RealizeHooks
 from kinetree.system.stage import Stage
 from kinetree.system.subsystem import Subsystem
 
@@ -196,7 +197,7 @@ class SimbodyMatterSubsystem(Subsystem):
         d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_instance")
         disabled = self.get_discrete_variable(state, self._disabled_index)
         enabled = [c for c, off in zip(self._constraints, disabled) if not off]
-        data = cs.build_layouts(enabled, self._ancestors, d.tree)
+        data = cs.build_layouts(state, enabled, self._ancestors, d.tree)
         self.allocate_q_err(state, data.mp)
         self.allocate_u_err(state, data.mp + data.mv)
         self.allocate_u_dot_err(state, data.m)
@@ -283,7 +284,7 @@ class SimbodyMatterSubsystem(Subsystem):
             work(state)
         if Stage.POSITION <= g <= Stage.ACCELERATION:
             realize_stages(int(g), int(g), *self._kernel_arguments(state), *NO_FORCES,
-                           *NO_CONTACTS)
+                           *NO_CONTACTS, *self._constraint_arguments(state))
             self._raise_if_singular(self.get_tree_data(state, Stage.MODEL, "realize"))
         for work in after.get(g, ()):
             work(state)
@@ -304,30 +305,41 @@ class SimbodyMatterSubsystem(Subsystem):
                 state._qdot[qs], state._udot[us], state._qdotdot[qs], d.qdotdot_work,
                 d.body_forces, d.mobility_forces)
 
+    def _constraint_arguments(self, state) -> tuple:
+        """realize_stages' constraint arguments for ``state``: the Kinds and table of its
+        enabled constraints and views of its qerr, uerr, udoterr and multipliers."""
+        data = self._constraint_data(state)
+        part = state._parts[self._index]
+        return (data.kinds, *data.table, state._qerr[part.qerr_slice],
+                state._uerr[part.uerr_slice], state._udoterr[part.udoterr_slice],
+                state._multipliers[part.udoterr_slice])
+
     def _python_work(self, state) -> tuple[dict, dict]:
         """(before, after): per stage, the Python this subsystem runs before and after the
-        compiled call of that stage in ``state``: the custom mobilizers' pre-passes and
-        the constraints' kinematics, errors and constrained u̇, then the realize hooks of
-        the constraint and custom-mobilizer implementations."""
+        compiled call of that stage in ``state``: the custom mobilizers' pre-passes, the
+        Python constraints' errors and rows, then the realize hooks that constraint and
+        custom-mobilizer implementations override."""
         before, after = {}, {}
-        layouts = self._constraints and self._constraint_data(state).layouts
+        data = self._constraint_data(state)
         if self._custom:
             before[Stage.POSITION] = [self._custom_position]
             before[Stage.VELOCITY] = [self._custom_velocity]
             after[Stage.VELOCITY] = [self._custom_n_mult]
-        if layouts:
+        if data.python:
             after.setdefault(Stage.POSITION, []).append(self._constraint_position)
             after.setdefault(Stage.VELOCITY, []).append(self._constraint_velocity)
-            if self._constraint_data(state).m:
-                after[Stage.ACCELERATION] = [self._constraint_acceleration]
+            before[Stage.ACCELERATION] = [self._constraint_rows]
         if self._custom:
             after.setdefault(Stage.ACCELERATION, []).append(self._custom_qdotdot)
         for g in (Stage.TIME, Stage.POSITION, Stage.VELOCITY, Stage.DYNAMICS,
                   Stage.ACCELERATION, Stage.REPORT):
             hook = f"realize_{g.name.lower()}"
-            if layouts:
+            hooked = [lay.constraint._impl for lay in data.layouts
+                      if getattr(type(lay.constraint._impl), hook)
+                      is not getattr(RealizeHooks, hook)]
+            if hooked:
                 after.setdefault(g, []).append(
-                    lambda s, hook=hook: self._constraint_hooks(hook, s))
+                    lambda s, hook=hook, hooked=hooked: [getattr(i, hook)(s) for i in hooked])
             if self._custom and g not in (Stage.POSITION, Stage.VELOCITY):
                 after.setdefault(g, []).append(lambda s, hook=hook: self._custom_hook(hook, s))
         return before, after
@@ -349,28 +361,31 @@ class SimbodyMatterSubsystem(Subsystem):
         d.custom.qdotdot(self.upd_u_dot(state), self.upd_q_dot_dot(state))
 
     def _constraint_position(self, state) -> None:
+        """The Python constraints' kinematics and position errors."""
         d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_position")
         data = self._constraint_data(state)
-        cs.update_position_kinematics(data, d.cache, self.get_q(state), d.custom)
-        cs.position_errors(state, data, self.upd_q_err(state))
+        cs.update_position_kinematics(data, d.cache, self.get_q(state), d.custom, data.python)
+        cs.position_errors(state, data, self.upd_q_err(state), data.python)
 
     def _constraint_velocity(self, state) -> None:
+        """The Python constraints' kinematics and velocity errors."""
         d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_velocity")
         data = self._constraint_data(state)
         q, u = self.get_q(state), self.get_u(state)
-        cs.update_velocity_kinematics(data, d.cache, q, u, self.upd_q_dot(state), d.custom)
-        cs.velocity_errors(state, data, d.cache, d.cache.V_GB, u, self.upd_u_err(state))
+        cs.update_velocity_kinematics(data, d.cache, q, u, self.upd_q_dot(state), d.custom,
+                                      data.python)
+        cs.velocity_errors(state, data, d.cache, d.cache.V_GB, u, self.upd_u_err(state),
+                           data.python)
 
-    def _constraint_acceleration(self, state) -> None:
-        """Correct the tree's u̇ by the multipliers, and q̈ with it."""
-        d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_acceleration")
+    def _constraint_rows(self, state) -> None:
+        """The Python constraints' rows of G and acceleration bias, for the compiled
+        constraint solve, just before it (their forces may depend on the velocities, as a
+        nonlinear SpeedCoupler's do, and their errors on Acceleration-stage variables)."""
+        d = self.get_tree_data(state, Stage.MODEL,
+                               "SimbodyMatterSubsystem.realize_acceleration")
         data = self._constraint_data(state)
-        udot = self.upd_u_dot(state)
-        lam, udoterr = cs.solve_constrained_accelerations(state, data, d, udot)
-        self.upd_multipliers(state)[:] = lam
-        self.upd_u_dot_err(state)[:] = udoterr
-        calc_qdotdot(d.tree_i, d.tree_f, d.kinds, *self._kernel_q_u(state), udot,
-                     d.qdotdot_work, self.upd_q_dot_dot(state))
+        cs.write_python_rows(state, data, d)
+        cs.write_python_bias(state, data, d)
 
     def _raise_if_singular(self, d: TreeData) -> None:
         if d.status[0]:
@@ -731,21 +746,51 @@ class SimbodyMatterSubsystem(Subsystem):
             return (np.zeros((constraint.get_num_constrained_bodies(), 6)),
                     np.zeros(sum(m.get_num_u(state) for m in constraint._impl._mobilizers)))
         d = self.get_tree_data(state, Stage.ACCELERATION, where)
+        self._refresh_kinematics(state, data, [layout])
         F, f = cs._forces_of(state, data, layout, d.cache, self.get_multipliers(state))
         return -F, -f
 
     def _constraint_kinematics(self, state, constraint) -> cs.ConstraintKinematics:
+        """A constraint's kinematics in its ancestor frame: a Python constraint's as its
+        pass computed them, a built-in one's (which the compiled realization keeps in its
+        table) computed now from the State's cache."""
         data = self._constraint_data(state)
         try:
-            return data.kinematics[constraint._index]
+            kin = data.kinematics[constraint._index]
         except KeyError:
             raise InvalidArgumentError(
                 f"{constraint._name()}: it is disabled in this State, so its kinematics are "
                 f"not computed; enable it first.") from None
+        if not kin.layout.python:
+            self._refresh_kinematics(state, data, [kin.layout])
+        return kin
+
+    def _refresh_kinematics(self, state, data, layouts) -> None:
+        """The kinematics of ``layouts`` from the cache, through the stages realized."""
+        d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem")
+        stage = max(state._parts[self._index].stage, state._realizing or Stage.EMPTY)
+        if stage >= Stage.POSITION and layouts:
+            q = self.get_q(state)
+            cs.update_position_kinematics(data, d.cache, q, d.custom, layouts)
+            if stage >= Stage.VELOCITY:
+                cs.update_velocity_kinematics(data, d.cache, q, self.get_u(state),
+                                              state._qdot[state._parts[self._index].q_slice],
+                                              d.custom, layouts)
+
+    def _constraint_parameters_changed(self, state, constraint) -> None:
+        """A built-in constraint's setter changed its parameters in ``state``: copy them
+        into the table, if the State has one."""
+        part = state._parts[self._index] if state._parts else None
+        if part is not None and part.stage >= Stage.INSTANCE:
+            cs.parameters_changed(state, self._constraint_data(state), constraint)
 
     def _constraint_operands(self, state, stage: Stage, where: str):
+        """The TreeData and constraint data of ``state`` for an operator, the built-in
+        constraints' kinematics refreshed."""
         d = self.get_tree_data(state, stage, f"SimbodyMatterSubsystem.{where}")
-        return d, self._constraint_data(state)
+        data = self._constraint_data(state)
+        self._refresh_kinematics(state, data, [lay for lay in data.layouts if not lay.python])
+        return d, data
 
     def calc_g(self, state) -> np.ndarray:
         """G (m x nu), the acceleration-level constraint matrix [P; V; A] of the enabled
@@ -830,7 +875,7 @@ class SimbodyMatterSubsystem(Subsystem):
         """Move q along N Δu, halving the step until |perr| decreases; False if no step
         of the halvings does."""
         q_start = np.array(self.get_q(state))
-        dq = self.multiply_by_n(state, cs.project_positions(state, data, d, perr))
+        dq = self.multiply_by_n(state, self._project_on_rows(state, d, data, perr, data.mp))
         size = np.linalg.norm(perr)
         for _ in range(12):
             self.upd_q(state)[:] = q_start + dq
@@ -852,9 +897,21 @@ class SimbodyMatterSubsystem(Subsystem):
         uerr = np.array(self.get_u_err(state))
         if np.max(np.abs(uerr)) <= tolerance:
             return {"u_change": 0.0}
-        du = cs.project_velocities(state, data, d, uerr)
+        du = self._project_on_rows(state, d, data, uerr, data.mp + data.mv)
         self.upd_u(state)[:] += du
         return {"u_change": float(np.max(np.abs(du)))}
+
+    def _project_on_rows(self, state, d, data, err, n: int) -> np.ndarray:
+        """The smallest Δu (unit weights) with G[:n] Δu = -err, G at the State's positions
+        (and velocities, for its nonholonomic rows)."""
+        if data.python:
+            self._refresh_kinematics(state, data, data.python)
+            cs.write_python_rows(state, data, d, below=n)
+        calc_constraint_matrix(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, data.kinds,
+                               *data.table)
+        du = np.zeros(data.nu)
+        project_on_rows(*data.table, data.nu, n, np.ascontiguousarray(err, dtype=float), du)
+        return du
 
     def _normalize_quaternions(self, state, d) -> None:
         """Scale every quaternion block of q to unit length (the orientation it stands for
@@ -891,6 +948,7 @@ class SimbodyMatterSubsystem(Subsystem):
         d = self.get_tree_data(state, Stage.ACCELERATION,
                             "SimbodyMatterSubsystem.calc_mobilizer_reaction_forces")
         data = self._constraint_data(state)
+        self._refresh_kinematics(state, data, data.layouts)
         F_ext = d.body_forces.copy()
         if data.m:
             F_c, _ = cs.constraint_forces(state, data, d.cache, self.get_multipliers(state))

@@ -13,49 +13,99 @@ stations are Instance-stage variables of each State, initialized from the defaul
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
-from kinetree.multibody.constraint import Constraint, ConstraintImplementation
+from kinetree.multibody.constraint import BuiltinImplementation, Constraint
 from kinetree.multibody.constraints import _checks
+from kinetree.multibody.constraints._stations import (
+    acceleration,
+    add_force,
+    location,
+    offset,
+    velocity,
+)
+from kinetree.multibody.kernels.small import scale3, sub3, vec3
+from kinetree.registry import CONSTRAINTS
 from kinetree.system.stage import Stage
 
+CODE = CONSTRAINTS["ball"]
 _WHERE = "Constraint.Ball"
+_B1, _B2 = 0, 1
 
 
 # ------------------------------------------------ coincident-point kinematics
 # Shared with Weld, PointInPlane and PointOnLine: S is a station of body F, C the material
-# point of body B at S's location. Positions and velocities come from the State.
+# point of body B at S's location; r_S and r_C their offsets from their body origins.
 
-def coincident_station(impl, state, base: int, follower: int, p_FS) -> np.ndarray:
-    """p_BC (m, in B): the point of body B at the current location of station S of F."""
-    p_AS = impl.find_station_location_from_state(state, follower, p_FS)
-    return impl.get_body_transform_from_state(state, base).shift_base_station_to_frame(p_AS)
-
-
-def slip_velocity(impl, state, V_AB, base: int, follower: int, p_FS, p_BC) -> np.ndarray:
-    """v_AS - v_AC (m/s, in A) for the body velocities V_AB."""
-    return (impl.find_station_velocity(state, V_AB, follower, p_FS)
-            - impl.find_station_velocity(state, V_AB, base, p_BC))
+@numba.njit(cache=True, forceinline=True)
+def coincident_offsets(R_AB, p_AB, base, follower, p_FS):
+    """(r_S, r_C, p_AS): the offset of station p_FS of body ``follower`` from its origin,
+    that of the material point C of body ``base`` at S's location, and p_AS (m, in A)."""
+    r_S = offset(R_AB, follower, p_FS)
+    p_AS = location(p_AB, follower, r_S)
+    return r_S, sub3(p_AS, vec3(p_AB[base])), p_AS
 
 
-def slip_acceleration(impl, state, A_AB, base: int, follower: int, p_FS,
-                      p_BC) -> np.ndarray:
-    """a_AS - a_AC (m/s², in A) for the body accelerations A_AB (velocities from the
-    State)."""
-    return (impl.find_station_acceleration(state, A_AB, follower, p_FS)
-            - impl.find_station_acceleration(state, A_AB, base, p_BC))
+@numba.njit(cache=True, forceinline=True)
+def slip_velocity(V_AB, base, follower, r_S, r_C):
+    """v_AS - v_AC (m/s, in A)."""
+    return sub3(velocity(V_AB, follower, r_S), velocity(V_AB, base, r_C))
 
 
-def add_in_coincident_force(impl, state, base: int, follower: int, p_FS, p_BC, force_A,
-                            body_forces_in_A) -> None:
-    """Add force f (N, in A) at S on F and -f at the coincident point C on B."""
-    impl.add_in_station_force(state, follower, p_FS, force_A, body_forces_in_A)
-    impl.add_in_station_force(state, base, p_BC, -np.asarray(force_A), body_forces_in_A)
+@numba.njit(cache=True, forceinline=True)
+def slip_acceleration(V_AB, A_AB, base, follower, r_S, r_C):
+    """a_AS - a_AC (m/s², in A)."""
+    return sub3(acceleration(V_AB, A_AB, follower, r_S), acceleration(V_AB, A_AB, base, r_C))
 
 
-class _BallImplementation(ConstraintImplementation):
+@numba.njit(cache=True, forceinline=True)
+def add_coincident_force(F_A, base, follower, r_S, r_C, f):
+    """f (N, in A) at S on the follower and -f at C on the base body."""
+    add_force(F_A, follower, r_S, f)
+    add_force(F_A, base, r_C, scale3(-1.0, f))
+
+
+# ------------------------------------------------------------------ physics
+# cf = [p_B1P (3), p_B2S (3)].
+
+@numba.njit(cache=True)
+def position_errors(cf, R_AB, p_AB, perr):
+    """perr = p_AS - p_AP."""
+    e = sub3(location(p_AB, _B2, offset(R_AB, _B2, vec3(cf[3:6]))),
+             location(p_AB, _B1, offset(R_AB, _B1, vec3(cf[0:3]))))
+    perr[0], perr[1], perr[2] = e
+
+
+@numba.njit(cache=True)
+def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
+    """pverr = v_AS - v_AC."""
+    r_S, r_C, _ = coincident_offsets(R_AB, p_AB, _B1, _B2, vec3(cf[3:6]))
+    e = slip_velocity(V_AB, _B1, _B2, r_S, r_C)
+    uerr[0], uerr[1], uerr[2] = e
+
+
+@numba.njit(cache=True)
+def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
+    """paerr = a_AS - a_AC."""
+    r_S, r_C, _ = coincident_offsets(R_AB, p_AB, _B1, _B2, vec3(cf[3:6]))
+    e = slip_acceleration(V_AB, A_AB, _B1, _B2, r_S, r_C)
+    aerr[0], aerr[1], aerr[2] = e
+
+
+@numba.njit(cache=True)
+def forces(cf, R_AB, p_AB, lam, F_A, f):
+    """λ at S on body 2, -λ at C on body 1."""
+    r_S, r_C, _ = coincident_offsets(R_AB, p_AB, _B1, _B2, vec3(cf[3:6]))
+    add_coincident_force(F_A, _B1, _B2, r_S, r_C, (lam[0], lam[1], lam[2]))
+
+
+# ------------------------------------------------------------------ the class
+class _BallImplementation(BuiltinImplementation):
     """perr = p_AS - p_AP (3 equations); constrained bodies 0 (body 1) and 1 (body 2)."""
+
+    CODE = CODE
 
     def __init__(self, body1, point1, body2, point2):
         matter = _checks.two_bodies(body1, body2, _WHERE, "body1", "body2")
@@ -86,28 +136,8 @@ class _BallImplementation(ConstraintImplementation):
         self.get_matter_subsystem().set_discrete_variable(state, self._slot(),
                                                           (p_B1P, p_B2S))
 
-    # ---------------------------------------------------------- equations
-    def calc_position_errors(self, state, X_AB, constrained_q, perr) -> None:
-        p_B1P, p_B2S = self.get_body_stations(state)
-        perr[:] = (self.find_station_location(X_AB, self._b2, p_B2S)
-                   - self.find_station_location(X_AB, self._b1, p_B1P))
-
-    def calc_position_dot_errors(self, state, V_AB, constrained_qdot, pverr) -> None:
-        p_B2S = self.get_body_stations(state)[1]
-        p_B1C = coincident_station(self, state, self._b1, self._b2, p_B2S)
-        pverr[:] = slip_velocity(self, state, V_AB, self._b1, self._b2, p_B2S, p_B1C)
-
-    def calc_position_dot_dot_errors(self, state, A_AB, constrained_qdotdot, paerr) -> None:
-        p_B2S = self.get_body_stations(state)[1]
-        p_B1C = coincident_station(self, state, self._b1, self._b2, p_B2S)
-        paerr[:] = slip_acceleration(self, state, A_AB, self._b1, self._b2, p_B2S, p_B1C)
-
-    def add_in_position_constraint_forces(self, state, multipliers, body_forces_in_A,
-                                          q_forces) -> None:
-        p_B2S = self.get_body_stations(state)[1]
-        p_B1C = coincident_station(self, state, self._b1, self._b2, p_B2S)
-        add_in_coincident_force(self, state, self._b1, self._b2, p_B2S, p_B1C,
-                                np.asarray(multipliers[:3], dtype=float), body_forces_in_A)
+    def parameters(self, state) -> np.ndarray:
+        return np.concatenate(self.get_body_stations(state))
 
 
 class Ball(Constraint):

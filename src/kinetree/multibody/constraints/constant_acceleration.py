@@ -9,16 +9,49 @@ discrete variable of the matter subsystem (``set_acceleration`` invalidates Acce
 
 from __future__ import annotations
 
+import numba
+import numpy as np
+
 from kinetree.errors import InvalidArgumentError
-from kinetree.multibody.constraint import Constraint, ConstraintImplementation
+from kinetree.multibody.constraint import BuiltinImplementation, Constraint
 from kinetree.multibody.constraints import _checks
+from kinetree.registry import CONSTRAINTS
 from kinetree.system.stage import Stage
 
+CODE = CONSTRAINTS["constant_acceleration"]
 _WHERE = "Constraint.ConstantAcceleration"
 
 
-class _ConstantAccelerationImplementation(ConstraintImplementation):
+# ------------------------------------------------------------------ physics
+# cf = [which_u (stored as a float), a]; the one constrained mobilizer's u̇ are udot_c.
+
+@numba.njit(cache=True)
+def position_errors(cf, R_AB, p_AB, perr):
+    """No holonomic equations."""
+
+
+@numba.njit(cache=True)
+def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
+    """No holonomic or nonholonomic equations."""
+
+
+@numba.njit(cache=True)
+def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
+    """aerr = u̇ - a."""
+    aerr[0] = udot[int(cf[0])] - cf[1]
+
+
+@numba.njit(cache=True)
+def forces(cf, R_AB, p_AB, lam, F_A, f):
+    """The generalized force λ on the mobility."""
+    f[int(cf[0])] += lam[0]
+
+
+# ------------------------------------------------------------------ the class
+class _ConstantAccelerationImplementation(BuiltinImplementation):
     """aerr = u̇ - a for one u of one constrained mobilizer."""
+
+    CODE = CODE
 
     def __init__(self, mobilizer, which_u: int, default_acceleration: float):
         matter = _checks.same_matter(mobilizer, _WHERE, "the mobilizer")
@@ -40,6 +73,7 @@ class _ConstantAccelerationImplementation(ConstraintImplementation):
 
     def set_acceleration(self, state, accel: float) -> None:
         self.get_matter_subsystem().set_discrete_variable(state, self._slot(), accel)
+        self._parameters_changed(state)
 
     def _slot(self) -> int:
         if self._acceleration_index is None:
@@ -49,14 +83,8 @@ class _ConstantAccelerationImplementation(ConstraintImplementation):
                 f"it returns.")
         return self._acceleration_index
 
-    def calc_acceleration_errors(self, state, A_AB, constrained_udot, aerr) -> None:
-        aerr[0] = self.get_one_u_dot(state, constrained_udot, self._mobilizer, self._which_u) \
-            - self.get_acceleration(state)
-
-    def add_in_acceleration_constraint_forces(self, state, multipliers, body_forces_in_A,
-                                              mobility_forces) -> None:
-        self.add_in_one_mobility_force(state, self._mobilizer, self._which_u, multipliers[0],
-                                       mobility_forces)
+    def parameters(self, state) -> np.ndarray:
+        return np.array([self._which_u, self.get_acceleration(state)], dtype=float)
 
 
 class ConstantAcceleration(Constraint):

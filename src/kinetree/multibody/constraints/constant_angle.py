@@ -17,34 +17,93 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
-from kinetree.multibody.constraint import Constraint, ConstraintImplementation, _cross
+from kinetree.multibody.constraint import BuiltinImplementation, Constraint
 from kinetree.multibody.constraints import _checks
+from kinetree.multibody.constraints._stations import add_torque, offset
+from kinetree.multibody.kernels.small import cross3, dot3, scale3, sub3, vec3
+from kinetree.registry import CONSTRAINTS
 
+CODE = CONSTRAINTS["constant_angle"]
 _WHERE = "Constraint.ConstantAngle"
+_B, _F = 0, 1
+"""The constrained bodies: the base B and the follower F."""
 
 _MIN_SIN = 1e-6
 """Angles with |sin θ| below this are refused: the equation has no gradient there."""
 
 
 # --------------------------------------------- one pair of perpendicular-ish axes
-# Shared with ConstantOrientation and Weld; every vector is expressed in A.
+# Shared with ConstantOrientation and Weld: f_A fixed on the follower, b_A on the base, both
+# unit vectors in A; w and α are the bodies' angular velocities and accelerations in A.
 
-def angle_rate(f_A, b_A, w_AB, w_AF) -> float:
+@numba.njit(cache=True, forceinline=True)
+def angle_rate(f_A, b_A, w_AB, w_AF):
     """d/dt (b_A·f_A) = (w_AF - w_AB)·(f_A × b_A) (1/s)."""
-    return float((w_AF - w_AB) @ _cross(f_A, b_A))
+    return dot3(sub3(w_AF, w_AB), cross3(f_A, b_A))
 
 
-def angle_acceleration(f_A, b_A, w_AB, w_AF, b_AB, b_AF) -> float:
+@numba.njit(cache=True, forceinline=True)
+def angle_acceleration(f_A, b_A, w_AB, w_AF, b_AB, b_AF):
     """d²/dt² (b_A·f_A) (1/s²), with α_AB = b_AB and α_AF = b_AF the angular
-    accelerations."""
-    return float((b_AF - b_AB) @ _cross(f_A, b_A)
-                 + (w_AF - w_AB) @ (_cross(_cross(w_AF, f_A), b_A)
-                                    - _cross(_cross(w_AB, b_A), f_A)))
+    accelerations: (α_AF - α_AB)·(f_A × b_A) + (w_AF - w_AB)·((w_AF × f_A) × b_A -
+    (w_AB × b_A) × f_A)."""
+    return (dot3(sub3(b_AF, b_AB), cross3(f_A, b_A))
+            + dot3(sub3(w_AF, w_AB), sub3(cross3(cross3(w_AF, f_A), b_A),
+                                          cross3(cross3(w_AB, b_A), f_A))))
 
 
+@numba.njit(cache=True, forceinline=True)
+def add_angle_torque(F_A, base, follower, f_A, b_A, lam):
+    """The torque λ (f_A × b_A) (N·m, in A) on the follower and its negative on the
+    base: the force Gᵀλ of one angle equation."""
+    t = scale3(lam, cross3(f_A, b_A))
+    add_torque(F_A, follower, t)
+    add_torque(F_A, base, scale3(-1.0, t))
+
+
+# ------------------------------------------------------------------ physics
+# cf = [base axis (3, in B), follower axis (3, in F), cos θ].
+
+@numba.njit(cache=True, forceinline=True)
+def _axes(cf, R_AB):
+    """(b_A, f_A): the two unit vectors in A."""
+    return offset(R_AB, _B, vec3(cf[0:3])), offset(R_AB, _F, vec3(cf[3:6]))
+
+
+@numba.njit(cache=True)
+def position_errors(cf, R_AB, p_AB, perr):
+    """perr = b_A·f_A - cos θ."""
+    b_A, f_A = _axes(cf, R_AB)
+    perr[0] = dot3(b_A, f_A) - cf[6]
+
+
+@numba.njit(cache=True)
+def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
+    """pverr = (w_AF - w_AB)·(f_A × b_A)."""
+    b_A, f_A = _axes(cf, R_AB)
+    uerr[0] = angle_rate(f_A, b_A, vec3(V_AB[_B, :3]), vec3(V_AB[_F, :3]))
+
+
+@numba.njit(cache=True)
+def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
+    """paerr = d²/dt² (b_A·f_A)."""
+    b_A, f_A = _axes(cf, R_AB)
+    aerr[0] = angle_acceleration(f_A, b_A, vec3(V_AB[_B, :3]), vec3(V_AB[_F, :3]),
+                                 vec3(A_AB[_B, :3]), vec3(A_AB[_F, :3]))
+
+
+@numba.njit(cache=True)
+def forces(cf, R_AB, p_AB, lam, F_A, f):
+    """λ (f_A × b_A) on F, its negative on B."""
+    b_A, f_A = _axes(cf, R_AB)
+    add_angle_torque(F_A, _B, _F, f_A, b_A, lam[0])
+
+
+# ------------------------------------------------------------------ the class
 def _angle(angle, where: str) -> float:
     theta = _checks.real(angle, where, "the angle")
     if abs(math.sin(theta)) < _MIN_SIN:
@@ -56,8 +115,10 @@ def _angle(angle, where: str) -> float:
     return theta
 
 
-class _ConstantAngleImplementation(ConstraintImplementation):
+class _ConstantAngleImplementation(BuiltinImplementation):
     """perr = b_A·f_A - cos θ; constrained bodies 0 (base B) and 1 (follower F)."""
+
+    CODE = CODE
 
     def __init__(self, base_body, base_axis, follower_body, follower_axis, angle):
         matter = _checks.two_bodies(base_body, follower_body, _WHERE, "base_body",
@@ -73,37 +134,8 @@ class _ConstantAngleImplementation(ConstraintImplementation):
         self._angle = theta
         self._cos = math.cos(theta)
 
-    def _axes(self, R_AB, R_AF):
-        """(b_A, f_A): the two unit vectors expressed in A."""
-        return R_AB.as_matrix() @ self._axis_B, R_AF.as_matrix() @ self._axis_F
-
-    def _axes_from_state(self, state):
-        return self._axes(self.get_body_rotation_from_state(state, self._B),
-                          self.get_body_rotation_from_state(state, self._F))
-
-    def calc_position_errors(self, state, X_AB, constrained_q, perr) -> None:
-        b_A, f_A = self._axes(X_AB[self._B].R, X_AB[self._F].R)
-        perr[0] = float(b_A @ f_A) - self._cos
-
-    def calc_position_dot_errors(self, state, V_AB, constrained_qdot, pverr) -> None:
-        b_A, f_A = self._axes_from_state(state)
-        pverr[0] = angle_rate(f_A, b_A, self.get_body_angular_velocity(V_AB, self._B),
-                              self.get_body_angular_velocity(V_AB, self._F))
-
-    def calc_position_dot_dot_errors(self, state, A_AB, constrained_qdotdot, paerr) -> None:
-        b_A, f_A = self._axes_from_state(state)
-        paerr[0] = angle_acceleration(
-            f_A, b_A, self.get_body_angular_velocity_from_state(state, self._B),
-            self.get_body_angular_velocity_from_state(state, self._F),
-            self.get_body_angular_acceleration(A_AB, self._B),
-            self.get_body_angular_acceleration(A_AB, self._F))
-
-    def add_in_position_constraint_forces(self, state, multipliers, body_forces_in_A,
-                                          q_forces) -> None:
-        b_A, f_A = self._axes_from_state(state)
-        torque_F_A = multipliers[0] * _cross(f_A, b_A)
-        self.add_in_body_torque(state, self._F, torque_F_A, body_forces_in_A)
-        self.add_in_body_torque(state, self._B, -torque_F_A, body_forces_in_A)
+    def parameters(self, state) -> np.ndarray:
+        return np.concatenate([self._axis_B, self._axis_F, [self._cos]])
 
 
 class ConstantAngle(Constraint):

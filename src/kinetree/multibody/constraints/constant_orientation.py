@@ -13,47 +13,112 @@ orientation.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
-from kinetree.multibody.constraint import Constraint, ConstraintImplementation, _cross
+from kinetree.multibody.constraint import BuiltinImplementation, Constraint
 from kinetree.multibody.constraints import _checks
-from kinetree.multibody.constraints.constant_angle import angle_acceleration, angle_rate
+from kinetree.multibody.constraints.constant_angle import (
+    add_angle_torque,
+    angle_acceleration,
+    angle_rate,
+)
+from kinetree.multibody.kernels.small import dot3, rotate3, vec3
+from kinetree.registry import CONSTRAINTS
 
+CODE = CONSTRAINTS["constant_orientation"]
 _WHERE = "Constraint.ConstantOrientation"
+_B, _F = 0, 1
+"""The constrained bodies: the base B and the follower F."""
 
 
 # ------------------------------------- the three orientation equations, shared with Weld
-# RB and RF are 3x3 arrays whose columns are the frames' axes expressed in A.
+# The frames' rotations R_B (in the base body) and R_F (in the follower) are read from cf
+# at offsets o_B and o_F, 9 entries each, row by row; equation i keeps follower axis i
+# perpendicular to base axis i + 1 (mod 3): the pairs (x, y), (y, z), (z, x).
 
-def _pairs(RB: np.ndarray, RF: np.ndarray):
-    """The (follower axis, base axis) pairs kept perpendicular: (x, y), (y, z), (z, x)."""
-    return ((RF[:, 0], RB[:, 1]), (RF[:, 1], RB[:, 2]), (RF[:, 2], RB[:, 0]))
-
-
-def orientation_errors(RB, RF) -> np.ndarray:
-    return np.array([f @ b for f, b in _pairs(RB, RF)])
-
-
-def orientation_dot_errors(RB, RF, w_AB, w_AF) -> np.ndarray:
-    return np.array([angle_rate(f, b, w_AB, w_AF) for f, b in _pairs(RB, RF)])
+@numba.njit(cache=True, forceinline=True)
+def _frame_axis(cf, o, R_AB, j, k):
+    """Axis k of the frame whose rotation is cf[o:o + 9], fixed on body j, in A."""
+    return rotate3(R_AB[j], (cf[o + k], cf[o + 3 + k], cf[o + 6 + k]))
 
 
-def orientation_dot_dot_errors(RB, RF, w_AB, w_AF, b_AB, b_AF) -> np.ndarray:
-    return np.array([angle_acceleration(f, b, w_AB, w_AF, b_AB, b_AF)
-                     for f, b in _pairs(RB, RF)])
+@numba.njit(cache=True, forceinline=True)
+def _pair(cf, o_B, o_F, R_AB, base, follower, i):
+    """(f_A, b_A): the follower and base axes of equation i, in A."""
+    return (_frame_axis(cf, o_F, R_AB, follower, i),
+            _frame_axis(cf, o_B, R_AB, base, (i + 1) % 3))
 
 
-def orientation_torque(RB, RF, multipliers) -> np.ndarray:
-    """The torque (N·m, in A) of the three multipliers on F (its negative acts on B)."""
-    torque = np.zeros(3)
-    for lam, (f, b) in zip(multipliers, _pairs(RB, RF)):
-        torque += lam * _cross(f, b)
-    return torque
+@numba.njit(cache=True, forceinline=True)
+def orientation_errors(cf, o_B, o_F, R_AB, base, follower, perr):
+    """perr[:3] = [RFx·RBy, RFy·RBz, RFz·RBx]."""
+    for i in range(3):
+        f_A, b_A = _pair(cf, o_B, o_F, R_AB, base, follower, i)
+        perr[i] = dot3(f_A, b_A)
 
 
-class _ConstantOrientationImplementation(ConstraintImplementation):
+@numba.njit(cache=True, forceinline=True)
+def orientation_dot_errors(cf, o_B, o_F, R_AB, V_AB, base, follower, pverr):
+    """pverr[:3] = the rates of the three orientation errors (1/s)."""
+    w_AB, w_AF = vec3(V_AB[base, :3]), vec3(V_AB[follower, :3])
+    for i in range(3):
+        f_A, b_A = _pair(cf, o_B, o_F, R_AB, base, follower, i)
+        pverr[i] = angle_rate(f_A, b_A, w_AB, w_AF)
+
+
+@numba.njit(cache=True, forceinline=True)
+def orientation_dot_dot_errors(cf, o_B, o_F, R_AB, V_AB, A_AB, base, follower, paerr):
+    """paerr[:3] = the second derivatives of the three orientation errors (1/s²)."""
+    w_AB, w_AF = vec3(V_AB[base, :3]), vec3(V_AB[follower, :3])
+    b_AB, b_AF = vec3(A_AB[base, :3]), vec3(A_AB[follower, :3])
+    for i in range(3):
+        f_A, b_A = _pair(cf, o_B, o_F, R_AB, base, follower, i)
+        paerr[i] = angle_acceleration(f_A, b_A, w_AB, w_AF, b_AB, b_AF)
+
+
+@numba.njit(cache=True, forceinline=True)
+def add_orientation_torques(cf, o_B, o_F, R_AB, base, follower, lam, F_A):
+    """The torques Σ λ[i] (f_A × b_A) (N·m, in A) of lam[:3] on the follower and their
+    negative on the base."""
+    for i in range(3):
+        f_A, b_A = _pair(cf, o_B, o_F, R_AB, base, follower, i)
+        add_angle_torque(F_A, base, follower, f_A, b_A, lam[i])
+
+
+# ------------------------------------------------------------------ physics
+# cf = [R_B (9, row by row), R_F (9, row by row)].
+
+@numba.njit(cache=True)
+def position_errors(cf, R_AB, p_AB, perr):
+    """perr = [RFx·RBy, RFy·RBz, RFz·RBx]."""
+    orientation_errors(cf, 0, 9, R_AB, _B, _F, perr)
+
+
+@numba.njit(cache=True)
+def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
+    """pverr = d/dt perr."""
+    orientation_dot_errors(cf, 0, 9, R_AB, V_AB, _B, _F, uerr)
+
+
+@numba.njit(cache=True)
+def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
+    """paerr = d²/dt² perr."""
+    orientation_dot_dot_errors(cf, 0, 9, R_AB, V_AB, A_AB, _B, _F, aerr)
+
+
+@numba.njit(cache=True)
+def forces(cf, R_AB, p_AB, lam, F_A, f):
+    """Σ λ[i] (f_A × b_A) on F, its negative on B."""
+    add_orientation_torques(cf, 0, 9, R_AB, _B, _F, lam, F_A)
+
+
+# ------------------------------------------------------------------ the class
+class _ConstantOrientationImplementation(BuiltinImplementation):
     """perr = [RFx·RBy, RFy·RBz, RFz·RBx]; constrained bodies 0 (base B) and 1
     (follower F)."""
+
+    CODE = CODE
 
     def __init__(self, base_body, base_rotation, follower_body, follower_rotation):
         matter = _checks.two_bodies(base_body, follower_body, _WHERE, "base_body",
@@ -64,36 +129,8 @@ class _ConstantOrientationImplementation(ConstraintImplementation):
         self._B = self.add_constrained_body(base_body)
         self._F = self.add_constrained_body(follower_body)
 
-    def _frames(self, R_AB, R_AF):
-        """(RB, RF): the two frames' axes as columns, expressed in A."""
-        return (R_AB.as_matrix() @ self._R_B.as_matrix(),
-                R_AF.as_matrix() @ self._R_F.as_matrix())
-
-    def _frames_from_state(self, state):
-        return self._frames(self.get_body_rotation_from_state(state, self._B),
-                            self.get_body_rotation_from_state(state, self._F))
-
-    def calc_position_errors(self, state, X_AB, constrained_q, perr) -> None:
-        perr[:] = orientation_errors(*self._frames(X_AB[self._B].R, X_AB[self._F].R))
-
-    def calc_position_dot_errors(self, state, V_AB, constrained_qdot, pverr) -> None:
-        pverr[:] = orientation_dot_errors(*self._frames_from_state(state),
-                                          self.get_body_angular_velocity(V_AB, self._B),
-                                          self.get_body_angular_velocity(V_AB, self._F))
-
-    def calc_position_dot_dot_errors(self, state, A_AB, constrained_qdotdot, paerr) -> None:
-        paerr[:] = orientation_dot_dot_errors(
-            *self._frames_from_state(state),
-            self.get_body_angular_velocity_from_state(state, self._B),
-            self.get_body_angular_velocity_from_state(state, self._F),
-            self.get_body_angular_acceleration(A_AB, self._B),
-            self.get_body_angular_acceleration(A_AB, self._F))
-
-    def add_in_position_constraint_forces(self, state, multipliers, body_forces_in_A,
-                                          q_forces) -> None:
-        torque_F_A = orientation_torque(*self._frames_from_state(state), multipliers[:3])
-        self.add_in_body_torque(state, self._F, torque_F_A, body_forces_in_A)
-        self.add_in_body_torque(state, self._B, -torque_F_A, body_forces_in_A)
+    def parameters(self, state) -> np.ndarray:
+        return np.concatenate([self._R_B.as_matrix().ravel(), self._R_F.as_matrix().ravel()])
 
 
 class ConstantOrientation(Constraint):

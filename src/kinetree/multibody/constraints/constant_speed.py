@@ -8,16 +8,50 @@ discrete variable of the matter subsystem (``set_speed`` invalidates Velocity an
 
 from __future__ import annotations
 
+import numba
+import numpy as np
+
 from kinetree.errors import InvalidArgumentError
-from kinetree.multibody.constraint import Constraint, ConstraintImplementation
+from kinetree.multibody.constraint import BuiltinImplementation, Constraint
 from kinetree.multibody.constraints import _checks
+from kinetree.registry import CONSTRAINTS
 from kinetree.system.stage import Stage
 
+CODE = CONSTRAINTS["constant_speed"]
 _WHERE = "Constraint.ConstantSpeed"
 
 
-class _ConstantSpeedImplementation(ConstraintImplementation):
+# ------------------------------------------------------------------ physics
+# cf = [which_u (stored as a float), s]; the one constrained mobilizer's u are u_c.
+
+@numba.njit(cache=True)
+def position_errors(cf, R_AB, p_AB, perr):
+    """No holonomic equations."""
+
+
+@numba.njit(cache=True)
+def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
+    """verr = u - s."""
+    uerr[0] = u[int(cf[0])] - cf[1]
+
+
+@numba.njit(cache=True)
+def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
+    """vaerr = u̇."""
+    aerr[0] = udot[int(cf[0])]
+
+
+@numba.njit(cache=True)
+def forces(cf, R_AB, p_AB, lam, F_A, f):
+    """The generalized force λ on the mobility."""
+    f[int(cf[0])] += lam[0]
+
+
+# ------------------------------------------------------------------ the class
+class _ConstantSpeedImplementation(BuiltinImplementation):
     """verr = u - s for one u of one constrained mobilizer."""
+
+    CODE = CODE
 
     def __init__(self, mobilizer, which_u: int, default_speed: float):
         matter = _checks.same_matter(mobilizer, _WHERE, "the mobilizer")
@@ -38,6 +72,7 @@ class _ConstantSpeedImplementation(ConstraintImplementation):
 
     def set_speed(self, state, speed: float) -> None:
         self.get_matter_subsystem().set_discrete_variable(state, self._slot(), speed)
+        self._parameters_changed(state)
 
     def _slot(self) -> int:
         if self._speed_index is None:
@@ -46,17 +81,8 @@ class _ConstantSpeedImplementation(ConstraintImplementation):
                 f"(after creating the constraint) and use the State it returns.")
         return self._speed_index
 
-    def calc_velocity_errors(self, state, V_AB, constrained_u, verr) -> None:
-        verr[0] = self.get_one_u(state, constrained_u, self._mobilizer, self._which_u) - \
-            self.get_speed(state)
-
-    def calc_velocity_dot_errors(self, state, A_AB, constrained_udot, vaerr) -> None:
-        vaerr[0] = self.get_one_u_dot(state, constrained_udot, self._mobilizer, self._which_u)
-
-    def add_in_velocity_constraint_forces(self, state, multipliers, body_forces_in_A,
-                                          mobility_forces) -> None:
-        self.add_in_one_mobility_force(state, self._mobilizer, self._which_u, multipliers[0],
-                                       mobility_forces)
+    def parameters(self, state) -> np.ndarray:
+        return np.array([self._which_u, self.get_speed(state)], dtype=float)
 
 
 class ConstantSpeed(Constraint):

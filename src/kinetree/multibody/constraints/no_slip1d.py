@@ -19,19 +19,85 @@ verr does not drift when vaerr = 0 is enforced.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
-from kinetree.multibody.constraint import Constraint, ConstraintImplementation, _cross
+from kinetree.multibody.constraint import BuiltinImplementation, Constraint
 from kinetree.multibody.constraints import _checks
+from kinetree.multibody.constraints._stations import (
+    acceleration,
+    add_force,
+    location,
+    offset,
+    velocity,
+)
+from kinetree.multibody.kernels.small import add3, cross3, dot3, scale3, sub3, vec3
+from kinetree.registry import CONSTRAINTS
 from kinetree.system.stage import Stage
 
+CODE = CONSTRAINTS["no_slip1d"]
 _WHERE = "Constraint.NoSlip1D"
 
 
-class _NoSlip1DImplementation(ConstraintImplementation):
+# ------------------------------------------------------------------ physics
+# cf = [P_C (3, m, in C), n_C (3, in C), the constrained-body slots of C, B0 and B1]: the
+# slots are stored as floats, and two of them are equal when the case is a moving body.
+
+@numba.njit(cache=True, forceinline=True)
+def _geometry(cf, R_AB, p_AB):
+    """(c, b0, b1, r_P, r_P0, r_P1, n_A): the slots of C, B0 and B1, the offsets (m, in A)
+    of P from C's origin and of the material points P0 and P1 at P from B0's and B1's
+    origins, and the direction in A."""
+    c, b0, b1 = int(cf[6]), int(cf[7]), int(cf[8])
+    r_P = offset(R_AB, c, vec3(cf[0:3]))
+    p_AP = location(p_AB, c, r_P)
+    return (c, b0, b1, r_P, sub3(p_AP, vec3(p_AB[b0])), sub3(p_AP, vec3(p_AB[b1])),
+            offset(R_AB, c, vec3(cf[3:6])))
+
+
+@numba.njit(cache=True)
+def position_errors(cf, R_AB, p_AB, perr):
+    """No holonomic equations."""
+
+
+@numba.njit(cache=True)
+def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
+    """verr = (v_AP1 - v_AP0)·n_A."""
+    _, b0, b1, _, r_P0, r_P1, n_A = _geometry(cf, R_AB, p_AB)
+    uerr[0] = dot3(sub3(velocity(V_AB, b1, r_P1), velocity(V_AB, b0, r_P0)), n_A)
+
+
+@numba.njit(cache=True)
+def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
+    """vaerr = (a_AP1 - a_AP0 + w_AB1 × (v_AP - v_AP1) - w_AB0 × (v_AP - v_AP0)
+    - w_AC × (v_AP1 - v_AP0))·n_A."""
+    c, b0, b1, r_P, r_P0, r_P1, n_A = _geometry(cf, R_AB, p_AB)
+    v_AP0, v_AP1 = velocity(V_AB, b0, r_P0), velocity(V_AB, b1, r_P1)
+    v_AP = velocity(V_AB, c, r_P)
+    # the stations of P in B0 and B1 move as P moves over them
+    a_AP0 = add3(acceleration(V_AB, A_AB, b0, r_P0),
+                 cross3(vec3(V_AB[b0, :3]), sub3(v_AP, v_AP0)))
+    a_AP1 = add3(acceleration(V_AB, A_AB, b1, r_P1),
+                 cross3(vec3(V_AB[b1, :3]), sub3(v_AP, v_AP1)))
+    aerr[0] = dot3(sub3(sub3(a_AP1, a_AP0), cross3(vec3(V_AB[c, :3]), sub3(v_AP1, v_AP0))),
+                   n_A)
+
+
+@numba.njit(cache=True)
+def forces(cf, R_AB, p_AB, lam, F_A, f):
+    """λ n_A at P1 on B1, -λ n_A at P0 on B0."""
+    _, b0, b1, _, r_P0, r_P1, n_A = _geometry(cf, R_AB, p_AB)
+    add_force(F_A, b1, r_P1, scale3(lam[0], n_A))
+    add_force(F_A, b0, r_P0, scale3(-lam[0], n_A))
+
+
+# ------------------------------------------------------------------ the class
+class _NoSlip1DImplementation(BuiltinImplementation):
     """verr = (v_AP1 - v_AP0)·n_A; constrained bodies: the case, B0 and B1 (one index per
     distinct body)."""
+
+    CODE = CODE
 
     def __init__(self, case_body, p_C, n_C, moving_body0, moving_body1):
         matter = _checks.same_matter(case_body, _WHERE, "the case body")
@@ -83,48 +149,11 @@ class _NoSlip1DImplementation(ConstraintImplementation):
     def set_contact_info(self, state, point, direction) -> None:
         self.get_matter_subsystem().set_discrete_variable(state, self._slot(),
                                                           (point, direction))
+        self._parameters_changed(state)
 
-    # ------------------------------------------------------------ geometry
-    def _geometry(self, state):
-        """p_P0 (in B0), p_P1 (in B1) and n_A: the two material points at P and the
-        direction in A."""
+    def parameters(self, state) -> np.ndarray:
         P_C, n_C = self.get_contact_info(state)
-        X_AC = self.get_body_transform_from_state(state, self._case)
-        p_AP = X_AC.shift_frame_station_to_base(P_C)
-        p_P0 = self.get_body_transform_from_state(state, self._body0) \
-            .shift_base_station_to_frame(p_AP)
-        p_P1 = self.get_body_transform_from_state(state, self._body1) \
-            .shift_base_station_to_frame(p_AP)
-        return p_P0, p_P1, X_AC.xform_frame_vec_to_base(n_C)
-
-    def calc_velocity_errors(self, state, V_AB, constrained_u, verr) -> None:
-        p_P0, p_P1, n_A = self._geometry(state)
-        v_AP0 = self.find_station_velocity(state, V_AB, self._body0, p_P0)
-        v_AP1 = self.find_station_velocity(state, V_AB, self._body1, p_P1)
-        verr[0] = float((v_AP1 - v_AP0) @ n_A)
-
-    def calc_velocity_dot_errors(self, state, A_AB, constrained_udot, vaerr) -> None:
-        p_P0, p_P1, n_A = self._geometry(state)
-        v_AP0 = self.find_station_velocity_from_state(state, self._body0, p_P0)
-        v_AP1 = self.find_station_velocity_from_state(state, self._body1, p_P1)
-        v_AP = self.find_station_velocity_from_state(state, self._case,
-                                                     self.get_contact_info(state)[0])
-        w_AC = self.get_body_angular_velocity_from_state(state, self._case)
-        w_AB0 = self.get_body_angular_velocity_from_state(state, self._body0)
-        w_AB1 = self.get_body_angular_velocity_from_state(state, self._body1)
-        a_AP0 = self.find_station_acceleration(state, A_AB, self._body0, p_P0)
-        a_AP1 = self.find_station_acceleration(state, A_AB, self._body1, p_P1)
-        # the stations of P in B0 and B1 move as P moves over them
-        a_AP0 = a_AP0 + _cross(w_AB0, v_AP - v_AP0)
-        a_AP1 = a_AP1 + _cross(w_AB1, v_AP - v_AP1)
-        vaerr[0] = float((a_AP1 - a_AP0 - _cross(w_AC, v_AP1 - v_AP0)) @ n_A)
-
-    def add_in_velocity_constraint_forces(self, state, multipliers, body_forces_in_A,
-                                          mobility_forces) -> None:
-        p_P0, p_P1, n_A = self._geometry(state)
-        force_A = multipliers[0] * n_A
-        self.add_in_station_force(state, self._body1, p_P1, force_A, body_forces_in_A)
-        self.add_in_station_force(state, self._body0, p_P0, -force_A, body_forces_in_A)
+        return np.concatenate([P_C, n_C, [self._case, self._body0, self._body1]])
 
 
 class NoSlip1D(Constraint):

@@ -11,22 +11,73 @@ it does no work.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
-from kinetree.multibody.constraint import Constraint, ConstraintImplementation, _cross
+from kinetree.multibody.constraint import BuiltinImplementation, Constraint
 from kinetree.multibody.constraints import _checks
+from kinetree.multibody.constraints._stations import offset
 from kinetree.multibody.constraints.ball import (
-    add_in_coincident_force,
-    coincident_station,
+    add_coincident_force,
+    coincident_offsets,
     slip_acceleration,
     slip_velocity,
 )
+from kinetree.multibody.kernels.small import cross3, dot3, scale3, sub3, vec3
+from kinetree.registry import CONSTRAINTS
 
+CODE = CONSTRAINTS["point_in_plane"]
 _WHERE = "Constraint.PointInPlane"
+_B, _F = 0, 1
+"""The constrained bodies: the plane body B and the follower F."""
 
 
-class _PointInPlaneImplementation(ConstraintImplementation):
+# ------------------------------------------------------------------ physics
+# cf = [n (3, in B), h (m), p_FS (3, m, in F)].
+
+@numba.njit(cache=True, forceinline=True)
+def _geometry(cf, R_AB, p_AB):
+    """(r_S, r_C, n_A): the offsets (m, in A) of S from F's origin and of the plane body's
+    point C at S from B's origin, and the normal in A."""
+    r_S, r_C, _ = coincident_offsets(R_AB, p_AB, _B, _F, vec3(cf[4:7]))
+    return r_S, r_C, offset(R_AB, _B, vec3(cf[0:3]))
+
+
+@numba.njit(cache=True)
+def position_errors(cf, R_AB, p_AB, perr):
+    """perr = p_BC·n - h, with p_BC·n = r_C·n_A (r_C = R_AB p_BC)."""
+    _, r_C, n_A = _geometry(cf, R_AB, p_AB)
+    perr[0] = dot3(r_C, n_A) - cf[3]
+
+
+@numba.njit(cache=True)
+def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
+    """pverr = (v_AS - v_AC)·n_A."""
+    r_S, r_C, n_A = _geometry(cf, R_AB, p_AB)
+    uerr[0] = dot3(slip_velocity(V_AB, _B, _F, r_S, r_C), n_A)
+
+
+@numba.njit(cache=True)
+def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
+    """paerr = (a_AS - a_AC - 2 w_AB × (v_AS - v_AC))·n_A."""
+    r_S, r_C, n_A = _geometry(cf, R_AB, p_AB)
+    v_CS = slip_velocity(V_AB, _B, _F, r_S, r_C)
+    a_CS = slip_acceleration(V_AB, A_AB, _B, _F, r_S, r_C)
+    aerr[0] = dot3(sub3(a_CS, scale3(2.0, cross3(vec3(V_AB[_B, :3]), v_CS))), n_A)
+
+
+@numba.njit(cache=True)
+def forces(cf, R_AB, p_AB, lam, F_A, f):
+    """λ n_A at S on F, -λ n_A at C on B."""
+    r_S, r_C, n_A = _geometry(cf, R_AB, p_AB)
+    add_coincident_force(F_A, _B, _F, r_S, r_C, scale3(lam[0], n_A))
+
+
+# ------------------------------------------------------------------ the class
+class _PointInPlaneImplementation(BuiltinImplementation):
     """perr = p_BC·n - h; constrained bodies 0 (plane body B) and 1 (follower F)."""
+
+    CODE = CODE
 
     def __init__(self, plane_body, plane_normal, plane_height, follower_body,
                  follower_point):
@@ -39,35 +90,8 @@ class _PointInPlaneImplementation(ConstraintImplementation):
         self._B = self.add_constrained_body(plane_body)
         self._F = self.add_constrained_body(follower_body)
 
-    def _geometry(self, state):
-        """(p_BC, n_A): the plane body's point at S, in B, and the normal in A."""
-        p_BC = coincident_station(self, state, self._B, self._F, self._point)
-        n_A = self.get_body_rotation_from_state(state, self._B).as_matrix() @ self._normal
-        return p_BC, n_A
-
-    def calc_position_errors(self, state, X_AB, constrained_q, perr) -> None:
-        p_AS = self.find_station_location(X_AB, self._F, self._point)
-        p_BC = X_AB[self._B].shift_base_station_to_frame(p_AS)
-        perr[0] = float(p_BC @ self._normal) - self._height
-
-    def calc_position_dot_errors(self, state, V_AB, constrained_qdot, pverr) -> None:
-        p_BC, n_A = self._geometry(state)
-        pverr[0] = float(slip_velocity(self, state, V_AB, self._B, self._F, self._point,
-                                       p_BC) @ n_A)
-
-    def calc_position_dot_dot_errors(self, state, A_AB, constrained_qdotdot, paerr) -> None:
-        p_BC, n_A = self._geometry(state)
-        V_AB = self._kin(state).V_AB
-        v_CS = slip_velocity(self, state, V_AB, self._B, self._F, self._point, p_BC)
-        a_CS = slip_acceleration(self, state, A_AB, self._B, self._F, self._point, p_BC)
-        w_AB = self.get_body_angular_velocity(V_AB, self._B)
-        paerr[0] = float((a_CS - 2.0 * _cross(w_AB, v_CS)) @ n_A)
-
-    def add_in_position_constraint_forces(self, state, multipliers, body_forces_in_A,
-                                          q_forces) -> None:
-        p_BC, n_A = self._geometry(state)
-        add_in_coincident_force(self, state, self._B, self._F, self._point, p_BC,
-                                multipliers[0] * n_A, body_forces_in_A)
+    def parameters(self, state) -> np.ndarray:
+        return np.concatenate([self._normal, [self._height], self._point])
 
 
 class PointInPlane(Constraint):

@@ -17,22 +17,91 @@ no work.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
-from kinetree.multibody.constraint import Constraint, ConstraintImplementation, _cross
+from kinetree.multibody.constraint import BuiltinImplementation, Constraint
 from kinetree.multibody.constraints import _checks
 from kinetree.multibody.constraints.ball import (
-    add_in_coincident_force,
-    coincident_station,
+    add_coincident_force,
+    coincident_offsets,
     slip_acceleration,
     slip_velocity,
 )
+from kinetree.multibody.kernels.small import (
+    add3,
+    cross3,
+    dot3,
+    rotate3,
+    rotate3_transpose,
+    scale3,
+    sub3,
+    vec3,
+)
+from kinetree.registry import CONSTRAINTS
 
+CODE = CONSTRAINTS["point_on_line"]
 _WHERE = "Constraint.PointOnLine"
+_B, _F = 0, 1
+"""The constrained bodies: the line body B and the follower F."""
 
 
-class _PointOnLineImplementation(ConstraintImplementation):
+# ------------------------------------------------------------------ physics
+# cf = [x (3), y (3), p_BP (3, m), p_FS (3, m, in F)]: the plane normals and the point on the
+# line, in B.
+
+@numba.njit(cache=True, forceinline=True)
+def _offsets(cf, R_AB, p_AB):
+    """(r_S, r_C): the offsets (m, in A) of S from F's origin and of the line body's point
+    C at S from B's origin."""
+    r_S, r_C, _ = coincident_offsets(R_AB, p_AB, _B, _F, vec3(cf[9:12]))
+    return r_S, r_C
+
+
+@numba.njit(cache=True, forceinline=True)
+def _project(cf, v_B, out):
+    """out[:2] = [v_B·x, v_B·y] for a vector v_B in B."""
+    out[0] = dot3(v_B, vec3(cf[0:3]))
+    out[1] = dot3(v_B, vec3(cf[3:6]))
+
+
+@numba.njit(cache=True)
+def position_errors(cf, R_AB, p_AB, perr):
+    """perr = [p_PC·x, p_PC·y], p_PC = p_BC - p_BP."""
+    _, r_C = _offsets(cf, R_AB, p_AB)
+    _project(cf, sub3(rotate3_transpose(R_AB[_B], r_C), vec3(cf[6:9])), perr)
+
+
+@numba.njit(cache=True)
+def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
+    """pverr = [v·x, v·y], v = R_AB⁻¹ (v_AS - v_AC)."""
+    r_S, r_C = _offsets(cf, R_AB, p_AB)
+    _project(cf, rotate3_transpose(R_AB[_B], slip_velocity(V_AB, _B, _F, r_S, r_C)), uerr)
+
+
+@numba.njit(cache=True)
+def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
+    """paerr = [a·x, a·y], a = R_AB⁻¹ (a_AS - a_AC - 2 w_AB × (v_AS - v_AC))."""
+    r_S, r_C = _offsets(cf, R_AB, p_AB)
+    v_CS = slip_velocity(V_AB, _B, _F, r_S, r_C)
+    a_CS = slip_acceleration(V_AB, A_AB, _B, _F, r_S, r_C)
+    a = sub3(a_CS, scale3(2.0, cross3(vec3(V_AB[_B, :3]), v_CS)))
+    _project(cf, rotate3_transpose(R_AB[_B], a), aerr)
+
+
+@numba.njit(cache=True)
+def forces(cf, R_AB, p_AB, lam, F_A, f):
+    """f = R_AB (λ₀ x + λ₁ y) at S on F, -f at C on B."""
+    r_S, r_C = _offsets(cf, R_AB, p_AB)
+    f_B = add3(scale3(lam[0], vec3(cf[0:3])), scale3(lam[1], vec3(cf[3:6])))
+    add_coincident_force(F_A, _B, _F, r_S, r_C, rotate3(R_AB[_B], f_B))
+
+
+# ------------------------------------------------------------------ the class
+class _PointOnLineImplementation(BuiltinImplementation):
     """perr = [p_PC·x, p_PC·y]; constrained bodies 0 (line body B) and 1 (follower F)."""
+
+    CODE = CODE
 
     def __init__(self, line_body, line_direction, point_on_line, follower_body,
                  follower_point):
@@ -51,33 +120,8 @@ class _PointOnLineImplementation(ConstraintImplementation):
         x = _checks.perpendicular(z)
         self._normals = np.array([x, np.cross(z, x)])
 
-    def calc_position_errors(self, state, X_AB, constrained_q, perr) -> None:
-        p_AS = self.find_station_location(X_AB, self._F, self._point)
-        p_BC = X_AB[self._B].shift_base_station_to_frame(p_AS)
-        perr[:] = self._normals @ (p_BC - self._point_on_line)
-
-    def calc_position_dot_errors(self, state, V_AB, constrained_qdot, pverr) -> None:
-        p_BC = coincident_station(self, state, self._B, self._F, self._point)
-        R_AB = self.get_body_rotation_from_state(state, self._B).as_matrix()
-        v_CS_A = slip_velocity(self, state, V_AB, self._B, self._F, self._point, p_BC)
-        pverr[:] = self._normals @ (R_AB.T @ v_CS_A)
-
-    def calc_position_dot_dot_errors(self, state, A_AB, constrained_qdotdot, paerr) -> None:
-        p_BC = coincident_station(self, state, self._B, self._F, self._point)
-        R_AB = self.get_body_rotation_from_state(state, self._B).as_matrix()
-        V_AB = self._kin(state).V_AB
-        v_CS_A = slip_velocity(self, state, V_AB, self._B, self._F, self._point, p_BC)
-        a_CS_A = slip_acceleration(self, state, A_AB, self._B, self._F, self._point, p_BC)
-        w_AB = self.get_body_angular_velocity(V_AB, self._B)
-        paerr[:] = self._normals @ (R_AB.T @ (a_CS_A - 2.0 * _cross(w_AB, v_CS_A)))
-
-    def add_in_position_constraint_forces(self, state, multipliers, body_forces_in_A,
-                                          q_forces) -> None:
-        p_BC = coincident_station(self, state, self._B, self._F, self._point)
-        R_AB = self.get_body_rotation_from_state(state, self._B).as_matrix()
-        force_A = R_AB @ (np.asarray(multipliers[:2], dtype=float) @ self._normals)
-        add_in_coincident_force(self, state, self._B, self._F, self._point, p_BC, force_A,
-                                body_forces_in_A)
+    def parameters(self, state) -> np.ndarray:
+        return np.concatenate([self._normals.ravel(), self._point_on_line, self._point])
 
 
 class PointOnLine(Constraint):

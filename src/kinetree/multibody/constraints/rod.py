@@ -19,21 +19,87 @@ are Position-stage variables of each State, initialized from the defaults
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
+import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
-from kinetree.multibody.constraint import Constraint, ConstraintImplementation, _cross
+from kinetree.multibody.constraint import BuiltinImplementation, Constraint
 from kinetree.multibody.constraints import _checks
+from kinetree.multibody.constraints._stations import (
+    acceleration,
+    add_force,
+    location,
+    offset,
+    velocity,
+)
+from kinetree.multibody.kernels.small import cross3, dot3, scale3, sub3, vec3
+from kinetree.registry import CONSTRAINTS
 from kinetree.system.stage import Stage
 
+CODE = CONSTRAINTS["rod"]
 _WHERE = "Constraint.Rod"
+_F, _B = 0, 1
+"""The constrained bodies: body 1 (Simbody's F) and body 2 (Simbody's B)."""
 
 _SINGULAR = np.finfo(float).eps ** 1.25
 """Station distances (m) below this count as coincident (Simbody's TinyReal)."""
 
 
+# ------------------------------------------------------------------ physics
+# cf = [p_FSf (3), p_BSb (3), length].
+
+@numba.njit(cache=True, forceinline=True)
+def _line(cf, R_AB, p_AB):
+    """(r_F, r_B, p, r, Cz): the stations' offsets from their body origins, the rod
+    vector p from Sf to Sb, its length r and its direction Cz (all in A)."""
+    r_F = offset(R_AB, _F, vec3(cf[0:3]))
+    r_B = offset(R_AB, _B, vec3(cf[3:6]))
+    p = sub3(location(p_AB, _B, r_B), location(p_AB, _F, r_F))
+    r = math.sqrt(dot3(p, p))
+    if r >= _SINGULAR:
+        return r_F, r_B, p, r, scale3(1.0 / r, p)
+    R = R_AB[_F]
+    return r_F, r_B, p, r, (R[0, 2], R[1, 2], R[2, 2])
+
+
+@numba.njit(cache=True)
+def position_errors(cf, R_AB, p_AB, perr):
+    """perr = r - d."""
+    perr[0] = _line(cf, R_AB, p_AB)[3] - cf[6]
+
+
+@numba.njit(cache=True)
+def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
+    """pverr = ṗ·Cz."""
+    r_F, r_B, _, _, Cz = _line(cf, R_AB, p_AB)
+    uerr[0] = dot3(sub3(velocity(V_AB, _B, r_B), velocity(V_AB, _F, r_F)), Cz)
+
+
+@numba.njit(cache=True)
+def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
+    """paerr = p̈·Cz + ṗ·Ċz."""
+    r_F, r_B, _, r, Cz = _line(cf, R_AB, p_AB)
+    pd = sub3(velocity(V_AB, _B, r_B), velocity(V_AB, _F, r_F))
+    if r >= _SINGULAR:
+        Czd = scale3(1.0 / r, sub3(pd, scale3(dot3(pd, Cz), Cz)))
+    else:
+        Czd = cross3(vec3(V_AB[_F, :3]), Cz)
+    pdd = sub3(acceleration(V_AB, A_AB, _B, r_B), acceleration(V_AB, A_AB, _F, r_F))
+    aerr[0] = dot3(pdd, Cz) + dot3(pd, Czd)
+
+
+@numba.njit(cache=True)
+def forces(cf, R_AB, p_AB, lam, F_A, f):
+    """λ Cz at Sb on body 2, -λ Cz at Sf on body 1."""
+    r_F, r_B, _, _, Cz = _line(cf, R_AB, p_AB)
+    add_force(F_A, _B, r_B, scale3(lam[0], Cz))
+    add_force(F_A, _F, r_F, scale3(-lam[0], Cz))
+
+
+# ------------------------------------------------------------------ the class
 class _Parameters(NamedTuple):
     """One State's rod: the stations (m, each in its body frame) and the length (m)."""
 
@@ -51,8 +117,10 @@ def _positive_length(length, where: str) -> float:
     return d
 
 
-class _RodImplementation(ConstraintImplementation):
+class _RodImplementation(BuiltinImplementation):
     """perr = |p_ASb - p_ASf| - d; constrained bodies 0 (F, body 1) and 1 (B, body 2)."""
+
+    CODE = CODE
 
     def __init__(self, body1, point1, body2, point2, length):
         matter = _checks.two_bodies(body1, body2, _WHERE, "body1", "body2")
@@ -83,52 +151,11 @@ class _RodImplementation(ConstraintImplementation):
 
     def set_parameters(self, state, parameters: _Parameters) -> None:
         self.get_matter_subsystem().set_discrete_variable(state, self._slot(), parameters)
+        self._parameters_changed(state)
 
-    # ---------------------------------------------------------- geometry
-    def _direction(self, X_AB, params: _Parameters):
-        """(p_FSf and p_BSb expressed in A, the rod vector p, its length r, the unit Cz)."""
-        X_AF, X_AB2 = X_AB[self._F], X_AB[self._B]
-        p_FSf_A = X_AF.R.as_matrix() @ params.p_FSf
-        p_BSb_A = X_AB2.R.as_matrix() @ params.p_BSb
-        p = (X_AB2.p + p_BSb_A) - (X_AF.p + p_FSf_A)
-        r = float(np.sqrt(p @ p))
-        Cz = p / r if r >= _SINGULAR else X_AF.R.as_matrix()[:, 2]
-        return p_FSf_A, p_BSb_A, p, r, Cz
-
-    def _rates(self, state, V_AB, params):
-        """(Cz, r, ṗ) with positions from the State and velocities V_AB."""
-        _, _, _, r, Cz = self._direction(self._kin(state).X_AB, params)
-        pd = (self.find_station_velocity(state, V_AB, self._B, params.p_BSb)
-              - self.find_station_velocity(state, V_AB, self._F, params.p_FSf))
-        return Cz, r, pd
-
-    # ---------------------------------------------------------- equations
-    def calc_position_errors(self, state, X_AB, constrained_q, perr) -> None:
-        params = self.get_parameters(state)
-        perr[0] = self._direction(X_AB, params)[3] - params.length
-
-    def calc_position_dot_errors(self, state, V_AB, constrained_qdot, pverr) -> None:
-        Cz, _, pd = self._rates(state, V_AB, self.get_parameters(state))
-        pverr[0] = float(pd @ Cz)
-
-    def calc_position_dot_dot_errors(self, state, A_AB, constrained_qdotdot, paerr) -> None:
-        params = self.get_parameters(state)
-        Cz, r, pd = self._rates(state, self._kin(state).V_AB, params)
-        if r >= _SINGULAR:
-            Czd = (pd - (pd @ Cz) * Cz) / r
-        else:
-            Czd = _cross(self.get_body_angular_velocity_from_state(state, self._F), Cz)
-        pdd = (self.find_station_acceleration(state, A_AB, self._B, params.p_BSb)
-               - self.find_station_acceleration(state, A_AB, self._F, params.p_FSf))
-        paerr[0] = float(pdd @ Cz + pd @ Czd)
-
-    def add_in_position_constraint_forces(self, state, multipliers, body_forces_in_A,
-                                          q_forces) -> None:
-        params = self.get_parameters(state)
-        Cz = self._direction(self._kin(state).X_AB, params)[4]
-        force_A = multipliers[0] * Cz
-        self.add_in_station_force(state, self._B, params.p_BSb, force_A, body_forces_in_A)
-        self.add_in_station_force(state, self._F, params.p_FSf, -force_A, body_forces_in_A)
+    def parameters(self, state) -> np.ndarray:
+        p = self.get_parameters(state)
+        return np.concatenate([p.p_FSf, p.p_BSb, [p.length]])
 
 
 class Rod(Constraint):

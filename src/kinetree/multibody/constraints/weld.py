@@ -14,31 +14,89 @@ intended pose.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
 from kinetree.math.transform import Transform
-from kinetree.multibody.constraint import Constraint, ConstraintImplementation
+from kinetree.multibody.constraint import BuiltinImplementation, Constraint
 from kinetree.multibody.constraints import _checks
+from kinetree.multibody.constraints._stations import location, offset
 from kinetree.multibody.constraints.ball import (
-    add_in_coincident_force,
-    coincident_station,
+    add_coincident_force,
+    coincident_offsets,
     slip_acceleration,
     slip_velocity,
 )
 from kinetree.multibody.constraints.constant_orientation import (
+    add_orientation_torques,
     orientation_dot_dot_errors,
     orientation_dot_errors,
     orientation_errors,
-    orientation_torque,
 )
+from kinetree.multibody.kernels.small import sub3, vec3
+from kinetree.registry import CONSTRAINTS
 
+CODE = CONSTRAINTS["weld"]
 _WHERE = "Constraint.Weld"
+_B, _F = 0, 1
+"""The constrained bodies: body 1 (Simbody's B) and body 2 (Simbody's F)."""
 
 
-class _WeldImplementation(ConstraintImplementation):
+# ------------------------------------------------------------------ physics
+# cf = [R_B1F1 (9, row by row), p_B1F1 (3), R_B2F2 (9, row by row), p_B2F2 (3)]: the two
+# frames' rotations and origins, each in its body's frame (origins in m).
+
+@numba.njit(cache=True, forceinline=True)
+def _origin_offsets(cf, R_AB, p_AB):
+    """(r_S, r_C): the offsets (m, in A) of F2 from body 2's origin and of the material
+    point C of body 1 at F2 from body 1's origin."""
+    r_S, r_C, _ = coincident_offsets(R_AB, p_AB, _B, _F, vec3(cf[21:24]))
+    return r_S, r_C
+
+
+@numba.njit(cache=True)
+def position_errors(cf, R_AB, p_AB, perr):
+    """perr = [orientation errors; p_AF2 - p_AF1]."""
+    orientation_errors(cf, 0, 12, R_AB, _B, _F, perr)
+    e = sub3(location(p_AB, _F, offset(R_AB, _F, vec3(cf[21:24]))),
+             location(p_AB, _B, offset(R_AB, _B, vec3(cf[9:12]))))
+    perr[3], perr[4], perr[5] = e
+
+
+@numba.njit(cache=True)
+def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
+    """pverr = [orientation rates; v_AF2 - v_AC]."""
+    orientation_dot_errors(cf, 0, 12, R_AB, V_AB, _B, _F, uerr)
+    r_S, r_C = _origin_offsets(cf, R_AB, p_AB)
+    e = slip_velocity(V_AB, _B, _F, r_S, r_C)
+    uerr[3], uerr[4], uerr[5] = e
+
+
+@numba.njit(cache=True)
+def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
+    """paerr = [orientation accelerations; a_AF2 - a_AC]."""
+    orientation_dot_dot_errors(cf, 0, 12, R_AB, V_AB, A_AB, _B, _F, aerr)
+    r_S, r_C = _origin_offsets(cf, R_AB, p_AB)
+    e = slip_acceleration(V_AB, A_AB, _B, _F, r_S, r_C)
+    aerr[3], aerr[4], aerr[5] = e
+
+
+@numba.njit(cache=True)
+def forces(cf, R_AB, p_AB, lam, F_A, f):
+    """The orientation torques of λ[:3] on body 2 (their negative on body 1); λ[3:] at F2
+    on body 2 and -λ[3:] at C on body 1."""
+    add_orientation_torques(cf, 0, 12, R_AB, _B, _F, lam, F_A)
+    r_S, r_C = _origin_offsets(cf, R_AB, p_AB)
+    add_coincident_force(F_A, _B, _F, r_S, r_C, (lam[3], lam[4], lam[5]))
+
+
+# ------------------------------------------------------------------ the class
+class _WeldImplementation(BuiltinImplementation):
     """perr = [orientation errors; p_AF2 - p_AF1]; constrained bodies 0 (body 1, Simbody's
     B) and 1 (body 2, Simbody's F)."""
+
+    CODE = CODE
 
     def __init__(self, body1, frame1, body2, frame2):
         matter = _checks.two_bodies(body1, body2, _WHERE, "body1", "body2")
@@ -48,48 +106,9 @@ class _WeldImplementation(ConstraintImplementation):
         self._B = self.add_constrained_body(body1)
         self._F = self.add_constrained_body(body2)
 
-    def _frames(self, R_AB, R_AF):
-        """(RB, RF): the axes of the frames on body 1 and body 2 as columns, in A."""
-        return (R_AB.as_matrix() @ self._X_B1.R.as_matrix(),
-                R_AF.as_matrix() @ self._X_B2.R.as_matrix())
-
-    def _frames_from_state(self, state):
-        return self._frames(self.get_body_rotation_from_state(state, self._B),
-                            self.get_body_rotation_from_state(state, self._F))
-
-    def _p_BC(self, state) -> np.ndarray:
-        return coincident_station(self, state, self._B, self._F, self._X_B2.p)
-
-    def calc_position_errors(self, state, X_AB, constrained_q, perr) -> None:
-        perr[:3] = orientation_errors(*self._frames(X_AB[self._B].R, X_AB[self._F].R))
-        perr[3:] = (self.find_station_location(X_AB, self._F, self._X_B2.p)
-                    - self.find_station_location(X_AB, self._B, self._X_B1.p))
-
-    def calc_position_dot_errors(self, state, V_AB, constrained_qdot, pverr) -> None:
-        pverr[:3] = orientation_dot_errors(*self._frames_from_state(state),
-                                           self.get_body_angular_velocity(V_AB, self._B),
-                                           self.get_body_angular_velocity(V_AB, self._F))
-        pverr[3:] = slip_velocity(self, state, V_AB, self._B, self._F, self._X_B2.p,
-                                  self._p_BC(state))
-
-    def calc_position_dot_dot_errors(self, state, A_AB, constrained_qdotdot, paerr) -> None:
-        paerr[:3] = orientation_dot_dot_errors(
-            *self._frames_from_state(state),
-            self.get_body_angular_velocity_from_state(state, self._B),
-            self.get_body_angular_velocity_from_state(state, self._F),
-            self.get_body_angular_acceleration(A_AB, self._B),
-            self.get_body_angular_acceleration(A_AB, self._F))
-        paerr[3:] = slip_acceleration(self, state, A_AB, self._B, self._F, self._X_B2.p,
-                                      self._p_BC(state))
-
-    def add_in_position_constraint_forces(self, state, multipliers, body_forces_in_A,
-                                          q_forces) -> None:
-        torque_F_A = orientation_torque(*self._frames_from_state(state), multipliers[:3])
-        self.add_in_body_torque(state, self._F, torque_F_A, body_forces_in_A)
-        self.add_in_body_torque(state, self._B, -torque_F_A, body_forces_in_A)
-        add_in_coincident_force(self, state, self._B, self._F, self._X_B2.p,
-                                self._p_BC(state), np.asarray(multipliers[3:6], dtype=float),
-                                body_forces_in_A)
+    def parameters(self, state) -> np.ndarray:
+        X1, X2 = self._X_B1, self._X_B2
+        return np.concatenate([X1.R.as_matrix().ravel(), X1.p, X2.R.as_matrix().ravel(), X2.p])
 
 
 class Weld(Constraint):

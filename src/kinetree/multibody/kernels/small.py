@@ -75,6 +75,11 @@ def scale3(s, a):
 
 
 @numba.njit(cache=True, forceinline=True)
+def dot3(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@numba.njit(cache=True, forceinline=True)
 def cross3(a, b):
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 

@@ -1,0 +1,384 @@
+"""The constraints of a tree in compiled code: every enabled constraint's errors at POSITION
+and VELOCITY, and at ACCELERATION the constrained u̇ and the multipliers (the paper's eqs.
+10-18).
+
+A constraint computes its errors and forces in its ancestor frame A from the poses,
+velocities and accelerations of its constrained bodies relative to A (``ancestor_*``),
+through a switch on its type code to its module's functions (multibody/constraints/<type>.py):
+
+    position_errors(cf, R_AB, p_AB, perr)                           mp entries
+    velocity_errors(cf, R_AB, p_AB, V_AB, u_c, uerr)                [pverr; verr]
+    acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot_c, aerr)   [paerr; vaerr; aerr]
+    forces(cf, R_AB, p_AB, lam_c, F_A, f_c)                         adds Gᵀλ
+
+with ``cf`` its parameters, ``u_c`` / ``udot_c`` / ``f_c`` its constrained mobilities'
+entries and ``F_A`` (k x 6) the spatial forces about each constrained body's origin, in
+A. The acceleration errors are affine in u̇, udoterr = G u̇ + bias, and the forces of the
+multipliers are Gᵀλ, so M u̇ + Gᵀλ = f. Forward dynamics solves
+
+    (G M⁻¹ Gᵀ) λ = udoterr(u̇₀),    u̇ = u̇₀ - M⁻¹ Gᵀ λ,
+
+u̇₀ being the unconstrained (articulated-body) solution: G's rows from the force
+functions (one unit multiplier each, carried to the mobilities by Jᵀ along the path to
+Ground), m articulated-body solves for M⁻¹ Gᵀ, and a pivoted Cholesky factorization of
+the m x m G M⁻¹ Gᵀ that detects redundant equations, so consistent redundant constraints
+still give a unique u̇ and the minimum-norm, finite λ.
+"""
+
+import numba
+
+from kinetree.engine.kinds import switch
+from kinetree.multibody.constraint_table import (
+    A_ROW,
+    ANCESTOR,
+    BODY0,
+    CODE,
+    MA,
+    MP,
+    MV,
+    NBODIES,
+    NU,
+    P_ROW,
+    PARAMS,
+    USLOT0,
+    V_ROW,
+    unpack_constraints,
+)
+from kinetree.multibody.kernels.aba import acceleration_sweep
+from kinetree.multibody.kernels.ancestor_frame import (
+    relative_acceleration,
+    relative_pose,
+    relative_velocity,
+)
+from kinetree.multibody.kernels.small import rotate3, shift_acceleration_from_parent, vec3
+from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, unpack_tree
+
+RANK_TOLERANCE = 1e-12
+"""Pivots of G M⁻¹ Gᵀ below this fraction of its largest diagonal entry count as zero:
+the directions of redundant constraint equations."""
+
+position_errors = switch("constraints", "position_errors")
+velocity_errors = switch("constraints", "velocity_errors")
+acceleration_errors = switch("constraints", "acceleration_errors")
+constraint_forces = switch("constraints", "forces")
+
+
+@numba.njit(cache=True, forceinline=True)
+def equation_row(row, r):
+    """The udoterr index of local equation r of the constraint with ``con_i`` row ``row``:
+    its holonomic equations first, then its nonholonomic ones, then the others."""
+    mp, mv = row[MP], row[MV]
+    if r < mp:
+        return row[P_ROW] + r
+    if r < mp + mv:
+        return row[V_ROW] + r - mp
+    return row[A_ROW] + r - mp - mv
+
+
+@numba.njit(cache=True, forceinline=True)
+def ancestor_poses(cache, con):
+    """R_AB and p_AB of every constrained-body slot (POSITION)."""
+    for c in range(con.rows.shape[0]):
+        row = con.rows[c]
+        for s in range(row[BODY0], row[BODY0] + row[NBODIES]):
+            relative_pose(cache.R_GB, cache.p_GB, row[ANCESTOR], con.bodies[s], con.R_AB[s],
+                          con.p_AB[s])
+
+
+@numba.njit(cache=True, forceinline=True)
+def ancestor_velocities(cache, con):
+    """V_AB of every constrained-body slot (VELOCITY)."""
+    for c in range(con.rows.shape[0]):
+        row = con.rows[c]
+        for s in range(row[BODY0], row[BODY0] + row[NBODIES]):
+            relative_velocity(cache.R_GB, cache.p_GB, cache.V_GB, row[ANCESTOR],
+                              con.bodies[s], con.V_AB[s])
+
+
+@numba.njit(cache=True, forceinline=True)
+def ancestor_accelerations(cache, con, A_GB):
+    """A_AB of every constrained-body slot for the body accelerations A_GB."""
+    for c in range(con.rows.shape[0]):
+        row = con.rows[c]
+        for s in range(row[BODY0], row[BODY0] + row[NBODIES]):
+            relative_acceleration(cache.R_GB, cache.p_GB, cache.V_GB, A_GB, row[ANCESTOR],
+                                  con.bodies[s], con.A_AB[s])
+
+
+@numba.njit(cache=True, forceinline=True)
+def gather_u(con, row, u, u_c):
+    """The constraint's entries of u (or u̇) into u_c."""
+    u0 = row[USLOT0]
+    for i in range(row[NU]):
+        u_c[i] = u[con.u_index[u0 + i]]
+
+
+@numba.njit(cache=True, forceinline=True)
+def constraint_position(kinds, tree, cache, con, qerr):
+    """The poses in A and every constraint's perr into qerr (POSITION)."""
+    ancestor_poses(cache, con)
+    for c in range(con.rows.shape[0]):
+        row = con.rows[c]
+        s0, k, p0 = row[BODY0], row[NBODIES], row[P_ROW]
+        position_errors(kinds, row[CODE], con.params[row[PARAMS]:], con.R_AB[s0:s0 + k],
+                        con.p_AB[s0:s0 + k], qerr[p0:p0 + row[MP]])
+
+
+@numba.njit(cache=True, forceinline=True)
+def constraint_velocity(kinds, tree, cache, con, u, uerr):
+    """The velocities in A and every constraint's [pverr; verr] into uerr (VELOCITY)."""
+    ancestor_velocities(cache, con)
+    for c in range(con.rows.shape[0]):
+        row = con.rows[c]
+        s0, k, mp, mv = row[BODY0], row[NBODIES], row[MP], row[MV]
+        if mp + mv == 0:
+            continue
+        err = con.err_c[:mp + mv]
+        for r in range(mp + mv):
+            err[r] = uerr[equation_row(row, r)]
+        u_c = con.u_c[:row[NU]]
+        gather_u(con, row, u, u_c)
+        velocity_errors(kinds, row[CODE], con.params[row[PARAMS]:], con.R_AB[s0:s0 + k],
+                        con.p_AB[s0:s0 + k], con.V_AB[s0:s0 + k], u_c, err)
+        for r in range(mp + mv):
+            uerr[equation_row(row, r)] = err[r]
+
+
+@numba.njit(cache=True, forceinline=True)
+def acceleration_error_sweep(kinds, cache, con, A_GB, udot, udoterr):
+    """Every constraint's [paerr; vaerr; aerr] into udoterr for the accelerations u̇ with
+    body accelerations A_GB."""
+    ancestor_accelerations(cache, con, A_GB)
+    for c in range(con.rows.shape[0]):
+        row = con.rows[c]
+        s0, k = row[BODY0], row[NBODIES]
+        mc = row[MP] + row[MV] + row[MA]
+        err, udot_c = con.err_c[:mc], con.u_c[:row[NU]]
+        gather_u(con, row, udot, udot_c)
+        acceleration_errors(kinds, row[CODE], con.params[row[PARAMS]:], con.R_AB[s0:s0 + k],
+                            con.p_AB[s0:s0 + k], con.V_AB[s0:s0 + k], con.A_AB[s0:s0 + k],
+                            udot_c, err)
+        for r in range(mc):
+            udoterr[equation_row(row, r)] = err[r]
+
+
+@numba.njit(cache=True, forceinline=True)
+def add_jacobian_transpose(tree, cache, b, moment, force, g):
+    """g += Jᵀ of the spatial force [moment; force] (about body b's origin, in G) applied
+    to body b: moved to each ancestor's origin on the way to Ground, projected on its
+    hinge."""
+    m0, m1, m2 = moment
+    f0, f1, f2 = force
+    a = b
+    while a > 0:
+        H, us = mobility_rows(tree, cache.H_cols, a), tree.u_start[a]
+        for j in range(tree.nu[a]):
+            h = H[j]
+            g[us + j] += h[0] * m0 + h[1] * m1 + h[2] * m2 + h[3] * f0 + h[4] * f1 + h[5] * f2
+        p = cache.p_PB[a]
+        m0 += p[1] * f2 - p[2] * f1
+        m1 += p[2] * f0 - p[0] * f2
+        m2 += p[0] * f1 - p[1] * f0
+        a = tree.parent[a]
+
+
+@numba.njit(cache=True, forceinline=True)
+def constraint_matrix(kinds, tree, cache, con):
+    """con.G (m x nu), row by row: the generalized forces of each unit multiplier
+    (POSITION)."""
+    G = con.G
+    for i in range(G.shape[0]):
+        for j in range(G.shape[1]):
+            G[i, j] = 0.0
+    for c in range(con.rows.shape[0]):
+        row = con.rows[c]
+        s0, k, u0, nuc = row[BODY0], row[NBODIES], row[USLOT0], row[NU]
+        mc = row[MP] + row[MV] + row[MA]
+        R_GA = cache.R_GB[row[ANCESTOR]]
+        lam, F_A, f = con.lam_c[:mc], con.F_A[:k], con.f_c[:nuc]
+        for r in range(mc):
+            lam[:] = 0.0
+            lam[r] = 1.0
+            F_A[:, :] = 0.0
+            f[:] = 0.0
+            constraint_forces(kinds, row[CODE], con.params[row[PARAMS]:], con.R_AB[s0:s0 + k],
+                              con.p_AB[s0:s0 + k], lam, F_A, f)
+            g = G[equation_row(row, r)]
+            for i in range(nuc):
+                g[con.u_index[u0 + i]] += f[i]
+            for j in range(k):
+                b = con.bodies[s0 + j]
+                if b == 0:
+                    continue
+                add_jacobian_transpose(tree, cache, b, rotate3(R_GA, vec3(F_A[j, :3])),
+                                       rotate3(R_GA, vec3(F_A[j, 3:])), g)
+
+
+@numba.njit(cache=True, forceinline=True)
+def pivoted_cholesky(W, pivots):
+    """Factor the symmetric positive semidefinite W (m x m) in place as Πᵀ W Π = L Lᵀ,
+    choosing the largest remaining diagonal entry as each pivot and stopping where the
+    rest fall below RANK_TOLERANCE of the largest: L (m x r, lower trapezoidal) is left in
+    W's lower triangle (the trailing block is kept whole, so pivoting may swap its rows
+    and columns), Π in ``pivots`` (W's row i of the factored order is row
+    pivots[i]); returns the rank r."""
+    m = W.shape[0]
+    for i in range(m):
+        pivots[i] = i
+    largest = 0.0
+    for i in range(m):
+        largest = max(largest, W[i, i])
+    tol = RANK_TOLERANCE * largest
+    for k in range(m):
+        best, at = W[k, k], k
+        for i in range(k + 1, m):
+            if W[i, i] > best:
+                best, at = W[i, i], i
+        if not best > tol:
+            return k
+        if at != k:
+            pivots[k], pivots[at] = pivots[at], pivots[k]
+            for j in range(m):
+                W[k, j], W[at, j] = W[at, j], W[k, j]
+            for i in range(m):
+                W[i, k], W[i, at] = W[i, at], W[i, k]
+        d = best ** 0.5
+        W[k, k] = d
+        for i in range(k + 1, m):
+            W[i, k] /= d
+            W[k, i] = W[i, k]
+        for j in range(k + 1, m):
+            for i in range(k + 1, m):
+                W[i, j] -= W[i, k] * W[j, k]
+    return m
+
+
+@numba.njit(cache=True, forceinline=True)
+def solve_semidefinite(W, b, x, pivots, S):
+    """x = the minimum-norm solution of W x = b, W (m x m) symmetric positive semidefinite
+    and b in its range (consistent equations, redundant ones included); W is overwritten.
+    With Πᵀ W Π = L Lᵀ, L = [L1; L2] (m x r): Lᵀ x̃ = v where L1 v = (Πᵀ b)[:r], and the
+    smallest such x̃ is L (Lᵀ L)⁻¹ v; x = Π x̃. S (m x m) is work space."""
+    m = W.shape[0]
+    r = pivoted_cholesky(W, pivots)
+    v = S[0]                          # forward substitution: L1 v = (Πᵀ b)[:r]
+    for i in range(r):
+        s = b[pivots[i]]
+        for j in range(i):
+            s -= W[i, j] * v[j]
+        v[i] = s / W[i, i]
+    if r == m:                        # full rank: back substitution, Lᵀ x̃ = v
+        for i in range(m - 1, -1, -1):
+            s = v[i]
+            for j in range(i + 1, m):
+                s -= W[j, i] * v[j]
+            v[i] = s / W[i, i]
+        for i in range(m):
+            x[pivots[i]] = v[i]
+        return
+    C = S[1:r + 1, :r]                # Lᵀ L, then its Cholesky factor
+    for i in range(r):
+        for j in range(i + 1):
+            s = 0.0
+            for k in range(i, m):
+                s += W[k, i] * W[k, j]
+            C[i, j] = s
+    for k in range(r):
+        d = C[k, k] ** 0.5
+        C[k, k] = d
+        for i in range(k + 1, r):
+            C[i, k] /= d
+        for j in range(k + 1, r):
+            for i in range(j, r):
+                C[i, j] -= C[i, k] * C[j, k]
+    for i in range(r):
+        s = v[i]
+        for j in range(i):
+            s -= C[i, j] * v[j]
+        v[i] = s / C[i, i]
+    for i in range(r - 1, -1, -1):
+        s = v[i]
+        for j in range(i + 1, r):
+            s -= C[j, i] * v[j]
+        v[i] = s / C[i, i]
+    for i in range(m):
+        s = 0.0
+        for j in range(min(i + 1, r)):
+            s += W[i, j] * v[j]
+        x[pivots[i]] = s
+
+
+@numba.njit(cache=True, forceinline=True)
+def body_accelerations(tree, cache, udot, A):
+    """A (nb x 6, in G) = J u̇ + the Coriolis terms: the body accelerations of u̇."""
+    A[0, :] = 0.0
+    for b in range(1, tree.parent.shape[0]):
+        Ab, H, us = A[b], mobility_rows(tree, cache.H_cols, b), tree.u_start[b]
+        shift_acceleration_from_parent(A[tree.parent[b]], cache.p_PB[b], Ab)
+        for i in range(6):
+            s = cache.c[b, i]
+            for j in range(tree.nu[b]):
+                s += H[j, i] * udot[us + j]
+            Ab[i] += s
+
+
+@numba.njit(cache=True, forceinline=True)
+def constraint_acceleration(kinds, tree, cache, con, udot, udoterr, multipliers):
+    """Turn the unconstrained u̇ (``udot``, with the body accelerations in cache.A_GB) into
+    the constrained u̇ in place, with its body accelerations; the multipliers λ and the
+    acceleration errors left into ``multipliers`` and ``udoterr`` (ACCELERATION)."""
+    m = con.m
+    acceleration_error_sweep(kinds, cache, con, cache.A_GB, udot, con.rhs)
+    constraint_matrix(kinds, tree, cache, con)
+    for j in range(m):
+        acceleration_sweep(tree, cache, cache.zero, cache.zero, cache.A_work, con.G[j],
+                           cache.zero, con.Y[j])
+    for i in range(m):
+        for j in range(i + 1):
+            s = 0.0
+            for k in range(con.G.shape[1]):
+                s += con.G[i, k] * con.Y[j, k]
+            con.W[i, j] = s
+            con.W[j, i] = s
+    solve_semidefinite(con.W, con.rhs, con.lam, con.pivots, con.S)
+    for j in range(m):
+        lam = con.lam[j]
+        multipliers[j] = lam
+        for k in range(udot.shape[0]):
+            udot[k] -= lam * con.Y[j, k]
+    body_accelerations(tree, cache, udot, cache.A_GB)
+    acceleration_error_sweep(kinds, cache, con, cache.A_GB, udot, udoterr)
+
+
+@kernel
+def calc_constraint_matrix(tree_i, tree_f, kinds, buf, status, constraint_kinds, con_i,
+                           con_index, con_f, con_buf):
+    """The constraint table's G (``ConstraintWork.G``) at the positions of the cache
+    (POSITION): the rows projection and the operators use. A Python constraint's rows
+    are those its pass last wrote."""
+    tree, cache = unpack_tree(tree_i, tree_f, kinds), unpack_cache(buf, status)
+    con = unpack_constraints(con_i, con_index, con_f, con_buf, status[2])
+    ancestor_poses(cache, con)
+    constraint_matrix(constraint_kinds, tree, cache, con)
+
+
+@kernel
+def project_on_rows(con_i, con_index, con_f, con_buf, nu, n, err, du):
+    """du (nu) = the smallest change (unit weights) with G[:n] du = -err: the correction
+    of the first n rows of G (the holonomic ones for q, those of uerr for u), redundant
+    rows included."""
+    con = unpack_constraints(con_i, con_index, con_f, con_buf, nu)
+    G, W, x = con.G, con.W[:n, :n], con.lam[:n]
+    for i in range(n):
+        for j in range(i + 1):
+            s = 0.0
+            for k in range(nu):
+                s += G[i, k] * G[j, k]
+            W[i, j] = s
+            W[j, i] = s
+    solve_semidefinite(W, err, x, con.pivots[:n], con.S[:n, :n])
+    for k in range(nu):
+        s = 0.0
+        for i in range(n):
+            s -= G[i, k] * x[i]
+        du[k] = s
