@@ -1,5 +1,5 @@
-"""`python -m kinetree warmup` runs its models (the loop closed, open, and open without
-contact) through realization and a short simulation, and says where the compiled kernels
+"""`python -m kinetree warmup` runs its models (the loop closed or open, with contact or
+without) through realization and a short simulation, and says where the compiled kernels
 went (in this process: slow only on a cold cache)."""
 
 from kinetree import _compile_cache, cli, warmup
@@ -13,7 +13,9 @@ def test_warmup_command_runs_and_says_where_the_cache_is(capsys):
 
 
 def test_warmup_models_simulate_to_the_end():
-    for traj in warmup.run():
+    runs = warmup.run()
+    assert len(runs) == 4
+    for traj in runs:
         assert traj.stats["termination"] == "REACHED_FINAL_TIME"
         assert traj.t[-1] == warmup.SIMULATED_TIME
 

@@ -1,6 +1,7 @@
-"""Compiled derivative evaluations for integrators (engine/step.py): offered only where the
-realization is one compiled call and the projection only normalizes quaternions, and then
-the integrators take the same steps as with Python evaluations."""
+"""Compiled runs of steps for integrators (engine/step.py): offered only where the
+realization is one compiled call and the projection is the matter subsystem's (quaternions
+and built-in constraints), and then the integrators take the same steps as with Python
+evaluations."""
 
 import numpy as np
 import pytest
@@ -79,11 +80,11 @@ def with_custom_force(system, matter, forces, bodies):
     kt.Force.Custom(forces, Push())
 
 
-def with_constraint(system, matter, forces, bodies):
-    kt.Constraint.Rod(matter.Ground(), [0, 1.5, 0], bodies[-1], [0, 0, 0], 1.0)
+def with_python_constraint(system, matter, forces, bodies):
+    kt.Constraint.PrescribedMotion(matter, kt.Function.Constant(0.4), bodies[1], 0)
 
 
-@pytest.mark.parametrize("extra", [with_custom_force, with_constraint])
+@pytest.mark.parametrize("extra", [with_custom_force, with_python_constraint])
 def test_no_compiled_evaluations_with_python_in_the_realization(extra):
     system, state = model(extra)
     assert system._compiled_stepper(state.copy()) is None
@@ -160,24 +161,53 @@ def test_a_run_that_cannot_meet_the_accuracy_keeps_its_last_step_and_resumes():
     assert integ.get_time() == 0.8
 
 
-def test_a_constraint_enabled_in_the_advanced_state_stops_the_compiled_runs():
-    """A constraint enabled in the advanced State (an Instance-stage change) after the
-    integrator chose compiled runs: the next step_to steps in Python, which projects onto
-    it, instead of a compiled run that would ignore it."""
+def tied_model(rods=None):
+    """The chain's tip tied to a Ground point at its current distance by a Rod (kept in
+    ``rods`` when given)."""
     system, state = model()
     tip = system.get_matter_subsystem().get_mobilized_body(4)
     system.realize(state, kt.Stage.POSITION)
     length = float(np.linalg.norm(tip.get_body_origin_location(state) - [0, 1.5, 0]))
-    rods = []
-    system, state = model(lambda system, matter, forces, bodies: rods.append(
+    kept = [] if rods is None else rods
+    return model(lambda system, matter, forces, bodies: kept.append(
         kt.Constraint.Rod(matter.Ground(), [0, 1.5, 0], bodies[-1], [0, 0, 0], length)))
+
+
+@pytest.mark.parametrize("integrator,fixed", [
+    (kt.RungeKuttaMersonIntegrator, None), (kt.VerletIntegrator, None),
+    (kt.RungeKutta3Integrator, 1e-3)])
+def test_constrained_compiled_runs_project_as_python_does(integrator, fixed):
+    """With a built-in constraint, a compiled run projects q and u after every step as
+    System.project does in Python: the same steps, realizations and projections, the same
+    y, and the rod's length kept to the projection tolerance."""
+    system, state = tied_model()
+    a = run(system, state, integrator, True, fixed=fixed)
+    b = run(system, state, integrator, False, fixed=fixed)
+    for count in ("get_num_steps_taken", "get_num_realizations", "get_num_projections",
+                  "get_num_projection_failures"):
+        assert getattr(a, count)() == getattr(b, count)(), count
+    np.testing.assert_allclose(a.get_state().get_y(), b.get_state().get_y(), rtol=0,
+                               atol=1e-9)
+    advanced = a.get_advanced_state()
+    system.realize(advanced, kt.Stage.POSITION)
+    matter = system.get_matter_subsystem()
+    assert np.max(np.abs(matter._perr(advanced))) <= a.get_constraint_tolerance_in_use()
+    assert a.get_num_projections() >= a.get_num_steps_taken() > 40
+
+
+def test_a_constraint_enabled_in_the_advanced_state_is_projected_by_the_compiled_runs():
+    """A constraint enabled in the advanced State (an Instance-stage change) after the
+    integrator chose compiled runs: the runs go on with the new constraint table and
+    project onto it, keeping the rod's length."""
+    rods = []
+    system, state = tied_model(rods)
     rods[0].disable(state)
     integ = kt.RungeKuttaMersonIntegrator(system)
     integ.initialize(state)
     assert integ._stepper is not None
     rods[0].enable(integ.upd_advanced_state())
     integ.step_to(0.02)
-    assert integ._stepper is None
+    assert integ._stepper is not None
     advanced = integ.get_advanced_state()
     system.realize(advanced, kt.Stage.POSITION)
     assert 0 < np.max(np.abs(advanced.get_q_err())) < 1e-3      # the rod's length is kept

@@ -393,10 +393,11 @@ def test_rod_length_and_stations_are_state_variables():
     assert rod.get_default_rod_length() == d
     fresh = system.realize_topology()
     assert rod.get_rod_length(fresh) == d
-    # tension: the applied force on body 2 is -λ along the rod direction
+    # tension: the constraint force on body 2 (Gᵀλ, opposite to the force the rod
+    # applies) is λ along the rod direction
     F = rod.get_constrained_body_forces_as_vector(state)
     Cz = rod.find_rod_orientation_in_g(state)
-    np.testing.assert_allclose(F[1, 3:], -rod.get_rod_tension(state) * Cz, atol=1e-9)
+    np.testing.assert_allclose(F[1, 3:], rod.get_rod_tension(state) * Cz, atol=1e-9)
 
 
 def test_rod_with_coincident_stations_pushes_along_body1_z():

@@ -351,12 +351,13 @@ def test_prescribed_motion_follows_f_and_its_force_is_the_inverse_dynamics_force
         # the q̈ of the prescribed coordinate is f''(t)
         assert abs(s.get_q_dot_dot()[_q_index(s, b["gimbal"], 1)]
                    - f.calc_derivative([0, 0], t)) < 1e-9
-        # inverse dynamics with the solved u̇: the residual is the constraint's force alone
+        # inverse dynamics with the solved u̇: the residual M u̇ - f is the force the
+        # constraint applies, -Gᵀλ, alone
         mobility, body = applied_forces(matter, s)
         residual = matter.calc_residual_force(s, mobility, body, s.get_u_dot())
-        driving = c.get_constrained_mobility_forces_as_vector(s)   # the gimbal's 3 u
+        driving = c.get_constrained_mobility_forces_as_vector(s)   # the gimbal's 3 u: Gᵀλ
         gimbal_u = [_u_index(s, b["gimbal"], k) for k in range(3)]
-        np.testing.assert_allclose(residual[gimbal_u], driving, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(residual[gimbal_u], -driving, rtol=0, atol=1e-9)
         others = np.delete(residual, gimbal_u)
         assert np.abs(others).max() < 1e-9
         assert np.abs(c.get_constrained_body_forces_as_vector(s)).max(initial=0) == 0
@@ -385,7 +386,7 @@ def test_prescribed_pendulum_torque_is_the_analytic_one():
         tau = (0.01 + 2.0 * 0.8 ** 2) * theta_dd + 2.0 * 9.81 * 0.8 * math.sin(theta)
         assert pendulum.get_one_q(s, 0) == pytest.approx(theta, abs=1e-11)
         assert pendulum.get_one_u_dot(s, 0) == pytest.approx(theta_dd, abs=1e-9)
-        assert drive.get_constrained_mobility_forces_as_vector(s)[0] == \
+        assert -drive.get_constrained_mobility_forces_as_vector(s)[0] == \
             pytest.approx(tau, abs=1e-9)
         # and by inverse dynamics with the prescribed θ̈, independent of the solve
         mobility, body = applied_forces(matter, s)
@@ -413,9 +414,9 @@ def test_constant_speed_holds_each_speed_and_state_values_override_the_default()
         assert abs(s.get_u_dot()[_u_index(s, b["gimbal"], 1)]) < 1e-9
 
     rk4_run(system, state, 5e-3, 40, check)
-    # the generalized force on the held mobility is -λ
+    # the constraint's generalized force on the held mobility is Gᵀλ = λ
     forces = c1.get_constrained_mobility_forces_as_vector(state)
-    assert forces[1] == pytest.approx(-c1.get_multiplier(state), abs=1e-12)
+    assert forces[1] == pytest.approx(c1.get_multiplier(state), abs=1e-12)
     c1.set_default_speed(0.25)
     assert c1.get_speed(system.realize_topology()) == 0.25
 
@@ -437,7 +438,7 @@ def test_constant_acceleration_gives_exactly_that_udot():
     assert b["slider"].get_one_u(state, 0) == pytest.approx(u_slider0 + 2.0 * t, abs=1e-12)
     assert b["gimbal"].get_one_u(state, 2) == pytest.approx(u_g0 - 1.25 * t, abs=1e-12)
     assert c1.get_constrained_mobility_forces_as_vector(state)[0] == \
-        pytest.approx(-c1.get_multiplier(state), abs=1e-12)
+        pytest.approx(c1.get_multiplier(state), abs=1e-12)
     # no position or velocity equations: nothing to project
     assert state.get_num_q_err() == state.get_num_u_err() == 0
     c1.set_default_acceleration(0.5)
@@ -482,7 +483,9 @@ def test_meshing_gears_do_not_slip_and_turn_in_the_gear_ratio():
         F = mesh.get_constrained_body_forces_as_vector(s)   # box, gear0, gear1
         assert np.abs(F[0]).max() == 0
         np.testing.assert_allclose(F[1, 3:], -F[2, 3:], atol=1e-12)
-        assert F[2, 3:] @ n_G == pytest.approx(mesh.get_force_at_contact_point(s), abs=1e-12)
+        # Gᵀλ, the opposite of the force the constraint applies to gear 1
+        assert F[2, 3:] @ n_G == pytest.approx(-mesh.get_force_at_contact_point(s),
+                                               abs=1e-12)
         omegas.append(gear0.get_one_u(s, 0))
 
     rk4_run(system, state, 5e-3, 60, check)

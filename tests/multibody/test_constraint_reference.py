@@ -308,8 +308,9 @@ def results():
         system, matter, constraints, state, rng = build(name)
         system.realize(state, kt.Stage.ACCELERATION)
         lam = np.array(state.get_multipliers())
+        holonomic = state.get_num_q_err() - matter.get_num_quaternions_in_use(state)
         quantities = {
-            "q_err": state.get_q_err(), "u_err": state.get_u_err(),
+            "q_err": state.get_q_err()[:holonomic], "u_err": state.get_u_err(),
             "u_dot_err": state.get_u_dot_err(), "multipliers": lam,
             "u_dot": state.get_u_dot(), "q_dot_dot": state.get_q_dot_dot(),
             "g": matter.calc_g(state), "g_bias": matter.calc_bias_for_multiply_by_g(state),
@@ -360,9 +361,31 @@ def test_constrained_dynamics_match_the_reference(now, reference):
     assert_matches(now, reference, [k for k in reference.files if SIGNED not in k])
 
 
-def test_constraint_forces_match_the_reference_with_todays_sign(now, reference):
-    """The forces the constraints apply (get_constrained_body_forces_as_vector and
-    get_constrained_mobility_forces_as_vector, -Gᵀλ) and those of the multipliers
-    (calc_constraint_forces_from_multipliers, +Gᵀλ), with the signs of commit 9869af2: a
-    deliberate change of sign convention is made here, and only here."""
-    assert_matches(now, reference, [k for k in reference.files if SIGNED in k])
+def test_constraint_forces_match_the_reference_with_simbodys_sign(now, reference):
+    """The constraint forces of each constraint (get_constrained_body_forces_as_vector
+    and get_constrained_mobility_forces_as_vector) and those of the multipliers
+    (calc_constraint_forces_from_multipliers). The reference holds the signs of commit
+    9869af2, where the getters gave the forces applied, -Gᵀλ; they now give Simbody's
+    constraint forces, Gᵀλ, as calc_constraint_forces_from_multipliers always did, so
+    they are compared negated."""
+    keys = [k for k in reference.files if SIGNED in k]
+    flipped = {k: -now[k] if ".constraint" in k else now[k] for k in keys}
+    assert_matches(flipped, reference, keys)
+
+
+def test_qerr_ends_with_the_quaternion_normalization_errors():
+    """After the holonomic errors, qerr holds |q| - 1 of each quaternion in use (Simbody's
+    NQErr = mp + quaternions), here of the Ball mobilizer's q scaled off unit length."""
+    system, matter, constraints, state, rng = build("Rod")
+    quaternions = matter.get_num_quaternions_in_use(state)
+    assert quaternions == len(matter.get_tree_data(state).quaternion_q) > 0
+    q = np.array(state.get_q())
+    rows = matter.get_tree_data(state).quaternion_q
+    q[rows[0]] *= 1.5 / np.linalg.norm(q[rows[0]])
+    state.set_q(q)
+    system.realize(state, kt.Stage.POSITION)
+    expected = np.linalg.norm(q[rows], axis=1) - 1.0
+    assert state.get_num_q_err() == 1 + quaternions         # the Rod's perr, then those
+    np.testing.assert_allclose(state.get_q_err()[-quaternions:], expected, rtol=0,
+                               atol=1e-15)
+    assert state.get_q_err()[-quaternions] == pytest.approx(0.5, abs=1e-15)

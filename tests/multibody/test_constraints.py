@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import kinetree as kt
-from kinetree.errors import StageTooLowError
+from kinetree.errors import KinetreeError, StageTooLowError
 
 EXAMPLE = runpy.run_path(str(Path(__file__).resolve().parents[2] / "examples" /
                              "custom_constraint.py"))
@@ -204,7 +204,7 @@ def test_ancestor_is_the_nearest_common_ancestor():
     assert rods[1].get_ancestor_mobilized_body() is lower
 
 
-def test_constraint_forces_are_the_negated_multiplier_forces_and_do_no_work():
+def test_multiplier_forces_are_g_transpose_lambda_and_do_no_work():
     system, matter, rods = model(inner=True)
     state = consistent_state(system, np.random.default_rng(6))
     lam = np.array(state.get_multipliers())
@@ -272,7 +272,7 @@ def test_n_transposes_and_pq_match_explicit_matrices_and_finite_differences():
             q[k] += sign * h
             s.set_q(q)
             system.realize(s, kt.Stage.POSITION)
-            errs.append(np.array(s.get_q_err()))
+            errs.append(np.array(s.get_q_err())[:Pq.shape[0]])   # perr, then |q| - 1
         fd[:, k] = (errs[0] - errs[1]) / (2 * h)
     # Pq acts on q̇ = N u, which for a quaternion is tangent to |q| = const; compare there
     np.testing.assert_allclose(Pq @ N, fd @ N, atol=1e-7)
@@ -281,3 +281,23 @@ def test_n_transposes_and_pq_match_explicit_matrices_and_finite_differences():
                                atol=1e-10)
     np.testing.assert_allclose(matter.multiply_by_pq(state, N @ x_u), Pq @ N @ x_u,
                                atol=1e-10)
+
+
+def test_constraints_without_a_solution_are_reported_and_the_state_resumes():
+    """Two ConstantAcceleration constraints giving one Slider u̇ = 1 and u̇ = 2 have no
+    solution: the solve meets one (the other's equation is redundant to it) and leaves an
+    acceleration error of 1 on the other, and realizing raises, naming it, instead of
+    returning it silently. Disabling one makes the State realize to the other's u̇."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    body = kt.Body.Rigid(kt.MassProperties(2.0, [0, 0, 0], kt.Inertia(0.1)))
+    slider = kt.MobilizedBody.Slider(matter.Ground(), kt.Transform(), body, kt.Transform())
+    one = kt.Constraint.ConstantAcceleration(slider, 0, 1.0)
+    kt.Constraint.ConstantAcceleration(slider, 0, 2.0)
+    state = system.realize_topology()
+    with pytest.raises(KinetreeError, match=r"no solution.* 1 .*ConstantAcceleration #1"):
+        system.realize(state, kt.Stage.ACCELERATION)
+    assert state.get_system_stage() < kt.Stage.ACCELERATION
+    one.disable(state)
+    system.realize(state, kt.Stage.ACCELERATION)
+    assert state.get_u_dot()[0] == pytest.approx(2.0, abs=1e-12)

@@ -4,6 +4,7 @@ compiled call, over any range of stages from POSITION to ACCELERATION (MuJoCo's
 flow:
 
   POSITION      X_FM, X_GB, hinge matrices H, mass properties in G   position_sweep
+                each quaternion's normalization error                 quaternion_errors
                 each constraint's position errors                     constraint_position
                 the contact surfaces' overlapping pairs                contact_search
   VELOCITY      V_GB, the bias terms, q̇ = N u                        velocity_sweep
@@ -47,7 +48,7 @@ from kinetree.multibody.kernels.constraints import (
     constraint_position,
     constraint_velocity,
 )
-from kinetree.multibody.kernels.n_matrix import qdotdot_sweep
+from kinetree.multibody.kernels.n_matrix import qdotdot_sweep, quaternion_errors
 from kinetree.multibody.kernels.position import position_sweep
 from kinetree.multibody.kernels.velocity import velocity_sweep
 from kinetree.multibody.tree_model import kernel, unpack_cache, unpack_tree
@@ -55,8 +56,9 @@ from kinetree.system.stage import Stage
 
 POSITION, VELOCITY = int(Stage.POSITION), int(Stage.VELOCITY)
 DYNAMICS, ACCELERATION = int(Stage.DYNAMICS), int(Stage.ACCELERATION)
-SINGULAR, OVERFLOW = 1, 2
-"""What realize_stages returns when it stops early."""
+SINGULAR, OVERFLOW, INCONSISTENT = 1, 2, 4
+"""What realize_stages returns when it stops early, or when the constraint equations
+had no solution (INCONSISTENT, after the whole realization)."""
 
 contact_search = each("contact", "search_contacts")
 """contact_search(contact_kinds, contacts, R_GB, p_GB): the compiled contact search, if
@@ -78,26 +80,31 @@ for a model with constraints."""
 def realize_stages(first, last, tree_i, tree_f, mobilizer_kinds, buf, status, q, u, qdot,
                    udot, qdotdot, qdotdot_work, body_forces, mobility_forces, force_kinds,
                    force_rows, force_i, force_f, force_pe, contact_kinds, contact_i,
-                   contact_f, transition_velocity, constraint_kinds, con_i, con_index, con_f,
-                   con_buf, qerr, uerr, udoterr, multipliers):
+                   contact_f, transition_velocity, quaternion_q, quaternion_err,
+                   constraint_kinds, con_i, con_index, con_f, con_buf, qerr, uerr, udoterr,
+                   multipliers):
     """Realize stages ``first`` through ``last`` (stage numbers) of the tree in the flat
     buffers (``tree_model``) from q and u, applying the force table rows ``force_rows``
     (``forces/elements/dispatch.py``; parameters ``force_f``, potential energies into
     ``force_pe``) and the contact parts ``contact_kinds`` (the search of the surfaces in
     ``contact_i``, ``contact_f`` and the force models on what it finds; the compliant
-    model's transition velocity ``transition_velocity``, m/s) and the constraints of the
-    table ``con_*`` (``constraint_table.py``; their errors into ``qerr``, ``uerr`` and
-    ``udoterr``, their multipliers into ``multipliers``). Each ``*_kinds`` is the
+    model's transition velocity ``transition_velocity``, m/s), the normalization errors
+    |q| - 1 of the quaternions whose q indices are the rows of ``quaternion_q`` (into
+    ``quaternion_err``), and the constraints of the table ``con_*``
+    (``constraint_table.py``; their errors into ``qerr``, ``uerr`` and ``udoterr``, their
+    multipliers into ``multipliers``). Each ``*_kinds`` is the
     Kinds of a family the model uses (``engine/kinds.py``): the call is compiled for
     those only. Returns 0 when done, SINGULAR after the inertias if a body's articulated inertia is
     singular along its mobilities (status[0] = 1 + the body), OVERFLOW after the contact
-    search if its buffers were too small."""
+    search if its buffers were too small, INCONSISTENT at the end if the constraints'
+    acceleration errors are left beyond tolerance (``kernels/constraints.py``)."""
     tree = unpack_tree(tree_i, tree_f, mobilizer_kinds)
     cache = unpack_cache(buf, status)
     contacts = unpack_contacts(contact_i, contact_f)
     con = unpack_constraints(con_i, con_index, con_f, con_buf, udot.shape[0])
     if first <= POSITION <= last:
         position_sweep(tree, cache, q)
+        quaternion_errors(q, quaternion_q, quaternion_err)
         constraints_at_position(constraint_kinds, tree, cache, con, qerr)
         contact_search(contact_kinds, contacts, cache.R_GB, cache.p_GB)
         if contacts.header[7] != 0:
@@ -121,9 +128,11 @@ def realize_stages(first, last, tree_i, tree_f, mobilizer_kinds, buf, status, q,
     if first <= ACCELERATION <= last:
         acceleration_sweep(tree, cache, cache.c, cache.b, cache.A_GB, mobility_forces,
                            body_forces, udot)
-        constraints_at_acceleration(constraint_kinds, tree, cache, con, udot, udoterr,
-                                    multipliers)
+        inconsistent = constraints_at_acceleration(constraint_kinds, tree, cache, con, udot,
+                                                   udoterr, multipliers)
         qdotdot_sweep(tree, q, u, udot, qdotdot_work, qdotdot)
+        if inconsistent:
+            return INCONSISTENT
     return 0
 
 

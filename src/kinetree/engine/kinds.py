@@ -168,9 +168,9 @@ def each(family: str, function: str):
 
 
 def when_used(family: str, function):
-    """A function ``f(kinds, *args)`` for compiled code calling ``function(kinds, *args)``
-    when ``kinds`` (a Kinds of ``family``) has any code; with none it does nothing and
-    compiles nothing of ``function``."""
+    """A function ``f(kinds, *args)`` for compiled code returning ``function(kinds,
+    *args)`` when ``kinds`` (a Kinds of ``family``) has any code; with none it returns 0
+    and compiles nothing of ``function``."""
 
     def apply(kinds, *args):
         raise TypeError(f"{family} {function.__name__} is for compiled code")
@@ -180,9 +180,9 @@ def when_used(family: str, function):
         if not isinstance(kinds, KindsType) or kinds.family != family:
             raise numba.core.errors.TypingError(f"expected the Kinds of {family}, got {kinds}")
         if kinds.codes:
-            return _compiled("def impl(kinds, *args):\n    function(kinds, *args)\n",
+            return _compiled("def impl(kinds, *args):\n    return function(kinds, *args)\n",
                              {"function": function})
-        return _compiled("def impl(kinds, *args):\n    return None\n", {})
+        return _compiled("def impl(kinds, *args):\n    return 0\n", {})
 
     apply.__name__ = apply.__qualname__ = f"when_{function.__name__}"
     return apply

@@ -23,6 +23,7 @@ from kinetree.contact.general import ContactSetForce, GeneralContactSubsystem
 from kinetree.contact.tracker import ContactTrackerSubsystem
 from kinetree.engine.entry import entry_point
 from kinetree.engine.forward import (
+    INCONSISTENT,
     NO_CONTACTS,
     NO_FORCES,
     SINGULAR,
@@ -143,6 +144,8 @@ class RealizationPlan:
         old ones) and realize ``state`` through ``target`` again from where it is."""
         if failed == SINGULAR:
             raise self.singular_error(state)
+        if failed == INCONSISTENT:
+            raise self._matter._inconsistent_error(state)
         self._search._grow(state)
         self._system.realize(state, STAGES[target])
 

@@ -1,13 +1,14 @@
 """CompiledStepper: runs of explicit Runge-Kutta steps in compiled code, for a State whose
 realization from TIME to ACCELERATION is one compiled call with no Python in it and whose
-only projection is the normalization of quaternions (a model of built-in elements without
-constraints).
+projection is the matter subsystem's (a model of built-in elements, built-in constraints
+included).
 
 An integrator hands the stepper its step-control settings and the ends of its last step;
 ``runge_kutta_steps`` then takes every step up to the next report time, stop time or step
-limit in one call: the stages, the error norm and the step-size control, the projection,
-and the derivative at each step's end, exactly as ``Integrator._take_step`` does them
-in Python. Every derivative is a realization of the integrator's advanced State, which a
+limit in one call: the stages, the error norm and the step-size control, the projection
+(``project_constraints``, or the normalization of quaternions without constraints), and
+the derivative at each step's end, exactly as ``Integrator._take_step`` does them in
+Python. Every derivative is a realization of the integrator's advanced State, which a
 run leaves realized at the end of its last step; if a run stops on an error the
 integrator realizes that State again at the last step accepted before raising, so
 nothing is lost. Event triggers, dense output and reports stay with the integrator,
@@ -24,11 +25,16 @@ from kinetree.engine.forward import (
     ACCELERATION,
     OVERFLOW,
     POSITION,
+    SINGULAR,
+    VELOCITY,
     realize_stages,
 )
+from kinetree.engine.kinds import when_used
+from kinetree.errors import KinetreeError
 from kinetree.integrators.step_control import (
     ACCURACY,
     ATTEMPTED,
+    CONSTRAINT_TOL,
     END_PENDING,
     ERROR_FAILURES,
     EXPONENT,
@@ -41,6 +47,7 @@ from kinetree.integrators.step_control import (
     MAX_STEP,
     MIN_STEP,
     PROJECT,
+    PROJECTION_FAILURES,
     PROJECTIONS,
     REALIZATIONS,
     SAFETY,
@@ -55,13 +62,121 @@ from kinetree.integrators.step_control import (
     scaled_error_norm,
     time_tol,
 )
-from kinetree.multibody.kernels.n_matrix import normalize_quaternions
+from kinetree.multibody.constraint_table import unpack_constraints
+from kinetree.multibody.kernels.constraints import constraint_rows, project_rows
+from kinetree.multibody.kernels.n_matrix import n_sweep, normalize_quaternions
+from kinetree.multibody.tree_model import unpack_cache, unpack_tree
 from kinetree.system.stage import Stage
 from kinetree.system.subsystem import Subsystem
 
 _INSTANCE, _ACCELERATION = Stage.INSTANCE, Stage.ACCELERATION   # an Enum attribute: ~150 ns
-# realize_stages' arguments after (first, last) that hold q, u, q̇ and u̇.
-_Q, _U, _QDOT, _UDOT = 5, 6, 7, 8
+# realize_stages' arguments after (first, last): the tree's, its q, u, q̇ and u̇, the
+# quaternions and their errors, and the constraints' (engine/forward.py).
+_TREE_I, _TREE_F, _KINDS, _BUF, _STATUS, _Q, _U, _QDOT, _UDOT = range(9)
+_QUATERNION_Q, _QUATERNION_ERR, _CONSTRAINT_KINDS = 22, 23, 24
+_CON_I, _CON_INDEX, _CON_F, _CON_BUF, _QERR, _UERR = 25, 26, 27, 28, 29, 30
+MAX_PROJECTION_ITERATIONS, HALVINGS = 20, 12
+"""Newton steps of a projection of q, and halvings of each (SimbodyMatterSubsystem's)."""
+PROJECTED, NOT_NEEDED, PROJECTION_FAILED = 0, -1, -2
+"""What ``project_constraints`` returns, besides a realization's failure code."""
+
+
+@numba.njit(cache=True, forceinline=True)
+def _largest(a):
+    """max |a_i| (0 for an empty a)."""
+    worst = 0.0
+    for x in a:
+        worst = max(worst, abs(x))
+    return worst
+
+
+@numba.njit(cache=True, forceinline=True)
+def _norm(a):
+    """|a| (2-norm)."""
+    s = 0.0
+    for x in a:
+        s += x * x
+    return s ** 0.5
+
+
+@numba.njit(cache=True)
+def _project_constraints(kinds, arguments, y, scratch, tolerance, force):
+    """SimbodyMatterSubsystem.project on the State whose arrays are ``arguments``, at y
+    (which it updates): unless ``force``, only if an error of qerr or uerr exceeds
+    ``tolerance``. q: quaternions normalized, then damped Newton steps q += s N Δu, Δu
+    the smallest change (unit weights) zeroing the linearized position errors, s halved
+    until they shrink; u: the smallest change zeroing the velocity errors. ``scratch``
+    (3 x ny) holds q at a Newton step's start, its N Δu and Δu. Returns PROJECTED,
+    NOT_NEEDED, PROJECTION_FAILED or a realization's failure code."""
+    q, u = arguments[_Q], arguments[_U]
+    nq, nu = q.shape[0], u.shape[0]
+    q[:] = y[:nq]
+    u[:] = y[nq:]
+    qerr, uerr = arguments[_QERR], arguments[_UERR]
+    if not force:
+        failed = realize_stages(POSITION, VELOCITY, *arguments)
+        if failed != 0:
+            return failed
+        if not max(_largest(arguments[_QUATERNION_ERR]), _largest(qerr),
+                   _largest(uerr)) > tolerance:
+            return NOT_NEEDED
+    quaternion_q = arguments[_QUATERNION_Q]
+    normalize_quaternions(q, quaternion_q)
+    tree = unpack_tree(arguments[_TREE_I], arguments[_TREE_F], arguments[_KINDS])
+    cache = unpack_cache(arguments[_BUF], arguments[_STATUS])
+    con = unpack_constraints(arguments[_CON_I], arguments[_CON_INDEX], arguments[_CON_F],
+                             arguments[_CON_BUF], nu)
+    q_start, dq, du = scratch[0, :nq], scratch[1, :nq], scratch[2, :nu]
+    mp = qerr.shape[0]
+    iterations = 0
+    while mp > 0:
+        failed = realize_stages(POSITION, POSITION, *arguments)
+        if failed != 0:
+            return failed
+        if _largest(qerr) <= tolerance:
+            break
+        if iterations == MAX_PROJECTION_ITERATIONS:
+            return PROJECTION_FAILED
+        q_start[:] = q
+        constraint_rows(kinds, tree, cache, con)
+        project_rows(con, mp, qerr, du)
+        n_sweep(tree, q, du, dq)
+        size = _norm(qerr)
+        shrunk = False
+        for _ in range(HALVINGS):
+            for i in range(nq):
+                q[i] = q_start[i] + dq[i]
+            normalize_quaternions(q, quaternion_q)
+            failed = realize_stages(POSITION, POSITION, *arguments)
+            if failed != 0:
+                return failed
+            if _norm(qerr) < size:
+                shrunk = True
+                break
+            for i in range(nq):
+                dq[i] *= 0.5
+        if not shrunk:
+            q[:] = q_start
+            return PROJECTION_FAILED
+        iterations += 1
+    failed = realize_stages(POSITION, POSITION, *arguments)
+    if failed == 0 and uerr.shape[0] > 0:
+        failed = realize_stages(VELOCITY, VELOCITY, *arguments)
+        if failed == 0 and _largest(uerr) > tolerance:
+            constraint_rows(kinds, tree, cache, con)
+            project_rows(con, uerr.shape[0], uerr, du)
+            for i in range(nu):
+                u[i] += du[i]
+    if failed != 0:
+        return failed
+    y[:nq] = q
+    y[nq:] = u
+    return PROJECTED
+
+
+project_constraints = when_used("constraints", _project_constraints)
+"""project_constraints(constraint_kinds, arguments, y, scratch, tolerance, force): the
+projection of a model with constraints; NOT_NEEDED, compiling nothing, without."""
 
 
 @numba.njit(cache=True, forceinline=True)
@@ -92,6 +207,7 @@ def runge_kutta_steps(control_f, control_i, work, k, tableau, weights, group_end
     control arrays then hold the last accepted step, and ``control_i[END_PENDING]`` says
     whether its end derivative is still owed."""
     y0, ydot0, y1, ydot1, err, stage_y = work[0], work[1], work[2], work[3], work[4], work[5]
+    constrained = arguments[_CON_I].shape[0] > 0
     s = k.shape[0]
     a, b, e = tableau[:s], tableau[s], tableau[s + 1]
     nq = arguments[_Q].shape[0]
@@ -150,8 +266,27 @@ def runge_kutta_steps(control_f, control_i, work, k, tableau, weights, group_end
                         return TOO_SMALL
                     continue
                 h_new = h * min(MAX_GROWTH, max(1.0, factor))
+            if not constrained:
+                break
+            projected = project_constraints(arguments[_CONSTRAINT_KINDS], arguments, y1,
+                                            work[6:9], control_f[CONSTRAINT_TOL],
+                                            control_i[PROJECT] != 0)
+            if projected == PROJECTED:
+                control_i[PROJECTIONS] += 1
+            elif projected == PROJECTION_FAILED:
+                # Halve the step and attempt it again, as the integrator does in Python.
+                control_i[PROJECTION_FAILURES] += 1
+                h_new = h * 0.5
+                control_f[H_NEXT] = h_new
+                if fixed > 0.0 or h_new < max(control_f[MIN_STEP], time_tol(t0)):
+                    y1[:] = y0
+                    return TOO_SMALL
+                continue
+            elif projected != NOT_NEEDED:
+                y1[:] = y0
+                return projected
             break
-        if control_i[PROJECT]:
+        if control_i[PROJECT] and not constrained:
             normalize_quaternions(y1[:nq], quaternion_q)
             control_i[PROJECTIONS] += 1
         t_end = t0 + h
@@ -173,6 +308,7 @@ class CompiledStepper:
         self._entry = None
         matter = system.get_matter_subsystem()
         self._quaternion_q = matter.get_tree_data(state).quaternion_q
+        self._scratch = np.empty((3, state.get_num_y()))
 
     @classmethod
     def for_state(cls, system, state) -> CompiledStepper | None:
@@ -215,9 +351,27 @@ class CompiledStepper:
         """The State's arrays were realized through ACCELERATION by a run: say so."""
         self._system._plan_of(self._state).mark_realized(self._state, _ACCELERATION)
 
-    def project(self, y: np.ndarray) -> None:
-        """The projection of such a model: its quaternions normalized, in y."""
-        normalize_quaternions(y, self._quaternion_q)
+    def project(self, y: np.ndarray, force: bool, tolerance: float) -> bool:
+        """The projection of such a model, in y (unless ``force``, only if an error
+        exceeds ``tolerance``); whether it projected. Raises KinetreeError if it could not
+        bring the position errors under the tolerance."""
+        plan = self._system._plan_of(self._state)
+        arguments = plan._arguments
+        if arguments[_CON_I].shape[0] == 0:
+            if force:
+                normalize_quaternions(y, self._quaternion_q)
+            return force
+        status = _project_constraints(arguments[_CONSTRAINT_KINDS], arguments, y,
+                                      self._scratch, tolerance, force)
+        if status == PROJECTED or status == NOT_NEEDED:
+            return status == PROJECTED
+        if status == PROJECTION_FAILED:
+            raise KinetreeError(
+                f"System.project: the position errors could not be brought under "
+                f"{tolerance:g} by Newton steps; the configuration may be far from the "
+                f"constraints.")
+        raise plan.singular_error(self._state) if status == SINGULAR else \
+            self._system.get_matter_subsystem()._inconsistent_error(self._state)
 
 
 def _compiled_throughout(system, state, plan) -> bool:
@@ -233,7 +387,7 @@ def _compiled_throughout(system, state, plan) -> bool:
     nq, nu = state.get_num_q(), state.get_num_u()
     if state.get_num_z() or part.q_slice != slice(0, nq) or part.u_slice != slice(0, nu):
         return False
-    if matter._constraints and matter._constraint_data(state).layouts:
+    if matter._constraint_data(state).python:
         return False
     return all(ss is matter or (type(ss).project_q is Subsystem.project_q
                                 and type(ss).project_u is Subsystem.project_u)

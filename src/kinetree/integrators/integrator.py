@@ -269,8 +269,9 @@ class Integrator:
         self._h_taken = 0.0
         ny = self._advanced.get_num_y()
         # The ends of the last step, the error estimate and a stage's y, in one array.
-        self._work = np.empty((6, ny))
-        self._y0, self._ydot0, self._y1, self._ydot1, self._err, self._stage_y = self._work
+        # (then three rows of scratch for a compiled run's projection, engine/step.py)
+        self._work = np.empty((9, ny))
+        self._y0, self._ydot0, self._y1, self._ydot1, self._err, self._stage_y = self._work[:6]
         nq, nu = self._advanced.get_num_q(), self._advanced.get_num_u()
         self._group_ends = np.array([nq, nq + nu, ny], dtype=np.int64)
         self._allocate(ny)
@@ -429,18 +430,18 @@ class Integrator:
         else:
             h_new = h
         state = self._advanced
-        if self._stepper is not None:
-            if self._project_every_step:        # all such a model's projection does
-                self._stepper.project(self._y1)
-                self._projections += 1
-            self._write(state, t0 + h, self._y1)
-        else:
-            self._write(state, t0 + h, self._y1)
-            try:
+        try:
+            if self._stepper is not None:      # the projection in compiled code
+                if self._stepper.project(self._y1, self._project_every_step,
+                                         self.get_constraint_tolerance_in_use()):
+                    self._projections += 1
+                self._write(state, t0 + h, self._y1)
+            else:
+                self._write(state, t0 + h, self._y1)
                 self._project(state, force=self._project_every_step)
-            except KinetreeError:
-                self._projection_failures += 1
-                return False, h * 0.5
+        except KinetreeError:
+            self._projection_failures += 1
+            return False, h * 0.5
         self._realize(state)
         self._y1[:] = state.get_y()
         self._ydot1[:] = state.get_y_dot()

@@ -58,9 +58,11 @@ class ExplicitRungeKutta(Integrator):
         """What the control arrays hold of the integrator between runs (step_control's
         layout, less where to stop): the last step, the settings and the counters."""
         return (self._t0, self._t1, self._h_next, self._h_taken, self._fixed_step or 0.0,
-                self._max_step, self._min_step, self._accuracy, self._project_every_step,
+                self._max_step, self._min_step, self._accuracy,
+                self.get_constraint_tolerance_in_use(), self._project_every_step,
                 self._infinity_norm, self._steps_taken, self._steps_attempted,
-                self._realizations, self._projections, self._error_test_failures)
+                self._realizations, self._projections, self._error_test_failures,
+                self._projection_failures)
 
     def _take_steps(self, t_stop: float, report_time: float, limit: int) -> int:
         """With a compiled stepper, every step up to the report time in one compiled run
@@ -77,8 +79,8 @@ class ExplicitRungeKutta(Integrator):
         current = self._control_values()
         if current != self._control_sent:
             f[:control.T_STOP] = current[:4]
-            f[control.FIXED_STEP:] = (*current[4:8], 1.0 / (self.min_order + 1))
-            i[control.PROJECT:control.END_PENDING] = current[8:]
+            f[control.FIXED_STEP:] = (*current[4:8], 1.0 / (self.min_order + 1), current[8])
+            i[control.PROJECT:control.END_PENDING] = current[9:]
         f[control.T_STOP], f[control.T_REPORT] = t_stop, report_time
         i[control.STEP_LIMIT], i[control.END_PENDING] = limit, 0
         steps_before = self._steps_taken
@@ -90,7 +92,8 @@ class ExplicitRungeKutta(Integrator):
             return super()._take_steps(t_stop, report_time, limit)
         self._t0, self._t1, self._h_next, self._h_taken = f[:control.T_STOP].tolist()
         (self._steps_taken, self._steps_attempted, self._realizations, self._projections,
-         self._error_test_failures) = i[control.STEPS:control.END_PENDING].tolist()
+         self._error_test_failures, self._projection_failures) = \
+            i[control.STEPS:control.END_PENDING].tolist()
         self._control_sent = self._control_values()
         taken = self._steps_taken - steps_before
         state = self._advanced

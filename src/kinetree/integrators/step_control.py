@@ -12,18 +12,20 @@ one attempt."""
 
 # control_f, floats: the last step's ends, the next step size, where to stop, settings.
 T0, T1, H_NEXT, H_TAKEN, T_STOP, T_REPORT = 0, 1, 2, 3, 4, 5
-FIXED_STEP, MAX_STEP, MIN_STEP, ACCURACY, EXPONENT = 6, 7, 8, 9, 10
-N_CONTROL_F = 11
+FIXED_STEP, MAX_STEP, MIN_STEP, ACCURACY, EXPONENT, CONSTRAINT_TOL = 6, 7, 8, 9, 10, 11
+N_CONTROL_F = 12
 # control_i, integers: settings, the integrator's counters, and whether the last accepted
 # step's end derivative is still owed.
 STEP_LIMIT, PROJECT, INFINITY_NORM = 0, 1, 2
-STEPS, ATTEMPTED, REALIZATIONS, PROJECTIONS, ERROR_FAILURES = 3, 4, 5, 6, 7
-END_PENDING = 8
-N_CONTROL_I = 9
+STEPS, ATTEMPTED, REALIZATIONS, PROJECTIONS, ERROR_FAILURES, PROJECTION_FAILURES = \
+    3, 4, 5, 6, 7, 8
+END_PENDING = 9
+N_CONTROL_I = 10
 
 TOO_SMALL = 3
-"""What a compiled run returns when the error test kept failing down to the minimum step
-(after the realization's own codes, engine/forward.py's SINGULAR 1 and OVERFLOW 2)."""
+"""What a compiled run returns when the error test (or the projection) kept failing down
+to the minimum step (after the realization's own codes, engine/forward.py's SINGULAR 1
+and OVERFLOW 2; its INCONSISTENT is 4)."""
 
 
 @numba.njit(cache=True)

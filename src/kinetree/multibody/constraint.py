@@ -526,14 +526,16 @@ class Constraint:
 
     def get_constrained_body_forces_as_vector(self, state) -> np.ndarray:
         """The spatial forces (k x 6, [moment; force] about each constrained body's origin,
-        in Ground) this constraint applies to its constrained bodies: -Gᵀλ's body part
-        (ACCELERATION)."""
+        in Ground) of this constraint's multipliers, the body part of Gᵀλ (ACCELERATION).
+        As in Simbody, constraint forces sit on the left of M u̇ + Gᵀλ = f, so they are the
+        opposite of the forces the constraint applies to its bodies."""
         F, _ = self._matter._constraint_forces(state, self, "get_constrained_body_forces")
         return F
 
     def get_constrained_mobility_forces_as_vector(self, state) -> np.ndarray:
-        """The generalized forces (one per constrained u, q-space forces mapped through
-        Nᵀ) this constraint applies to its constrained mobilizers (ACCELERATION)."""
+        """The generalized forces of this constraint's multipliers, one per constrained u
+        (q-space forces mapped through Nᵀ), with the sign of
+        ``get_constrained_body_forces_as_vector`` (ACCELERATION)."""
         _, f = self._matter._constraint_forces(state, self, "get_constrained_mobility_forces")
         return f
 

@@ -198,7 +198,8 @@ class SimbodyMatterSubsystem(Subsystem):
         disabled = self.get_discrete_variable(state, self._disabled_index)
         enabled = [c for c, off in zip(self._constraints, disabled) if not off]
         data = cs.build_layouts(state, enabled, self._ancestors, d.tree)
-        self.allocate_q_err(state, data.mp)
+        # qerr = [perr (mp); |q| - 1 of each quaternion in use], Simbody's NQErr
+        self.allocate_q_err(state, data.mp + len(d.quaternion_q))
         self.allocate_u_err(state, data.mp + data.mv)
         self.allocate_u_dot_err(state, data.m)
         self.set_cache_entry(state, self._constraint_data_index, data)
@@ -275,6 +276,7 @@ class SimbodyMatterSubsystem(Subsystem):
 
     def _realize_alone(self, state, g: Stage) -> None:
         from kinetree.engine.forward import (  # the engine sits above
+            INCONSISTENT,
             NO_CONTACTS,
             NO_FORCES,
             realize_stages,
@@ -283,9 +285,12 @@ class SimbodyMatterSubsystem(Subsystem):
         for work in before.get(g, ()):
             work(state)
         if Stage.POSITION <= g <= Stage.ACCELERATION:
-            realize_stages(int(g), int(g), *self._kernel_arguments(state), *NO_FORCES,
-                           *NO_CONTACTS, *self._constraint_arguments(state))
+            failed = realize_stages(int(g), int(g), *self._kernel_arguments(state),
+                                    *NO_FORCES, *NO_CONTACTS,
+                                    *self._constraint_arguments(state))
             self._raise_if_singular(self.get_tree_data(state, Stage.MODEL, "realize"))
+            if failed == INCONSISTENT:
+                raise self._inconsistent_error(state)
         for work in after.get(g, ()):
             work(state)
 
@@ -306,13 +311,29 @@ class SimbodyMatterSubsystem(Subsystem):
                 d.body_forces, d.mobility_forces)
 
     def _constraint_arguments(self, state) -> tuple:
-        """realize_stages' constraint arguments for ``state``: the Kinds and table of its
-        enabled constraints and views of its qerr, uerr, udoterr and multipliers."""
+        """realize_stages' position-error and constraint arguments for ``state``: the q
+        indices of its quaternions and views of their normalization errors, the Kinds
+        and table of its enabled constraints, and views of their qerr, uerr, udoterr and
+        multipliers."""
+        d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize")
         data = self._constraint_data(state)
         part = state._parts[self._index]
-        return (data.kinds, *data.table, state._qerr[part.qerr_slice],
+        qerr = state._qerr[part.qerr_slice]
+        return (d.quaternion_q, qerr[data.mp:], data.kinds, *data.table, qerr[:data.mp],
                 state._uerr[part.uerr_slice], state._udoterr[part.udoterr_slice],
                 state._multipliers[part.udoterr_slice])
+
+    def _perr(self, state) -> np.ndarray:
+        """The holonomic constraints' position errors: qerr without the quaternions'
+        normalization errors (POSITION)."""
+        return self.get_q_err(state)[:self._constraint_data(state).mp]
+
+    def get_num_quaternions_in_use(self, state) -> int:
+        """The quaternions the mobilizers of ``state`` use (not with Euler angles); each
+        adds a normalization error |q| - 1 to qerr, after the holonomic ones (MODEL)."""
+        return len(self.get_tree_data(state, Stage.MODEL,
+                                      "SimbodyMatterSubsystem.get_num_quaternions_in_use")
+                   .quaternion_q)
 
     def _python_work(self, state) -> tuple[dict, dict]:
         """(before, after): per stage, the Python this subsystem runs before and after the
@@ -386,6 +407,20 @@ class SimbodyMatterSubsystem(Subsystem):
         data = self._constraint_data(state)
         cs.write_python_rows(state, data, d)
         cs.write_python_bias(state, data, d)
+
+    def _inconsistent_error(self, state) -> KinetreeError:
+        """The error for a constrained solve that left acceleration errors: redundant
+        constraints asking for different motions, naming the worst."""
+        udoterr = state._udoterr[state._parts[self._index].udoterr_slice]
+        data = self._constraint_data(state)
+        worst = data.owners[int(np.argmax(np.abs(udoterr)))].constraint
+        return KinetreeError(
+            f"SimbodyMatterSubsystem: the constraints have no solution: their acceleration "
+            f"errors are still {np.abs(udoterr).max():.3g} after the solve (largest in "
+            f"{worst._name()}), so some of them ask for different motions of the same "
+            f"bodies (two ConstantAcceleration constraints giving one mobility different "
+            f"accelerations, say). Disable or remove the conflicting one, or project the "
+            f"State onto the constraints (system.project) if it is far from them.")
 
     def _raise_if_singular(self, d: TreeData) -> None:
         if d.status[0]:
@@ -737,8 +772,9 @@ class SimbodyMatterSubsystem(Subsystem):
         return np.concatenate([values[s] for s in data.multiplier_slices(layout)])
 
     def _constraint_forces(self, state, constraint, method: str):
-        """The body forces (k x 6, in G) and mobility forces (per constrained u) that a
-        constraint applies in ``state``: minus the forces of its multipliers."""
+        """The body forces (k x 6, in G) and mobility forces (per constrained u) of a
+        constraint's multipliers in ``state``, Gᵀλ: Simbody's constraint forces, on the
+        left of M u̇ + Gᵀλ = f, so the opposite of what the constraint applies."""
         where = f"{constraint._name()}.{method}"
         self.get_system().require_stage(state, Stage.ACCELERATION, where)
         data, layout = self._layout_of(state, constraint, where)
@@ -747,8 +783,7 @@ class SimbodyMatterSubsystem(Subsystem):
                     np.zeros(sum(m.get_num_u(state) for m in constraint._impl._mobilizers)))
         d = self.get_tree_data(state, Stage.ACCELERATION, where)
         self._refresh_kinematics(state, data, [layout])
-        F, f = cs._forces_of(state, data, layout, d.cache, self.get_multipliers(state))
-        return -F, -f
+        return cs._forces_of(state, data, layout, d.cache, self.get_multipliers(state))
 
     def _constraint_kinematics(self, state, constraint) -> cs.ConstraintKinematics:
         """A constraint's kinematics in its ancestor frame: a Python constraint's as its
@@ -856,7 +891,7 @@ class SimbodyMatterSubsystem(Subsystem):
         iterations = 0
         while data.mp:
             system.realize(state, Stage.POSITION)
-            perr = np.array(self.get_q_err(state))
+            perr = np.array(self._perr(state))
             if np.max(np.abs(perr)) <= tolerance:
                 break
             if iterations == self.MAX_PROJECTION_ITERATIONS or \
@@ -881,7 +916,7 @@ class SimbodyMatterSubsystem(Subsystem):
             self.upd_q(state)[:] = q_start + dq
             self._normalize_quaternions(state, d)
             self.get_system().realize(state, Stage.POSITION)
-            if np.linalg.norm(self.get_q_err(state)) < size:
+            if np.linalg.norm(self._perr(state)) < size:
                 return True
             dq *= 0.5
         self.upd_q(state)[:] = q_start

@@ -70,14 +70,14 @@ class _SystemConstraints(AssemblyCondition):
         super().__init__("System Constraints")
 
     def calc_errors(self, state) -> np.ndarray:
-        return np.array(self.get_matter_subsystem().get_q_err(state))
+        return np.array(self.get_matter_subsystem()._perr(state))
 
     def get_num_errors(self, state) -> int:
-        return int(self.get_matter_subsystem().get_q_err(state).size)
+        return int(self.get_matter_subsystem()._perr(state).size)
 
     def calc_error_jacobian(self, state) -> np.ndarray | None:
         matter = self.get_matter_subsystem()
-        perr = matter.get_q_err(state)
+        perr = matter._perr(state)
         if not perr.size:
             return np.zeros((0, matter.get_q(state).size))
         if np.max(np.abs(perr)) > self.ANALYTIC_JACOBIAN_BELOW:

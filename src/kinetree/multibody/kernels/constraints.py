@@ -57,6 +57,10 @@ RANK_TOLERANCE = 1e-12
 """Pivots of G M⁻¹ Gᵀ below this fraction of its largest diagonal entry count as zero:
 the directions of redundant constraint equations."""
 
+INCONSISTENCY_TOLERANCE = 1e-6
+"""Acceleration errors left by the solve above this fraction of 1 + the largest before it
+mean the equations have no solution: redundant constraints asking for different motions."""
+
 position_errors = switch("constraints", "position_errors")
 velocity_errors = switch("constraints", "velocity_errors")
 acceleration_errors = switch("constraints", "acceleration_errors")
@@ -326,7 +330,9 @@ def body_accelerations(tree, cache, udot, A):
 def constraint_acceleration(kinds, tree, cache, con, udot, udoterr, multipliers):
     """Turn the unconstrained u̇ (``udot``, with the body accelerations in cache.A_GB) into
     the constrained u̇ in place, with its body accelerations; the multipliers λ and the
-    acceleration errors left into ``multipliers`` and ``udoterr`` (ACCELERATION)."""
+    acceleration errors left into ``multipliers`` and ``udoterr`` (ACCELERATION). Returns
+    1 if those errors are beyond INCONSISTENCY_TOLERANCE (the equations have no
+    solution; λ and u̇ are then the least-squares ones), else 0."""
     m = con.m
     acceleration_error_sweep(kinds, cache, con, cache.A_GB, udot, con.rhs)
     constraint_matrix(kinds, tree, cache, con)
@@ -348,26 +354,42 @@ def constraint_acceleration(kinds, tree, cache, con, udot, udoterr, multipliers)
             udot[k] -= lam * con.Y[j, k]
     body_accelerations(tree, cache, udot, cache.A_GB)
     acceleration_error_sweep(kinds, cache, con, cache.A_GB, udot, udoterr)
+    before, left = 0.0, 0.0
+    for j in range(m):
+        before = max(before, abs(con.rhs[j]))
+        left = max(left, abs(udoterr[j]))
+    return 1 if not left <= INCONSISTENCY_TOLERANCE * (1.0 + before) else 0
+
+
+@numba.njit(cache=True, forceinline=True)
+def constraint_rows(kinds, tree, cache, con):
+    """con.G at the positions of the cache (POSITION): the rows projection and the
+    operators use. A Python constraint's rows are those its pass last wrote."""
+    ancestor_poses(cache, con)
+    constraint_matrix(kinds, tree, cache, con)
 
 
 @kernel
 def calc_constraint_matrix(tree_i, tree_f, kinds, buf, status, constraint_kinds, con_i,
                            con_index, con_f, con_buf):
-    """The constraint table's G (``ConstraintWork.G``) at the positions of the cache
-    (POSITION): the rows projection and the operators use. A Python constraint's rows
-    are those its pass last wrote."""
-    tree, cache = unpack_tree(tree_i, tree_f, kinds), unpack_cache(buf, status)
+    """``constraint_rows`` on the flat tree, cache and constraint arrays."""
     con = unpack_constraints(con_i, con_index, con_f, con_buf, status[2])
-    ancestor_poses(cache, con)
-    constraint_matrix(constraint_kinds, tree, cache, con)
+    constraint_rows(constraint_kinds, unpack_tree(tree_i, tree_f, kinds),
+                    unpack_cache(buf, status), con)
 
 
 @kernel
 def project_on_rows(con_i, con_index, con_f, con_buf, nu, n, err, du):
-    """du (nu) = the smallest change (unit weights) with G[:n] du = -err: the correction
-    of the first n rows of G (the holonomic ones for q, those of uerr for u), redundant
+    """``project_rows`` on the flat constraint arrays."""
+    project_rows(unpack_constraints(con_i, con_index, con_f, con_buf, nu), n, err, du)
+
+
+@numba.njit(cache=True, forceinline=True)
+def project_rows(con, n, err, du):
+    """du = the smallest change (unit weights) with G[:n] du = -err: the correction of
+    the first n rows of G (the holonomic ones for q, those of uerr for u), redundant
     rows included."""
-    con = unpack_constraints(con_i, con_index, con_f, con_buf, nu)
+    nu = du.shape[0]
     G, W, x = con.G, con.W[:n, :n], con.lam[:n]
     for i in range(n):
         for j in range(i + 1):

@@ -15,7 +15,12 @@ from kinetree.multibody.tree_model import kernel, unpack_tree
 @kernel
 def multiply_by_n(tree_i, tree_f, kinds, q, u, out):
     """out (nq) = N(q) u."""
-    tree = unpack_tree(tree_i, tree_f, kinds)
+    n_sweep(unpack_tree(tree_i, tree_f, kinds), q, u, out)
+
+
+@numba.njit(cache=True, forceinline=True)
+def n_sweep(tree, q, u, out):
+    """out (nq) = N(q) u, body by body."""
     for b in range(1, tree.parent.shape[0]):
         qs, nq, us, nu = tree.q_start[b], tree.nq[b], tree.u_start[b], tree.nu[b]
         hinge.n_mult(tree.kinds, tree.code[b], q[qs:qs + nq], u[us:us + nu], tree.prm[b],
@@ -104,3 +109,14 @@ def normalize_quaternions(q, quaternion_q):
         if s > 0.0:
             for j in range(4):
                 q[quaternion_q[r, j]] /= s
+
+
+@numba.njit(cache=True, forceinline=True)
+def quaternion_errors(q, quaternion_q, out):
+    """out[k] = |q_k| - 1 for the quaternion whose q indices are row k of
+    ``quaternion_q``: Simbody's normalization errors, the last entries of qerr."""
+    for k in range(quaternion_q.shape[0]):
+        s = 0.0
+        for i in range(4):
+            s += q[quaternion_q[k, i]] ** 2
+        out[k] = s ** 0.5 - 1.0
