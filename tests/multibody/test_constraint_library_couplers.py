@@ -216,7 +216,9 @@ def test_projection_then_accelerations_solve_the_kkt_system(name, seed):
 def test_each_error_level_is_the_time_derivative_of_the_one_below(name):
     """Along t + s, q + s q̇, u + s x for an arbitrary x (not the solved u̇): d/ds perr =
     pverr, d/ds pverr = paerr and d/ds verr = vaerr, with the acceleration errors at u̇ = x
-    from G x + bias."""
+    from G x + bias. NoSlip1D's vaerr is Simbody's, not the derivative where the contact
+    point moves over the bodies (test_no_slip_is_simbodys_... in test_check_constraint.py;
+    the port of Simbody's test checks it against the material points' accelerations)."""
     system, matter, _, _ = MODELS[name]()
     state = random_state(system, 11)       # not projected: the errors are not zero
     system.realize(state, kt.Stage.VELOCITY)
@@ -237,7 +239,9 @@ def test_each_error_level_is_the_time_derivative_of_the_one_below(name):
     (p_plus, v_plus), (p_minus, v_minus) = errors(h), errors(-h)
     np.testing.assert_allclose((p_plus - p_minus) / (2 * h), state.get_u_err()[:mp],
                                rtol=0, atol=1e-8)
-    np.testing.assert_allclose((v_plus - v_minus) / (2 * h), udoterr[:nv], rtol=0, atol=1e-8)
+    if not name.startswith("NoSlip1D"):
+        np.testing.assert_allclose((v_plus - v_minus) / (2 * h), udoterr[:nv], rtol=0,
+                                   atol=1e-8)
     if name == "ConstantAcceleration":    # acceleration-only: aerr = u̇ᵢ - a, off x
         which = [(b, i, c.get_acceleration(state)) for c, b, i in
                  zip(*_constant_accelerations(matter))]

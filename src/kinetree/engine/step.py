@@ -65,6 +65,7 @@ from kinetree.integrators.step_control import (
 from kinetree.multibody.constraint_table import unpack_constraints
 from kinetree.multibody.kernels.constraints import constraint_rows, project_rows
 from kinetree.multibody.kernels.n_matrix import n_sweep, normalize_quaternions
+from kinetree.multibody.matter import SIGNIFICANT, SimbodyMatterSubsystem
 from kinetree.multibody.tree_model import unpack_cache, unpack_tree
 from kinetree.system.stage import Stage
 from kinetree.system.subsystem import Subsystem
@@ -75,8 +76,9 @@ _INSTANCE, _ACCELERATION = Stage.INSTANCE, Stage.ACCELERATION   # an Enum attrib
 _TREE_I, _TREE_F, _KINDS, _BUF, _STATUS, _Q, _U, _QDOT, _UDOT = range(9)
 _QUATERNION_Q, _QUATERNION_ERR, _CONSTRAINT_KINDS = 22, 23, 24
 _CON_I, _CON_INDEX, _CON_F, _CON_BUF, _QERR, _UERR = 25, 26, 27, 28, 29, 30
-MAX_PROJECTION_ITERATIONS, HALVINGS = 20, 12
-"""Newton steps of a projection of q, and halvings of each (SimbodyMatterSubsystem's)."""
+MAX_PROJECTION_ITERATIONS = SimbodyMatterSubsystem.MAX_PROJECTION_ITERATIONS
+HALVINGS = SimbodyMatterSubsystem.PROJECTION_HALVINGS
+OVERSHOOT = SimbodyMatterSubsystem.PROJECTION_OVERSHOOT
 PROJECTED, NOT_NEEDED, PROJECTION_FAILED = 0, -1, -2
 """What ``project_constraints`` returns, besides a realization's failure code."""
 
@@ -106,7 +108,8 @@ def _project_constraints(kinds, arguments, y, scratch, tolerance, force):
     ``tolerance``. q: quaternions normalized, then damped Newton steps q += s N Δu, Δu
     the smallest change (unit weights) zeroing the linearized position errors, s halved
     until they shrink; u: the smallest change zeroing the velocity errors. ``scratch``
-    (3 x ny) holds q at a Newton step's start, its N Δu and Δu. Returns PROJECTED,
+    (3 x ny) holds q at a Newton step's start, its N Δu and Δu. Like Simbody, the Newton
+    steps try for OVERSHOOT of the tolerance and settle for the tolerance. Returns PROJECTED,
     NOT_NEEDED, PROJECTION_FAILED or a realization's failure code."""
     q, u = arguments[_Q], arguments[_U]
     nq, nu = q.shape[0], u.shape[0]
@@ -129,13 +132,17 @@ def _project_constraints(kinds, arguments, y, scratch, tolerance, force):
     q_start, dq, du = scratch[0, :nq], scratch[1, :nq], scratch[2, :nu]
     mp = qerr.shape[0]
     iterations = 0
+    target = max(OVERSHOOT * tolerance, SIGNIFICANT)
     while mp > 0:
         failed = realize_stages(POSITION, POSITION, *arguments)
         if failed != 0:
             return failed
-        if _largest(qerr) <= tolerance:
+        worst = _largest(qerr)
+        if worst <= target:
             break
         if iterations == MAX_PROJECTION_ITERATIONS:
+            if worst <= tolerance:
+                break
             return PROJECTION_FAILED
         q_start[:] = q
         constraint_rows(kinds, tree, cache, con)
@@ -157,6 +164,8 @@ def _project_constraints(kinds, arguments, y, scratch, tolerance, force):
                 dq[i] *= 0.5
         if not shrunk:
             q[:] = q_start
+            if worst <= tolerance:
+                break
             return PROJECTION_FAILED
         iterations += 1
     failed = realize_stages(POSITION, POSITION, *arguments)

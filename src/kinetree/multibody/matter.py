@@ -62,6 +62,9 @@ from kinetree.system.hooks import RealizeHooks
 from kinetree.system.stage import Stage
 from kinetree.system.subsystem import Subsystem
 
+SIGNIFICANT = np.finfo(float).eps ** 0.875
+"""Simbody's SignificantReal: the smallest error projection tries for."""
+
 
 @dataclass
 class TreeData:
@@ -877,6 +880,11 @@ class SimbodyMatterSubsystem(Subsystem):
         return np.column_stack(cols) if cols else np.zeros((data.mp, 0))
 
     MAX_PROJECTION_ITERATIONS = 20
+    PROJECTION_HALVINGS = 12
+    PROJECTION_OVERSHOOT = 0.1
+    """Projection's Newton steps are halved up to PROJECTION_HALVINGS times until the
+    errors shrink, and try for PROJECTION_OVERSHOOT of the tolerance, settling for the
+    tolerance (Simbody's default overshoot factor)."""
 
     def project_q(self, state, tolerance: float) -> dict:
         """Normalize every quaternion, then move q by damped Newton steps q += s N Δu, Δu
@@ -889,13 +897,16 @@ class SimbodyMatterSubsystem(Subsystem):
         self._normalize_quaternions(state, d)
         data = self._constraint_data(state)
         iterations = 0
+        target = max(self.PROJECTION_OVERSHOOT * tolerance, SIGNIFICANT)
         while data.mp:
             system.realize(state, Stage.POSITION)
             perr = np.array(self._perr(state))
-            if np.max(np.abs(perr)) <= tolerance:
+            if np.max(np.abs(perr)) <= target:
                 break
             if iterations == self.MAX_PROJECTION_ITERATIONS or \
                     not self._newton_step(state, d, data, perr):
+                if np.max(np.abs(perr)) <= tolerance:
+                    break
                 worst = self._worst_constraint(data, perr)
                 raise KinetreeError(
                     f"System.project: position errors still {np.max(np.abs(perr)):.3g} after "
@@ -912,7 +923,7 @@ class SimbodyMatterSubsystem(Subsystem):
         q_start = np.array(self.get_q(state))
         dq = self.multiply_by_n(state, self._project_on_rows(state, d, data, perr, data.mp))
         size = np.linalg.norm(perr)
-        for _ in range(12):
+        for _ in range(self.PROJECTION_HALVINGS):
             self.upd_q(state)[:] = q_start + dq
             self._normalize_quaternions(state, d)
             self.get_system().realize(state, Stage.POSITION)

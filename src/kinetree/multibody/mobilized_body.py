@@ -16,6 +16,7 @@ from kinetree.math.inertia import MassProperties
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
 from kinetree.multibody.body import Body
+from kinetree.multibody.kernels.ancestor_frame import calc_relative_velocities
 from kinetree.multibody.mobilizers import (
     ball,
     bend_stretch,
@@ -295,6 +296,44 @@ class MobilizedBody:
         """A_GB = [ẇ_GB; a_GB] (rad/s², m/s² of the body origin), in Ground."""
         return self._tree(state, Stage.ACCELERATION,
                           "get_body_acceleration").cache.A_GB[self._index].copy()
+
+    def get_body_angular_acceleration(self, state) -> np.ndarray:
+        """ẇ_GB (rad/s²), in Ground."""
+        return self.get_body_acceleration(state)[:3]
+
+    def get_body_origin_acceleration(self, state) -> np.ndarray:
+        """a_GB (m/s²) of the body origin, in Ground."""
+        return self.get_body_acceleration(state)[3:]
+
+    def find_station_at_ground_point(self, state, location_G) -> np.ndarray:
+        """p_BS (m, in B): the station of this body at the Ground point p_GS."""
+        return self.get_body_transform(state).shift_base_station_to_frame(
+            np.asarray(location_G, dtype=float))
+
+    def find_station_location_in_another_body(self, state, station_B,
+                                              to_body_A) -> np.ndarray:
+        """p_AS (m, in A): a station S of this body, given as p_BS, measured from body A's
+        origin and expressed in A."""
+        return to_body_A.find_station_at_ground_point(
+            state, self.find_station_location_in_ground(state, station_B))
+
+    def find_body_velocity_in_another_body(self, state, in_body_A) -> np.ndarray:
+        """V_AB = [w_AB; v_AB] (rad/s; m/s of this body's origin): this body's velocity
+        in body A's frame (the derivative taken in A), expressed in A."""
+        c = self._tree(state, Stage.VELOCITY, "find_body_velocity_in_another_body").cache
+        out = np.empty((1, 6))
+        calc_relative_velocities(c.R_GB, c.p_GB, c.V_GB, in_body_A._index,
+                                 np.array([self._index]), out)
+        return out[0]
+
+    def find_station_velocity_in_another_body(self, state, station_B,
+                                              in_body_A) -> np.ndarray:
+        """v_AS (m/s, in A): the velocity in body A's frame of a station S of this body,
+        given as p_BS."""
+        V_AB = self.find_body_velocity_in_another_body(state, in_body_A)
+        R_AB = in_body_A.get_body_rotation(state).as_matrix().T @ \
+            self.get_body_rotation(state).as_matrix()
+        return V_AB[3:] + np.cross(V_AB[:3], R_AB @ np.asarray(station_B, dtype=float))
 
     def find_station_location_in_ground(self, state, station_B) -> np.ndarray:
         """p_GS for a station S fixed on the body, given as p_BS (m)."""

@@ -317,7 +317,7 @@ class System:
             t, ids = ss.calc_time_of_next_scheduled_event(state, include_current_time)
             if ids:
                 due.append((float(t), SubsystemScheduledEvents(ss, ids)))
-        return self._earliest(due)
+        return self._earliest(due, state.get_time(), include_current_time)
 
     def calc_time_of_next_scheduled_report(self, state: State, include_current_time: bool):
         """(t, due): the time (s) of the next scheduled reports, of reporters and of the
@@ -328,10 +328,15 @@ class System:
             t, ids = ss.calc_time_of_next_scheduled_report(state, include_current_time)
             if ids:
                 due.append((float(t), SubsystemScheduledEvents(ss, ids, report=True)))
-        return self._earliest(due)
+        return self._earliest(due, state.get_time(), include_current_time)
 
     @staticmethod
-    def _earliest(due):
+    def _earliest(due, now: float, include_current_time: bool):
+        """The earliest time in ``due`` [(t, who)] and who is due then, counting as Simbody
+        does only times after ``now`` (or at it, with ``include_current_time``): a
+        handler whose next time stays at the current time is not handled again and
+        again."""
+        due = [(ti, o) for ti, o in due if ti > now or (include_current_time and ti == now)]
         t = min((ti for ti, _ in due), default=math.inf)
         if math.isinf(t):
             return t, []

@@ -220,12 +220,11 @@ def constraint_matrix(kinds, tree, cache, con):
 
 @numba.njit(cache=True, forceinline=True)
 def pivoted_cholesky(W, pivots):
-    """Factor the symmetric positive semidefinite W (m x m) in place as Πᵀ W Π = L Lᵀ,
-    choosing the largest remaining diagonal entry as each pivot and stopping where the
-    rest fall below RANK_TOLERANCE of the largest: L (m x r, lower trapezoidal) is left in
-    W's lower triangle (the trailing block is kept whole, so pivoting may swap its rows
-    and columns), Π in ``pivots`` (W's row i of the factored order is row
-    pivots[i]); returns the rank r."""
+    """Factor the symmetric positive semidefinite W (m x m, its lower triangle read) in
+    place as Πᵀ W Π = L Lᵀ, choosing the largest remaining diagonal entry as each pivot
+    and stopping where the rest fall below RANK_TOLERANCE of the largest: L (m x r, lower
+    trapezoidal) is left in W's lower triangle, Π in ``pivots`` (row i of the factored
+    order is W's row pivots[i]); returns the rank r. The upper triangle is work space."""
     m = W.shape[0]
     for i in range(m):
         pivots[i] = i
@@ -234,26 +233,30 @@ def pivoted_cholesky(W, pivots):
         largest = max(largest, W[i, i])
     tol = RANK_TOLERANCE * largest
     for k in range(m):
-        best, at = W[k, k], k
+        best, p = W[k, k], k
         for i in range(k + 1, m):
             if W[i, i] > best:
-                best, at = W[i, i], i
+                best, p = W[i, i], i
         if not best > tol:
             return k
-        if at != k:
-            pivots[k], pivots[at] = pivots[at], pivots[k]
-            for j in range(m):
-                W[k, j], W[at, j] = W[at, j], W[k, j]
-            for i in range(m):
-                W[i, k], W[i, at] = W[i, at], W[i, k]
+        if p != k:          # swap rows and columns k and p of the lower triangle
+            pivots[k], pivots[p] = pivots[p], pivots[k]
+            for j in range(k):
+                W[k, j], W[p, j] = W[p, j], W[k, j]
+            W[k, k], W[p, p] = W[p, p], W[k, k]
+            for i in range(k + 1, p):
+                W[i, k], W[p, i] = W[p, i], W[i, k]
+            for i in range(p + 1, m):
+                W[i, k], W[i, p] = W[i, p], W[i, k]
         d = best ** 0.5
         W[k, k] = d
         for i in range(k + 1, m):
             W[i, k] /= d
-            W[k, i] = W[i, k]
-        for j in range(k + 1, m):
-            for i in range(k + 1, m):
-                W[i, j] -= W[i, k] * W[j, k]
+            W[k, i] = W[i, k]       # column k, contiguous, for the update below
+        for i in range(k + 1, m):
+            w = W[i, k]
+            for j in range(k + 1, i + 1):
+                W[i, j] -= w * W[k, j]
     return m
 
 
@@ -339,13 +342,12 @@ def constraint_acceleration(kinds, tree, cache, con, udot, udoterr, multipliers)
     for j in range(m):
         acceleration_sweep(tree, cache, cache.zero, cache.zero, cache.A_work, con.G[j],
                            cache.zero, con.Y[j])
-    for i in range(m):
+    for i in range(m):          # the lower triangle, all the factorization reads
         for j in range(i + 1):
             s = 0.0
             for k in range(con.G.shape[1]):
                 s += con.G[i, k] * con.Y[j, k]
             con.W[i, j] = s
-            con.W[j, i] = s
     solve_semidefinite(con.W, con.rhs, con.lam, con.pivots, con.S)
     for j in range(m):
         lam = con.lam[j]
