@@ -17,7 +17,7 @@ from kinetree.registry import COMMON, CONSTRAINTS, CONTACT, FAMILIES, FORCES, MO
 FUNCTIONS = {
     "mobilizers": ("x_fm", "h_fm", "hdot_u", "n_mult", "n_inv_mult", "ndot_u"),
     "forces": ("calc",),
-    "constraints": ("position_errors", "velocity_errors", "acceleration_errors", "forces"),
+    "constraints": ("acceleration_errors", "forces"),   # and the lower levels' if it has them
 }
 
 

@@ -75,8 +75,9 @@ CONSTRAINTS = {
     "constant_acceleration": 10,
 }
 """Constraint type codes (column 0 of a constraint table), one module each in
-multibody/constraints/, each with compiled ``position_errors``, ``velocity_errors``,
-``acceleration_errors`` and ``forces`` (``multibody/kernels/constraints.py``)."""
+multibody/constraints/, each with compiled ``acceleration_errors`` and ``forces``, and
+``position_errors`` and ``velocity_errors`` if it has equations of those levels
+(``multibody/kernels/constraints.py``)."""
 
 COMMON = {
     "mobilizers": ("pin", "weld", "slider", "universal", "cylinder", "screw", "planar",

@@ -26,16 +26,6 @@ _WHERE = "Constraint.ConstantAcceleration"
 # cf = [which_u (stored as a float), a]; the one constrained mobilizer's u̇ are udot_c.
 
 @numba.njit(cache=True)
-def position_errors(cf, R_AB, p_AB, perr):
-    """No holonomic equations."""
-
-
-@numba.njit(cache=True)
-def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
-    """No holonomic or nonholonomic equations."""
-
-
-@numba.njit(cache=True)
 def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
     """aerr = u̇ - a."""
     aerr[0] = udot[int(cf[0])] - cf[1]

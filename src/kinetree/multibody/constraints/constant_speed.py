@@ -25,11 +25,6 @@ _WHERE = "Constraint.ConstantSpeed"
 # cf = [which_u (stored as a float), s]; the one constrained mobilizer's u are u_c.
 
 @numba.njit(cache=True)
-def position_errors(cf, R_AB, p_AB, perr):
-    """No holonomic equations."""
-
-
-@numba.njit(cache=True)
 def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
     """verr = u - s."""
     uerr[0] = u[int(cf[0])] - cf[1]

@@ -13,7 +13,8 @@ equations call user Functions) reaches the compiled realization as rows: its Pyt
 after the compiled POSITION and VELOCITY stages and writes its errors, its rows of G
 (from its force methods) and its bias (its acceleration errors at u̇ = 0) into its
 parameters; the functions below read them, its constrained mobilities being all of the
-tree's. cf = [G (mc x nu, row by row); bias (mc)].
+tree's. cf = [G (mc x nu, row by row); bias (mc)]. It has no compiled position and
+velocity errors: the Python pass writes them.
 """
 
 from __future__ import annotations
@@ -21,16 +22,6 @@ from __future__ import annotations
 import numba
 
 from kinetree.multibody.constraint import Constraint, ConstraintImplementation
-
-
-@numba.njit(cache=True)
-def position_errors(cf, R_AB, p_AB, perr):
-    """Written by the Python pass."""
-
-
-@numba.njit(cache=True)
-def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
-    """Written by the Python pass."""
 
 
 @numba.njit(cache=True)

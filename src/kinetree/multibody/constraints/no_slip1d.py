@@ -57,11 +57,6 @@ def _geometry(cf, R_AB, p_AB):
 
 
 @numba.njit(cache=True)
-def position_errors(cf, R_AB, p_AB, perr):
-    """No holonomic equations."""
-
-
-@numba.njit(cache=True)
 def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
     """verr = (v_AP1 - v_AP0)·n_A."""
     _, b0, b1, _, r_P0, r_P1, n_A = _geometry(cf, R_AB, p_AB)

@@ -11,9 +11,10 @@ through a switch on its type code to its module's functions (multibody/constrain
     acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot_c, aerr)   [paerr; vaerr; aerr]
     forces(cf, R_AB, p_AB, lam_c, F_A, f_c)                         adds Gᵀλ
 
-with ``cf`` its parameters, ``u_c`` / ``udot_c`` / ``f_c`` its constrained mobilities'
-entries and ``F_A`` (k x 6) the spatial forces about each constrained body's origin, in
-A. The acceleration errors are affine in u̇, udoterr = G u̇ + bias, and the forces of the
+(a kind without equations of a level has no function for it, and its switch does
+nothing), with ``cf`` its parameters, ``u_c`` / ``udot_c`` / ``f_c`` its constrained
+mobilities' entries and ``F_A`` (k x 6) the spatial forces about each constrained body's
+origin, in A. The acceleration errors are affine in u̇, udoterr = G u̇ + bias, and the forces of the
 multipliers are Gᵀλ, so M u̇ + Gᵀλ = f. Forward dynamics solves
 
     (G M⁻¹ Gᵀ) λ = udoterr(u̇₀),    u̇ = u̇₀ - M⁻¹ Gᵀ λ,
