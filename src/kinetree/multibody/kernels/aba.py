@@ -236,6 +236,36 @@ def acceleration_sweep(tree, cache, c, bias, A, f, F, udot):
         acceleration_step(tree, cache, c, A, udot, b)
 
 
+@numba.njit(cache=True, forceinline=True)
+def inverse_mass_sweep(tree, cache, f, udot):
+    """u̇ = M⁻¹ f for mobility forces f alone (no body forces, no velocity terms), the body
+    accelerations into cache.A_work: ``acceleration_sweep`` with zero biases, less the
+    bias steps of bodies whose subtree carries no force (they pass nothing on). The
+    constraint solve's unit forces load only the paths from constrained bodies to
+    Ground."""
+    nb = tree.parent.shape[0]
+    z, eps = cache.z, cache.eps
+    for b in range(nb):
+        for i in range(6):
+            z[b, i] = 0.0
+    for b in range(nb - 1, 0, -1):
+        us, nu = tree.u_start[b], tree.nu[b]
+        loaded = False
+        for j in range(nu):
+            loaded = loaded or f[us + j] != 0.0
+        for i in range(6):
+            loaded = loaded or z[b, i] != 0.0
+        if loaded:
+            bias_step(tree, cache, cache.zero, f, b)
+        else:
+            for j in range(nu):
+                eps[us + j] = 0.0
+    A = cache.A_work
+    A[0, :] = 0.0
+    for b in range(1, nb):
+        acceleration_step(tree, cache, cache.zero, A, udot, b)
+
+
 @kernel
 def calc_tree_accelerations(tree_i, tree_f, kinds, buf, status, velocity_terms, f, F, udot):
     """``acceleration_sweep`` on the flat model and cache buffers. With

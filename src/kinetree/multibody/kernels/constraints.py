@@ -45,7 +45,7 @@ from kinetree.multibody.constraint_table import (
     V_ROW,
     unpack_constraints,
 )
-from kinetree.multibody.kernels.aba import acceleration_sweep
+from kinetree.multibody.kernels.aba import inverse_mass_sweep
 from kinetree.multibody.kernels.ancestor_frame import (
     relative_acceleration,
     relative_pose,
@@ -341,8 +341,7 @@ def constraint_acceleration(kinds, tree, cache, con, udot, udoterr, multipliers)
     acceleration_error_sweep(kinds, cache, con, cache.A_GB, udot, con.rhs)
     constraint_matrix(kinds, tree, cache, con)
     for j in range(m):
-        acceleration_sweep(tree, cache, cache.zero, cache.zero, cache.A_work, con.G[j],
-                           cache.zero, con.Y[j])
+        inverse_mass_sweep(tree, cache, con.G[j], con.Y[j])
     for i in range(m):          # the lower triangle, all the factorization reads
         for j in range(i + 1):
             s = 0.0
