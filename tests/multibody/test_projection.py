@@ -73,3 +73,56 @@ def test_perturbed_loops_project_back_and_realize_without_acceleration_errors(
     assert np.abs(state.get_u_err()).max() <= TOLERANCE
     assert np.abs(state.get_u_dot_err()).max() <= 1e-9 * max(1.0, np.abs(
         state.get_u_dot()).max())
+
+
+def test_jointed_bodies_and_their_free_constrained_copies_agree_after_projection():
+    """Simbody's TestMobilizerReactionForces setting: two Ball-jointed links and two Free
+    bodies held by Ball constraints at the same stations (and two Translation-jointed
+    links beside two Free bodies held by ConstantOrientation), the free ones fitted to the
+    jointed ones' poses and velocities; after project(state, 1e-10) each pair agrees in
+    pose and velocity within 1e-10 (the angle from the rotation's skew part, which is
+    exact near zero, unlike an arccos of the trace)."""
+    bond = 0.5
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    kt.Force.UniformGravity(forces, matter, [0, -9.8, 0])
+    body = kt.Body.Rigid(kt.MassProperties(1.3, [0, 0, 0], kt.Inertia(1.3)))
+    ground, out_x = matter.Ground(), kt.Transform([bond, 0, 0])
+    fb1 = kt.MobilizedBody.Free(ground, kt.Transform(), body, out_x)
+    fb2 = kt.MobilizedBody.Free(fb1, kt.Transform([0, 0, bond]), body, out_x)
+    kt.Constraint.Ball(ground, [0, 0, 0], fb1, [bond, 0, 0])
+    kt.Constraint.Ball(fb1, [0, 0, bond], fb2, [bond, 0, 0])
+    b1 = kt.MobilizedBody.Ball(ground, kt.Transform(), body, out_x)
+    b2 = kt.MobilizedBody.Ball(b1, kt.Transform([0, 0, bond]), body, out_x)
+    ft1 = kt.MobilizedBody.Free(ground, kt.Transform(), body, out_x)
+    ft2 = kt.MobilizedBody.Free(ft1, kt.Transform(), body, kt.Transform([0, bond, 0]))
+    kt.Constraint.ConstantOrientation(ground, kt.Rotation(), ft1, kt.Rotation())
+    kt.Constraint.ConstantOrientation(ft1, kt.Rotation(), ft2, kt.Rotation())
+    t1 = kt.MobilizedBody.Translation(ground, kt.Transform(), body, out_x)
+    t2 = kt.MobilizedBody.Translation(t1, kt.Transform(), body, kt.Transform([0, bond, 0]))
+    for b in (fb2, b2, ft2, t2):
+        kt.Force.ConstantTorque(forces, b, [0.1, 0.1, 1.0])
+    pairs = ((fb1, b1), (fb2, b2), (ft1, t1), (ft2, t2))
+    for seed in range(5):
+        state = system.realize_topology()
+        state.set_y(np.random.default_rng(seed).normal(size=state.get_num_y()))
+        system.realize(state, kt.Stage.VELOCITY)
+        poses = [jointed.get_mobilizer_transform(state) for _, jointed in pairs]
+        speeds = [jointed.get_mobilizer_velocity(state) for _, jointed in pairs]
+        for (free, _), X_FM in zip(pairs, poses):
+            free.set_q_to_fit_transform(state, X_FM)
+        system.realize(state, kt.Stage.POSITION)
+        for (free, _), V_FM in zip(pairs, speeds):
+            free.set_u_to_fit_velocity(state, V_FM)
+        system.project(state, TOLERANCE)
+        system.realize(state, kt.Stage.ACCELERATION)
+        for free, jointed in pairs:
+            X_a, X_b = jointed.get_body_transform(state), free.get_body_transform(state)
+            R = X_a.R.as_matrix().T @ X_b.R.as_matrix()
+            angle = np.linalg.norm([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]]) / 2
+            assert angle < TOLERANCE
+            np.testing.assert_allclose(X_b.p, X_a.p, rtol=0, atol=TOLERANCE)
+            np.testing.assert_allclose(free.get_body_velocity(state),
+                                       jointed.get_body_velocity(state), rtol=0,
+                                       atol=TOLERANCE)
