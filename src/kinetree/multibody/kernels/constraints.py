@@ -220,6 +220,33 @@ def constraint_matrix(kinds, tree, cache, con):
 
 
 @numba.njit(cache=True, forceinline=True)
+def lower_products(G, Y, W):
+    """W[i, j] = G[i] · Y[j] for j ≤ i (the lower triangle of G Yᵀ, all the factorization
+    reads), four j at a time: four independent sums share each load of G[i, k], where one
+    running sum would be a single chain of dependent additions."""
+    m, n = G.shape
+    for i in range(m):
+        g = G[i]
+        j = 0
+        while j + 4 <= i + 1:
+            y0, y1, y2, y3 = Y[j], Y[j + 1], Y[j + 2], Y[j + 3]
+            s0 = s1 = s2 = s3 = 0.0
+            for k in range(n):
+                gk = g[k]
+                s0 += gk * y0[k]
+                s1 += gk * y1[k]
+                s2 += gk * y2[k]
+                s3 += gk * y3[k]
+            W[i, j], W[i, j + 1], W[i, j + 2], W[i, j + 3] = s0, s1, s2, s3
+            j += 4
+        for jj in range(j, i + 1):
+            s = 0.0
+            for k in range(n):
+                s += g[k] * Y[jj, k]
+            W[i, jj] = s
+
+
+@numba.njit(cache=True, forceinline=True)
 def pivoted_cholesky(W, pivots):
     """Factor the symmetric positive semidefinite W (m x m, its lower triangle read) in
     place as Πᵀ W Π = L Lᵀ, choosing the largest remaining diagonal entry as each pivot
@@ -287,10 +314,13 @@ def solve_semidefinite(W, b, x, pivots, S):
     C = S[1:r + 1, :r]                # Lᵀ L, then its Cholesky factor
     for i in range(r):
         for j in range(i + 1):
-            s = 0.0
-            for k in range(i, m):
-                s += W[k, i] * W[k, j]
-            C[i, j] = s
+            C[i, j] = 0.0
+    for k in range(m):                # by rows of L, which lie along W's rows
+        row = W[k]
+        for i in range(min(k + 1, r)):
+            w = row[i]
+            for j in range(i + 1):
+                C[i, j] += w * row[j]
     for k in range(r):
         d = C[k, k] ** 0.5
         C[k, k] = d
@@ -342,12 +372,7 @@ def constraint_acceleration(kinds, tree, cache, con, udot, udoterr, multipliers)
     constraint_matrix(kinds, tree, cache, con)
     for j in range(m):
         inverse_mass_sweep(tree, cache, con.G[j], con.Y[j])
-    for i in range(m):          # the lower triangle, all the factorization reads
-        for j in range(i + 1):
-            s = 0.0
-            for k in range(con.G.shape[1]):
-                s += con.G[i, k] * con.Y[j, k]
-            con.W[i, j] = s
+    lower_products(con.G, con.Y, con.W)
     solve_semidefinite(con.W, con.rhs, con.lam, con.pivots, con.S)
     for j in range(m):
         lam = con.lam[j]
