@@ -203,7 +203,7 @@ def _derivative(y, arguments, ydot):
 
 @numba.njit(cache=True)
 def runge_kutta_steps(control_f, control_i, work, k, tableau, weights, group_ends,
-                      quaternion_q, arguments):
+                      arguments):
     """Take explicit Runge-Kutta steps from (t1, y1, ẏ1) until t1 reaches the report time
     or the stop time, or the step limit is met, realizing the State whose arrays are
     ``arguments`` for every derivative.
@@ -296,7 +296,7 @@ def runge_kutta_steps(control_f, control_i, work, k, tableau, weights, group_end
                 return projected
             break
         if control_i[PROJECT] and not constrained:
-            normalize_quaternions(y1[:nq], quaternion_q)
+            normalize_quaternions(y1[:nq], arguments[_QUATERNION_Q])
             control_i[PROJECTIONS] += 1
         t_end = t0 + h
         control_f[T1] = t_end if t_stop - t_end > time_tol(t_end) else t_stop
@@ -315,15 +315,13 @@ class CompiledStepper:
     def __init__(self, system, state):
         self._system, self._state = system, state
         self._entry = None
-        matter = system.get_matter_subsystem()
-        self._quaternion_q = matter.get_tree_data(state).quaternion_q
         self._scratch = np.empty((3, state.get_num_y()))
 
     @classmethod
     def for_state(cls, system, state) -> CompiledStepper | None:
         """A stepper on ``state`` (realized to INSTANCE), or None if its realization has
-        Python in it, or it has something to project beyond quaternions, or variables
-        the matter subsystem does not own."""
+        Python in it, or something other than the matter subsystem projects, or it has
+        variables the matter subsystem does not own."""
         if not _compiled_throughout(system, state, system._plan_of(state)):
             return None
         return cls(system, state)
@@ -338,7 +336,7 @@ class CompiledStepper:
                 self._system.realize(self._state, Stage.INSTANCE)
             plan = self._system._plan_of(self._state)
             arguments = (control_f, control_i, work, k, tableau, weights, group_ends,
-                         self._quaternion_q, plan._arguments)
+                         plan._arguments)
             if self._entry is None or self._entry[0] is not plan:
                 if not _compiled_throughout(self._system, self._state, plan):
                     return None
@@ -368,7 +366,7 @@ class CompiledStepper:
         arguments = plan._arguments
         if arguments[_CON_I].shape[0] == 0:
             if force:
-                normalize_quaternions(y, self._quaternion_q)
+                normalize_quaternions(y, arguments[_QUATERNION_Q])
             return force
         status = _project_constraints(arguments[_CONSTRAINT_KINDS], arguments, y,
                                       self._scratch, tolerance, force)

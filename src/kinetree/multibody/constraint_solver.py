@@ -440,12 +440,11 @@ def write_python_rows(state, data: ConstraintData, d, below: int | None = None) 
     positions only)."""
     con_f = data.table[2]
     for layout in data.python:
-        rows = [j for j in _rows_of(data, layout) if below is None or j < below]
-        if rows:
-            local = [k for k, j in enumerate(_rows_of(data, layout)) if j in rows]
-            G = con_f[layout.params][:len(_rows_of(data, layout)) * data.nu].reshape(
-                -1, data.nu)
-            G[local] = calc_g_transpose(state, data, d, rows).T
+        every = _rows_of(data, layout)
+        local = [k for k, j in enumerate(every) if below is None or j < below]
+        if local:
+            G = con_f[layout.params][:len(every) * data.nu].reshape(-1, data.nu)
+            G[local] = calc_g_transpose(state, data, d, [every[k] for k in local]).T
 
 
 def write_python_bias(state, data: ConstraintData, d) -> None:

@@ -720,13 +720,10 @@ class SimbodyMatterSubsystem(Subsystem):
         return self._ancestors[constraint._index]
 
     def _constraint_hooks(self, hook: str, state) -> None:
-        """Run an implementation hook of every constraint (at TOPOLOGY, MODEL and
-        INSTANCE) or of the enabled ones (later stages)."""
-        if hook in ("realize_topology", "realize_model", "realize_instance"):
-            constraints = self._constraints
-        else:
-            constraints = [lay.constraint for lay in self._constraint_data(state).layouts]
-        for c in constraints:
+        """Run a TOPOLOGY, MODEL or INSTANCE hook of every constraint's implementation
+        (the later stages' run from ``_python_work``, for the enabled ones that have
+        them)."""
+        for c in self._constraints:
             getattr(c._impl, hook)(state)
 
     def _constraint_data(self, state) -> cs.ConstraintData:
