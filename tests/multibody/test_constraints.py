@@ -85,6 +85,64 @@ def test_constrained_accelerations_solve_the_kkt_system(seed, inner):
     assert np.abs(again).max() < 1e-10 * scale
 
 
+def ladder(rungs):
+    """Two hanging chains of six links side by side, mixing Pin, Ball and Universal
+    mobilizers, joined at the links in ``rungs`` (link, "weld" or "ball") where they
+    stand at a random pose: Welds over-constrain the loops (G is rank-deficient)."""
+    rng = np.random.default_rng(11)
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
+    link = kt.Body.Rigid(kt.MassProperties(0.7, [0, -0.1, 0], kt.Inertia(0.03, 0.02, 0.025)))
+    chains = []
+    for x, kinds in ((-0.2, "PPBPUP"), (0.2, "PUPPBP")):
+        parent, X_PF, chain = matter.Ground(), kt.Transform([x, 0, 0]), []
+        for kind in kinds:
+            mobilizer = {"P": kt.MobilizedBody.Pin, "B": kt.MobilizedBody.Ball,
+                         "U": kt.MobilizedBody.Universal}[kind]
+            X_PF = kt.Transform(kt.Rotation.about_x(rng.uniform(-1, 1)), X_PF.p)
+            parent = mobilizer(parent, X_PF, link, kt.Transform([0, 0.25, 0]))
+            chain.append(parent)
+            X_PF = kt.Transform([0, -0.25, 0])
+        chains.append(chain)
+    state = system.realize_topology()
+    state.set_q(state.get_q() + rng.uniform(-0.3, 0.3, state.get_num_q()))
+    system.realize(state, kt.Stage.POSITION)
+    for i, kind in rungs:
+        a, b = chains[0][i], chains[1][i]
+        X_GR = kt.Transform((a.get_body_transform(state).p + b.get_body_transform(state).p) / 2)
+        X_AR = a.get_body_transform(state).invert() @ X_GR
+        X_BR = b.get_body_transform(state).invert() @ X_GR
+        if kind == "weld":
+            kt.Constraint.Weld(a, X_AR, b, X_BR)
+        else:
+            kt.Constraint.Ball(a, X_AR.p, b, X_BR.p)
+    moved = system.realize_topology()
+    moved.set_q(state.get_q() + rng.uniform(-0.01, 0.01, state.get_num_q()))
+    moved.set_u(rng.uniform(-1, 1, state.get_num_u()))
+    system.project(moved, 1e-13)
+    system.realize(moved, kt.Stage.ACCELERATION)
+    return system, matter, moved
+
+
+@pytest.mark.parametrize("rungs", [
+    [(5, "weld"), (4, "ball")],                       # 9 equations, full rank
+    [(5, "weld"), (3, "weld"), (1, "ball")],          # 15, redundant
+    [(5, "weld"), (4, "weld"), (3, "weld"), (2, "ball")],  # 21, redundant
+])
+def test_many_equations_solve_the_kkt_system(rungs):
+    """Built-in constraints with more equations than the solve takes M⁻¹ Gᵀ columns at
+    once (eight), not a multiple of it, on bodies of one, two and three mobilities."""
+    system, matter, state = ladder(rungs)
+    udot, lam = kkt(system, matter, state)
+    scale = max(1.0, np.abs(udot).max())
+    np.testing.assert_allclose(state.get_u_dot(), udot, atol=1e-9 * scale)
+    np.testing.assert_allclose(state.get_multipliers(), lam,
+                               atol=1e-9 * max(1.0, np.abs(lam).max()))
+    assert np.abs(state.get_u_dot_err()).max() < 1e-10 * scale
+
+
 def test_errors_and_their_derivatives_match_finite_differences():
     system, matter, rods = model(inner=True)
     state = consistent_state(system, np.random.default_rng(7))

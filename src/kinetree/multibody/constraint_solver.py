@@ -173,7 +173,8 @@ def build_layouts(state, constraints, ancestors, tree) -> ConstraintData:
         for layout, c, params in zip(layouts, constraints, all_params)]
     data = ConstraintData(layouts, kinematics, nu_tree, mp, mv, ma,
                           Kinds("constraints", [e[0] for e in table_entries]),
-                          pack_constraints(table_entries, nu_tree, mp, mv, ma))
+                          pack_constraints(table_entries, nu_tree, len(tree.nu), mp, mv,
+                                           ma))
     data.python = [layout for layout in layouts if layout.python]
     data.owners = [None] * data.m
     for layout in layouts:

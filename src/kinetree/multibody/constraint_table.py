@@ -27,6 +27,7 @@ from collections import namedtuple
 import numba
 import numpy as np
 
+from kinetree.multibody.kernels.aba import BLOCK
 from kinetree.multibody.tree_model import take_view
 
 (CODE, ANCESTOR, BODY0, NBODIES, USLOT0, NU, P_ROW, MP, V_ROW, MV, A_ROW, MA,
@@ -36,9 +37,9 @@ CON_COLUMNS = 13
 A_ROW the first aerr entry in udoterr; P_ROW the first perr entry (the same in all
 three)."""
 
-HEADER = 8
+HEADER = 9
 """con_index[:HEADER] = [body slots, mobility slots, m, mp, mv, ma, most bodies of one
-constraint, most mobilities of one constraint]."""
+constraint, most mobilities of one constraint, bodies of the tree]."""
 
 ConstraintWork = namedtuple("ConstraintWork", [
     "rows",       # (nc, CON_COLUMNS) int64: con_i
@@ -57,8 +58,12 @@ ConstraintWork = namedtuple("ConstraintWork", [
     "err_c",      # (m,): its errors
     "G",          # (m, nu): the constraint matrix, udoterr = G u̇ + bias
     "Y",          # (m, nu): rows of M⁻¹ Gᵀ
-    "W",          # (m, m): G M⁻¹ Gᵀ, then its pivoted Cholesky factor
+    "L",          # (m, m): the pivoted Cholesky factor of G M⁻¹ Gᵀ (or of G Gᵀ)
     "S",          # (m, m): work space of the rank-deficient solve
+    "sweep_Z",    # (nb, 6, BLOCK): articulated forces of the M⁻¹ Gᵀ sweeps
+    "sweep_A",    # (nb, 6, BLOCK): their body accelerations
+    "sweep_E",    # (nu, BLOCK): their ε
+    "sweep_T",    # (2, 6, BLOCK): their per-body work space
     "rhs",        # (m,)
     "lam",        # (m,)
     "m", "mp", "mv", "ma",
@@ -69,7 +74,7 @@ ConstraintWork = namedtuple("ConstraintWork", [
 def unpack_constraints(con_i, con_index, con_f, con_buf, nu):
     """ConstraintWork views of the constraint arrays for a tree of ``nu`` mobilities."""
     nbs, nus, m = con_index[0], con_index[1], con_index[2]
-    kmax, numax = con_index[6], con_index[7]
+    kmax, numax, nb = con_index[6], con_index[7], con_index[8]
     at = HEADER
     bodies = con_index[at:at + nbs]
     at += nbs
@@ -87,18 +92,24 @@ def unpack_constraints(con_i, con_index, con_f, con_buf, nu):
     err_c, at = take_view(con_buf, at, (m,))
     G, at = take_view(con_buf, at, (m, nu))
     Y, at = take_view(con_buf, at, (m, nu))
-    W, at = take_view(con_buf, at, (m, m))
+    L, at = take_view(con_buf, at, (m, m))
     S, at = take_view(con_buf, at, (m, m))
+    sweep_Z, at = take_view(con_buf, at, (nb, 6, BLOCK))
+    sweep_A, at = take_view(con_buf, at, (nb, 6, BLOCK))
+    sweep_E, at = take_view(con_buf, at, (nu, BLOCK))
+    sweep_T, at = take_view(con_buf, at, (2, 6, BLOCK))
     rhs, at = take_view(con_buf, at, (m,))
     lam, at = take_view(con_buf, at, (m,))
     return ConstraintWork(con_i, bodies, u_index, pivots, con_f, R_AB, p_AB, V_AB, A_AB,
-                          F_A, u_c, f_c, lam_c, err_c, G, Y, W, S, rhs, lam, m,
+                          F_A, u_c, f_c, lam_c, err_c, G, Y, L, S, sweep_Z, sweep_A, sweep_E,
+                          sweep_T, rhs, lam, m,
                           con_index[3], con_index[4], con_index[5])
 
 
-def work_size(body_slots: int, kmax: int, numax: int, m: int, nu: int) -> int:
+def work_size(body_slots: int, kmax: int, numax: int, m: int, nu: int, nb: int) -> int:
     """The floats of ``con_buf``, as ``unpack_constraints`` carves them."""
-    return body_slots * 24 + kmax * 6 + 2 * numax + 4 * m + 2 * m * nu + 2 * m * m
+    return (body_slots * 24 + kmax * 6 + 2 * numax + 4 * m + 2 * m * nu + 2 * m * m
+            + (12 * nb + nu + 12) * BLOCK)
 
 
 def work_views(con_i, con_index, con_f, con_buf, nu: int) -> ConstraintWork:
@@ -106,8 +117,9 @@ def work_views(con_i, con_index, con_f, con_buf, nu: int) -> ConstraintWork:
     return unpack_constraints.py_func(con_i, con_index, con_f, con_buf, nu)
 
 
-def pack_constraints(entries: list, nu: int, mp: int, mv: int, ma: int) -> tuple:
-    """(con_i, con_index, con_f, con_buf) for the enabled constraints ``entries``, each
+def pack_constraints(entries: list, nu: int, nb: int, mp: int, mv: int, ma: int) -> tuple:
+    """(con_i, con_index, con_f, con_buf) for the enabled constraints ``entries`` of a tree
+    of ``nu`` mobilities and ``nb`` bodies (Ground included), each
     (code, ancestor, bodies, u_index, (p_row, mp), (v_row, mv), (a_row, ma), params) with
     rows as in ``con_i``."""
     nc = len(entries)
@@ -127,10 +139,10 @@ def pack_constraints(entries: list, nu: int, mp: int, mv: int, ma: int) -> tuple
         f_at += len(params[c])
     kmax = max((len(b) for b in bodies), default=0)
     numax = max((len(u) for u in u_index), default=0)
-    header = np.array([nbs, nus, m, mp, mv, ma, kmax, numax], dtype=np.int64)
+    header = np.array([nbs, nus, m, mp, mv, ma, kmax, numax, nb], dtype=np.int64)
     con_index = np.concatenate([header, *bodies, *u_index, np.zeros(m, dtype=np.int64)])
     con_f = np.concatenate([np.zeros(0), *params])
-    con_buf = np.zeros(work_size(nbs, kmax, numax, m, nu))
+    con_buf = np.zeros(work_size(nbs, kmax, numax, m, nu, nb))
     con_index = con_index.astype(np.int64)
     work = work_views(con_i, con_index, con_f, con_buf, nu)
     assert work.lam.size == 0 or work.lam.ctypes.data + work.lam.nbytes == \

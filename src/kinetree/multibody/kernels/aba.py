@@ -236,34 +236,131 @@ def acceleration_sweep(tree, cache, c, bias, A, f, F, udot):
         acceleration_step(tree, cache, c, A, udot, b)
 
 
+BLOCK = 8
+"""Columns of M⁻¹ Gᵀ that ``inverse_mass_rows`` solves in one pair of sweeps."""
+
+
 @numba.njit(cache=True, forceinline=True)
-def inverse_mass_sweep(tree, cache, f, udot):
-    """u̇ = M⁻¹ f for mobility forces f alone (no body forces, no velocity terms), the body
-    accelerations into cache.A_work: ``acceleration_sweep`` with zero biases, less the
-    bias steps of bodies whose subtree carries no force (they pass nothing on). The
-    constraint solve's unit forces load only the paths from constrained bodies to
-    Ground."""
+def _block_bias_force(H, U, Dinv, F, us, z, E, g, za, k, nu, for_parent):
+    """``_bias_force`` for k right-hand sides at once, without the Coriolis term: ε = f -
+    Hᵀ z into E[us:us + nu] and, if the parent is a moving body, za = z + U D⁻¹ ε (each
+    array's last index the right-hand side)."""
+    for j in range(nu):
+        e, h = E[us + j], H[j]
+        for c in range(k):
+            e[c] = F[c, us + j]
+        for i in range(6):
+            for c in range(k):
+                e[c] -= h[i] * z[i, c]
+    if not for_parent:
+        return
+    for j in range(nu):
+        for c in range(k):
+            g[j, c] = 0.0
+        for jj in range(nu):
+            d, e = Dinv[j, jj], E[us + jj]
+            for c in range(k):
+                g[j, c] += d * e[c]
+    for i in range(6):
+        for c in range(k):
+            za[i, c] = z[i, c]
+        for j in range(nu):
+            w = U[j, i]
+            for c in range(k):
+                za[i, c] += w * g[j, c]
+
+
+@numba.njit(cache=True, forceinline=True)
+def _block_mobility_accelerations(H, U, Dinv, E, us, A, g, t, Y, k, nu):
+    """``_mobility_accelerations`` for k right-hand sides at once: u̇ = D⁻¹ (ε - Uᵀ A')
+    into Y[:k, us:us + nu], then A = A' + H u̇ (g and t are work space)."""
+    for j in range(nu):
+        u, e = U[j], E[us + j]
+        for c in range(k):
+            g[j, c] = e[c]
+        for i in range(6):
+            for c in range(k):
+                g[j, c] -= u[i] * A[i, c]
+    for j in range(nu):
+        for c in range(k):
+            t[c] = 0.0
+        for jj in range(nu):
+            d = Dinv[j, jj]
+            for c in range(k):
+                t[c] += d * g[jj, c]
+        h = H[j]
+        for c in range(k):
+            Y[c, us + j] = t[c]
+        for i in range(6):
+            for c in range(k):
+                A[i, c] += h[i] * t[c]
+
+
+@numba.njit(cache=True, forceinline=True)
+def inverse_mass_rows(tree, cache, F, Y, Z, A, E, T, k):
+    """Y = F M⁻¹ for k ≤ BLOCK rows of mobility forces F (k x nu): the rows of M⁻¹ Fᵀ,
+    from ``acceleration_sweep`` with zero biases run on the k right-hand sides together,
+    so that each body's H, U and D⁻¹ are read once for all of them and the innermost
+    loops run along the k (call it with a literal k, BLOCK or 1, so that they unroll).
+    Bodies whose subtree carries no force are skipped on the way in (they pass nothing
+    on): the constraint solve's unit forces load only the paths from constrained bodies
+    to Ground. Work space: Z and A (nb, 6, BLOCK) the articulated forces and the body
+    accelerations, E (nu, BLOCK) the ε, T (2, 6, BLOCK)."""
     nb = tree.parent.shape[0]
-    z, eps = cache.z, cache.eps
     for b in range(nb):
         for i in range(6):
-            z[b, i] = 0.0
+            for c in range(k):
+                Z[b, i, c] = 0.0
+    g, za = T[0], T[1]
     for b in range(nb - 1, 0, -1):
-        us, nu = tree.u_start[b], tree.nu[b]
+        us, nu, p = tree.u_start[b], tree.nu[b], tree.parent[b]
+        zb = Z[b]
         loaded = False
-        for j in range(nu):
-            loaded = loaded or f[us + j] != 0.0
-        for i in range(6):
-            loaded = loaded or z[b, i] != 0.0
-        if loaded:
-            bias_step(tree, cache, cache.zero, f, b)
-        else:
+        for c in range(k):
             for j in range(nu):
-                eps[us + j] = 0.0
-    A = cache.A_work
-    A[0, :] = 0.0
+                loaded = loaded or F[c, us + j] != 0.0
+            for i in range(6):
+                loaded = loaded or zb[i, c] != 0.0
+        if not loaded:
+            for j in range(nu):
+                for c in range(k):
+                    E[us + j, c] = 0.0
+            continue
+        H, U = mobility_rows(tree, cache.H_cols, b), mobility_rows(tree, cache.U_cols, b)
+        Dinv = mobility_rows(tree, cache.Dinv, b)
+        if nu == 1:
+            _block_bias_force(H, U, Dinv, F, us, zb, E, g, za, k, 1, p != 0)
+        else:
+            _block_bias_force(H, U, Dinv, F, us, zb, E, g, za, k, nu, p != 0)
+        if p == 0:
+            continue
+        r0, r1, r2 = cache.p_PB[b]       # z_P += phi (z + U D⁻¹ ε)
+        zp = Z[p]
+        for c in range(k):
+            zp[0, c] += za[0, c] + r1 * za[5, c] - r2 * za[4, c]
+            zp[1, c] += za[1, c] + r2 * za[3, c] - r0 * za[5, c]
+            zp[2, c] += za[2, c] + r0 * za[4, c] - r1 * za[3, c]
+            zp[3, c] += za[3, c]
+            zp[4, c] += za[4, c]
+            zp[5, c] += za[5, c]
+    for i in range(6):
+        for c in range(k):
+            A[0, i, c] = 0.0
     for b in range(1, nb):
-        acceleration_step(tree, cache, cache.zero, A, udot, b)
+        us, nu = tree.u_start[b], tree.nu[b]
+        H, U = mobility_rows(tree, cache.H_cols, b), mobility_rows(tree, cache.U_cols, b)
+        Dinv = mobility_rows(tree, cache.Dinv, b)
+        r0, r1, r2 = cache.p_PB[b]
+        Ab, Ap = A[b], A[tree.parent[b]]
+        for c in range(k):                  # A' = phiᵀ A_P
+            Ab[0, c], Ab[1, c], Ab[2, c] = Ap[0, c], Ap[1, c], Ap[2, c]
+            Ab[3, c] = Ap[3, c] + Ap[1, c] * r2 - Ap[2, c] * r1
+            Ab[4, c] = Ap[4, c] + Ap[2, c] * r0 - Ap[0, c] * r2
+            Ab[5, c] = Ap[5, c] + Ap[0, c] * r1 - Ap[1, c] * r0
+        if nu == 1:
+            _block_mobility_accelerations(H, U, Dinv, E, us, Ab, g, za[0], Y, k, 1)
+        else:
+            _block_mobility_accelerations(H, U, Dinv, E, us, Ab, g, za[0], Y, k, nu)
 
 
 @kernel

@@ -21,9 +21,11 @@ multipliers are Gᵀλ, so M u̇ + Gᵀλ = f. Forward dynamics solves
 
 u̇₀ being the unconstrained (articulated-body) solution: G's rows from the force
 functions (one unit multiplier each, carried to the mobilities by Jᵀ along the path to
-Ground), m articulated-body solves for M⁻¹ Gᵀ, and a pivoted Cholesky factorization of
-the m x m G M⁻¹ Gᵀ that detects redundant equations, so consistent redundant constraints
-still give a unique u̇ and the minimum-norm, finite λ.
+Ground), M⁻¹ Gᵀ by articulated-body solves (eight columns per pair of sweeps), and a
+pivoted Cholesky factorization of the m x m G M⁻¹ Gᵀ that detects redundant equations,
+so consistent redundant constraints still give a unique u̇ and the minimum-norm, finite
+λ. The factorization forms only the columns of G M⁻¹ Gᵀ it pivots on: r of them for
+rank r.
 """
 
 import numba
@@ -45,7 +47,7 @@ from kinetree.multibody.constraint_table import (
     V_ROW,
     unpack_constraints,
 )
-from kinetree.multibody.kernels.aba import inverse_mass_sweep
+from kinetree.multibody.kernels.aba import BLOCK, inverse_mass_rows
 from kinetree.multibody.kernels.ancestor_frame import (
     relative_acceleration,
     relative_pose,
@@ -220,94 +222,72 @@ def constraint_matrix(kinds, tree, cache, con):
 
 
 @numba.njit(cache=True, forceinline=True)
-def lower_products(G, Y, W):
-    """W[i, j] = G[i] · Y[j] for j ≤ i (the lower triangle of G Yᵀ, all the factorization
-    reads), four j at a time: four independent sums share each load of G[i, k], where one
-    running sum would be a single chain of dependent additions."""
-    m, n = G.shape
-    for i in range(m):
-        g = G[i]
-        j = 0
-        while j + 4 <= i + 1:
-            y0, y1, y2, y3 = Y[j], Y[j + 1], Y[j + 2], Y[j + 3]
-            s0 = s1 = s2 = s3 = 0.0
-            for k in range(n):
-                gk = g[k]
-                s0 += gk * y0[k]
-                s1 += gk * y1[k]
-                s2 += gk * y2[k]
-                s3 += gk * y3[k]
-            W[i, j], W[i, j + 1], W[i, j + 2], W[i, j + 3] = s0, s1, s2, s3
-            j += 4
-        for jj in range(j, i + 1):
-            s = 0.0
-            for k in range(n):
-                s += g[k] * Y[jj, k]
-            W[i, jj] = s
-
-
-@numba.njit(cache=True, forceinline=True)
-def pivoted_cholesky(W, pivots):
-    """Factor the symmetric positive semidefinite W (m x m, its lower triangle read) in
-    place as Πᵀ W Π = L Lᵀ, choosing the largest remaining diagonal entry as each pivot
-    and stopping where the rest fall below RANK_TOLERANCE of the largest: L (m x r, lower
-    trapezoidal) is left in W's lower triangle, Π in ``pivots`` (row i of the factored
-    order is W's row pivots[i]); returns the rank r. The upper triangle is work space."""
-    m = W.shape[0]
-    for i in range(m):
-        pivots[i] = i
+def pivoted_cholesky(G, Y, L, pivots, d):
+    """Factor the symmetric positive semidefinite W = G Yᵀ (m x m; G and Y m x nu, W[i, j]
+    = G[i] · Y[j]) as Πᵀ W Π = L Lᵀ, choosing the largest remaining diagonal entry as
+    each pivot and stopping where the rest fall below RANK_TOLERANCE of the largest: L
+    (m x r, lower trapezoidal) into L's lower triangle, Π into ``pivots`` (row i of the
+    factored order is W's row pivots[i]); returns the rank r. Column by column
+    (left-looking), so that only the r columns of W that become pivots are ever formed,
+    each entry as it is needed; ``d`` (m) holds the diagonal of what is left to factor."""
+    m, nu = G.shape
     largest = 0.0
     for i in range(m):
-        largest = max(largest, W[i, i])
+        pivots[i] = i
+        s = 0.0
+        for k in range(nu):
+            s += G[i, k] * Y[i, k]
+        d[i] = s
+        largest = max(largest, s)
     tol = RANK_TOLERANCE * largest
     for k in range(m):
-        best, p = W[k, k], k
+        best, p = d[k], k
         for i in range(k + 1, m):
-            if W[i, i] > best:
-                best, p = W[i, i], i
+            if d[i] > best:
+                best, p = d[i], i
         if not best > tol:
             return k
-        if p != k:          # swap rows and columns k and p of the lower triangle
+        if p != k:
             pivots[k], pivots[p] = pivots[p], pivots[k]
+            d[k], d[p] = d[p], d[k]
             for j in range(k):
-                W[k, j], W[p, j] = W[p, j], W[k, j]
-            W[k, k], W[p, p] = W[p, p], W[k, k]
-            for i in range(k + 1, p):
-                W[i, k], W[p, i] = W[p, i], W[i, k]
-            for i in range(p + 1, m):
-                W[i, k], W[i, p] = W[i, p], W[i, k]
-        d = best ** 0.5
-        W[k, k] = d
+                L[k, j], L[p, j] = L[p, j], L[k, j]
+        lkk = best ** 0.5
+        L[k, k] = lkk
+        lk, yk = L[k], Y[pivots[k]]
         for i in range(k + 1, m):
-            W[i, k] /= d
-            W[k, i] = W[i, k]       # column k, contiguous, for the update below
-        for i in range(k + 1, m):
-            w = W[i, k]
-            for j in range(k + 1, i + 1):
-                W[i, j] -= w * W[k, j]
+            g, li = G[pivots[i]], L[i]
+            s = 0.0
+            for c in range(nu):
+                s += g[c] * yk[c]
+            for j in range(k):
+                s -= li[j] * lk[j]
+            s /= lkk
+            li[k] = s
+            d[i] -= s * s
     return m
 
 
 @numba.njit(cache=True, forceinline=True)
-def solve_semidefinite(W, b, x, pivots, S):
-    """x = the minimum-norm solution of W x = b, W (m x m) symmetric positive semidefinite
-    and b in its range (consistent equations, redundant ones included); W is overwritten.
+def solve_semidefinite(G, Y, b, x, L, pivots, S):
+    """x = the minimum-norm solution of W x = b, W = G Yᵀ (m x m) symmetric positive
+    semidefinite and b in its range (consistent equations, redundant ones included).
     With Πᵀ W Π = L Lᵀ, L = [L1; L2] (m x r): Lᵀ x̃ = v where L1 v = (Πᵀ b)[:r], and the
-    smallest such x̃ is L (Lᵀ L)⁻¹ v; x = Π x̃. S (m x m) is work space."""
-    m = W.shape[0]
-    r = pivoted_cholesky(W, pivots)
+    smallest such x̃ is L (Lᵀ L)⁻¹ v; x = Π x̃. L and S (m x m) are work space."""
+    m = L.shape[0]
+    r = pivoted_cholesky(G, Y, L, pivots, S[0])
     v = S[0]                          # forward substitution: L1 v = (Πᵀ b)[:r]
     for i in range(r):
         s = b[pivots[i]]
         for j in range(i):
-            s -= W[i, j] * v[j]
-        v[i] = s / W[i, i]
+            s -= L[i, j] * v[j]
+        v[i] = s / L[i, i]
     if r == m:                        # full rank: back substitution, Lᵀ x̃ = v
         for i in range(m - 1, -1, -1):
             s = v[i]
             for j in range(i + 1, m):
-                s -= W[j, i] * v[j]
-            v[i] = s / W[i, i]
+                s -= L[j, i] * v[j]
+            v[i] = s / L[i, i]
         for i in range(m):
             x[pivots[i]] = v[i]
         return
@@ -315,8 +295,8 @@ def solve_semidefinite(W, b, x, pivots, S):
     for i in range(r):
         for j in range(i + 1):
             C[i, j] = 0.0
-    for k in range(m):                # by rows of L, which lie along W's rows
-        row = W[k]
+    for k in range(m):                # by rows of L, which lie along L's rows
+        row = L[k]
         for i in range(min(k + 1, r)):
             w = row[i]
             for j in range(i + 1):
@@ -342,7 +322,7 @@ def solve_semidefinite(W, b, x, pivots, S):
     for i in range(m):
         s = 0.0
         for j in range(min(i + 1, r)):
-            s += W[i, j] * v[j]
+            s += L[i, j] * v[j]
         x[pivots[i]] = s
 
 
@@ -370,10 +350,16 @@ def constraint_acceleration(kinds, tree, cache, con, udot, udoterr, multipliers)
     m = con.m
     acceleration_error_sweep(kinds, cache, con, cache.A_GB, udot, con.rhs)
     constraint_matrix(kinds, tree, cache, con)
-    for j in range(m):
-        inverse_mass_sweep(tree, cache, con.G[j], con.Y[j])
-    lower_products(con.G, con.Y, con.W)
-    solve_semidefinite(con.W, con.rhs, con.lam, con.pivots, con.S)
+    j = 0
+    while j + BLOCK <= m:           # M⁻¹ Gᵀ, BLOCK columns at a time, then one at a time
+        inverse_mass_rows(tree, cache, con.G[j:j + BLOCK], con.Y[j:j + BLOCK], con.sweep_Z,
+                          con.sweep_A, con.sweep_E, con.sweep_T, BLOCK)
+        j += BLOCK
+    while j < m:
+        inverse_mass_rows(tree, cache, con.G[j:j + 1], con.Y[j:j + 1], con.sweep_Z,
+                          con.sweep_A, con.sweep_E, con.sweep_T, 1)
+        j += 1
+    solve_semidefinite(con.G[:m], con.Y[:m], con.rhs, con.lam, con.L, con.pivots, con.S)
     for j in range(m):
         lam = con.lam[j]
         multipliers[j] = lam
@@ -417,15 +403,8 @@ def project_rows(con, n, err, du):
     the first n rows of G (the holonomic ones for q, those of uerr for u), redundant
     rows included."""
     nu = du.shape[0]
-    G, W, x = con.G, con.W[:n, :n], con.lam[:n]
-    for i in range(n):
-        for j in range(i + 1):
-            s = 0.0
-            for k in range(nu):
-                s += G[i, k] * G[j, k]
-            W[i, j] = s
-            W[j, i] = s
-    solve_semidefinite(W, err, x, con.pivots[:n], con.S[:n, :n])
+    G, x = con.G, con.lam[:n]
+    solve_semidefinite(G[:n], G[:n], err, x, con.L[:n, :n], con.pivots[:n], con.S[:n, :n])
     for k in range(nu):
         s = 0.0
         for i in range(n):
