@@ -21,7 +21,7 @@ from kinetree.contact.compliant import CompliantContactSubsystem
 from kinetree.contact.elastic_foundation_force import ElasticFoundationForce
 from kinetree.contact.general import ContactSetForce, GeneralContactSubsystem
 from kinetree.contact.tracker import ContactTrackerSubsystem
-from kinetree.engine.entry import entry_point
+from kinetree.engine.entry import entry_point, native_address
 from kinetree.engine.forward import (
     INCONSISTENT,
     NO_CONTACTS,
@@ -103,6 +103,8 @@ class RealizationPlan:
             self._arguments = (*matter._kernel_arguments(state), *table, *contacts,
                                *matter._constraint_arguments(state))
             self._realize = entry_point(realize_stages, (0, 0, *self._arguments))
+            # for the compiled callers of the same compiled code (engine/step.py)
+            self.realize_address = native_address(realize_stages, (0, 0, *self._arguments))
             self._matter = matter
         else:
             self._arguments = None

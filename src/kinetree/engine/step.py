@@ -20,16 +20,14 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from kinetree.engine.entry import entry_point
+from kinetree.engine.entry import call_native, entry_point, native_address
 from kinetree.engine.forward import (
     ACCELERATION,
     OVERFLOW,
     POSITION,
     SINGULAR,
     VELOCITY,
-    realize_stages,
 )
-from kinetree.engine.kinds import when_used
 from kinetree.errors import KinetreeError
 from kinetree.integrators.step_control import (
     ACCURACY,
@@ -84,6 +82,14 @@ PROJECTED, NOT_NEEDED, PROJECTION_FAILED = 0, -1, -2
 
 
 @numba.njit(cache=True, forceinline=True)
+def _copy(source, target):
+    """target[:] = source, for arrays of one length: without numpy's shape check, whose
+    error message alone would compile numba's string formatting (seconds of a first run)."""
+    for i in range(target.shape[0]):
+        target[i] = source[i]
+
+
+@numba.njit(cache=True, forceinline=True)
 def _largest(a):
     """max |a_i| (0 for an empty a)."""
     worst = 0.0
@@ -102,8 +108,9 @@ def _norm(a):
 
 
 @numba.njit(cache=True)
-def _project_constraints(kinds, arguments, y, scratch, tolerance, force):
-    """SimbodyMatterSubsystem.project on the State whose arrays are ``arguments``, at y
+def _project_constraints(kinds, realize, arguments, y, scratch, tolerance, force):
+    """SimbodyMatterSubsystem.project on the State whose arrays are ``arguments``
+    (realized by the compiled ``realize_stages`` at the address ``realize``), at y
     (which it updates): unless ``force``, only if an error of qerr or uerr exceeds
     ``tolerance``. q: quaternions normalized, then damped Newton steps q += s N Δu, Δu
     the smallest change (unit weights) zeroing the linearized position errors, s halved
@@ -113,11 +120,11 @@ def _project_constraints(kinds, arguments, y, scratch, tolerance, force):
     NOT_NEEDED, PROJECTION_FAILED or a realization's failure code."""
     q, u = arguments[_Q], arguments[_U]
     nq, nu = q.shape[0], u.shape[0]
-    q[:] = y[:nq]
-    u[:] = y[nq:]
+    _copy(y[:nq], q)
+    _copy(y[nq:], u)
     qerr, uerr = arguments[_QERR], arguments[_UERR]
     if not force:
-        failed = realize_stages(POSITION, VELOCITY, *arguments)
+        failed = call_native(realize, POSITION, VELOCITY, *arguments)
         if failed != 0:
             return failed
         if not max(_largest(arguments[_QUATERNION_ERR]), _largest(qerr),
@@ -134,7 +141,7 @@ def _project_constraints(kinds, arguments, y, scratch, tolerance, force):
     iterations = 0
     target = max(OVERSHOOT * tolerance, SIGNIFICANT)
     while mp > 0:
-        failed = realize_stages(POSITION, POSITION, *arguments)
+        failed = call_native(realize, POSITION, POSITION, *arguments)
         if failed != 0:
             return failed
         worst = _largest(qerr)
@@ -144,7 +151,7 @@ def _project_constraints(kinds, arguments, y, scratch, tolerance, force):
             if worst <= tolerance:
                 break
             return PROJECTION_FAILED
-        q_start[:] = q
+        _copy(q, q_start)
         constraint_rows(kinds, tree, cache, con)
         project_rows(con, mp, qerr, du)
         n_sweep(tree, q, du, dq)
@@ -154,7 +161,7 @@ def _project_constraints(kinds, arguments, y, scratch, tolerance, force):
             for i in range(nq):
                 q[i] = q_start[i] + dq[i]
             normalize_quaternions(q, quaternion_q)
-            failed = realize_stages(POSITION, POSITION, *arguments)
+            failed = call_native(realize, POSITION, POSITION, *arguments)
             if failed != 0:
                 return failed
             if _norm(qerr) < size:
@@ -163,14 +170,14 @@ def _project_constraints(kinds, arguments, y, scratch, tolerance, force):
             for i in range(nq):
                 dq[i] *= 0.5
         if not shrunk:
-            q[:] = q_start
+            _copy(q_start, q)
             if worst <= tolerance:
                 break
             return PROJECTION_FAILED
         iterations += 1
-    failed = realize_stages(POSITION, POSITION, *arguments)
+    failed = call_native(realize, POSITION, POSITION, *arguments)
     if failed == 0 and uerr.shape[0] > 0:
-        failed = realize_stages(VELOCITY, VELOCITY, *arguments)
+        failed = call_native(realize, VELOCITY, VELOCITY, *arguments)
         if failed == 0 and _largest(uerr) > tolerance:
             constraint_rows(kinds, tree, cache, con)
             project_rows(con, uerr.shape[0], uerr, du)
@@ -183,30 +190,28 @@ def _project_constraints(kinds, arguments, y, scratch, tolerance, force):
     return PROJECTED
 
 
-project_constraints = when_used("constraints", _project_constraints)
-"""project_constraints(constraint_kinds, arguments, y, scratch, tolerance, force): the
-projection of a model with constraints; NOT_NEEDED, compiling nothing, without."""
-
-
 @numba.njit(cache=True, forceinline=True)
-def _derivative(y, arguments, ydot):
-    """ẏ = f(y) by realizing the State whose arrays are ``arguments``; 0 or why not."""
+def _derivative(realize, y, arguments, ydot):
+    """ẏ = f(y) by realizing the State whose arrays are ``arguments`` (``realize``: the
+    address of the compiled ``realize_stages``); 0 or why not."""
     q, u = arguments[_Q], arguments[_U]
     nq = q.shape[0]
-    q[:] = y[:nq]
-    u[:] = y[nq:]
-    failed = realize_stages(POSITION, ACCELERATION, *arguments)
-    ydot[:nq] = arguments[_QDOT]
-    ydot[nq:] = arguments[_UDOT]
+    _copy(y[:nq], q)
+    _copy(y[nq:], u)
+    failed = call_native(realize, POSITION, ACCELERATION, *arguments)
+    _copy(arguments[_QDOT], ydot[:nq])
+    _copy(arguments[_UDOT], ydot[nq:])
     return failed
 
 
 @numba.njit(cache=True)
 def runge_kutta_steps(control_f, control_i, work, k, tableau, weights, group_ends,
-                      arguments):
+                      arguments, realize, project):
     """Take explicit Runge-Kutta steps from (t1, y1, ẏ1) until t1 reaches the report time
     or the stop time, or the step limit is met, realizing the State whose arrays are
-    ``arguments`` for every derivative.
+    ``arguments`` for every derivative (by the compiled ``realize_stages`` at the
+    address ``realize``), and projecting a model with constraints by the compiled
+    ``_project_constraints`` at the address ``project``.
 
     Each step is ``Integrator._take_step``: y0 = y1, the stages k[i] = f(y0 + h Σ a_ij
     k_j), y1 = y0 + h Σ b_i k_i, the error h Σ e_i k_i weighed against the accuracy (no
@@ -226,7 +231,7 @@ def runge_kutta_steps(control_f, control_i, work, k, tableau, weights, group_end
         t1 = control_f[T1]
         tol = time_tol(t1)
         if control_i[END_PENDING]:
-            failed = _derivative(y1, arguments, ydot1)
+            failed = _derivative(realize, y1, arguments, ydot1)
             if failed != 0:
                 return failed
             control_i[END_PENDING] = 0
@@ -236,8 +241,8 @@ def runge_kutta_steps(control_f, control_i, work, k, tableau, weights, group_end
             return 0
         # One step from (t0, y0) = (t1, y1), retried smaller until its error passes.
         t0 = control_f[T0] = t1
-        y0[:] = y1
-        ydot0[:] = ydot1
+        _copy(y1, y0)
+        _copy(ydot1, ydot0)
         t_stop = control_f[T_STOP]
         while True:
             h = min(fixed if fixed > 0.0 else control_f[H_NEXT], control_f[MAX_STEP])
@@ -247,7 +252,7 @@ def runge_kutta_steps(control_f, control_i, work, k, tableau, weights, group_end
             k[0, :] = ydot0
             for i in range(1, s):
                 combine(y0, h, a[i], k, i, stage_y)
-                failed = _derivative(stage_y, arguments, k[i])
+                failed = _derivative(realize, stage_y, arguments, k[i])
                 if failed != 0:
                     # This attempt never happened: it is taken again after the repair.
                     control_i[REALIZATIONS] -= i - 1
@@ -271,15 +276,15 @@ def runge_kutta_steps(control_f, control_i, work, k, tableau, weights, group_end
                     h_new = h * max(MAX_SHRINK, min(factor, 0.9))
                     control_f[H_NEXT] = h_new
                     if h_new < max(control_f[MIN_STEP], time_tol(t0)):
-                        y1[:] = y0                      # the step is not taken
+                        _copy(y0, y1)                   # the step is not taken
                         return TOO_SMALL
                     continue
                 h_new = h * min(MAX_GROWTH, max(1.0, factor))
             if not constrained:
                 break
-            projected = project_constraints(arguments[_CONSTRAINT_KINDS], arguments, y1,
-                                            work[6:9], control_f[CONSTRAINT_TOL],
-                                            control_i[PROJECT] != 0)
+            projected = call_native(project, arguments[_CONSTRAINT_KINDS], realize,
+                                    arguments, y1, work[6:9], control_f[CONSTRAINT_TOL],
+                                    control_i[PROJECT] != 0)
             if projected == PROJECTED:
                 control_i[PROJECTIONS] += 1
             elif projected == PROJECTION_FAILED:
@@ -288,11 +293,11 @@ def runge_kutta_steps(control_f, control_i, work, k, tableau, weights, group_end
                 h_new = h * 0.5
                 control_f[H_NEXT] = h_new
                 if fixed > 0.0 or h_new < max(control_f[MIN_STEP], time_tol(t0)):
-                    y1[:] = y0
+                    _copy(y0, y1)
                     return TOO_SMALL
                 continue
             elif projected != NOT_NEEDED:
-                y1[:] = y0
+                _copy(y0, y1)
                 return projected
             break
         if control_i[PROJECT] and not constrained:
@@ -335,15 +340,22 @@ class CompiledStepper:
             if self._state._stage < _INSTANCE:
                 self._system.realize(self._state, Stage.INSTANCE)
             plan = self._system._plan_of(self._state)
-            arguments = (control_f, control_i, work, k, tableau, weights, group_ends,
-                         plan._arguments)
             if self._entry is None or self._entry[0] is not plan:
                 if not _compiled_throughout(self._system, self._state, plan):
                     return None
-                # Bound to the arrays of this plan and integrator (all that change between
-                # runs is their contents).
-                self._entry = plan, entry_point(runge_kutta_steps, arguments)
-            failed = self._entry[1](*arguments)
+                # The compiled run and the addresses it calls, for this plan's arrays
+                # (all that changes between runs is their contents).
+                project = 0
+                if plan._arguments[_CON_I].shape[0] > 0:
+                    project = native_address(_project_constraints, (
+                        plan._arguments[_CONSTRAINT_KINDS], plan.realize_address,
+                        plan._arguments, work[2], work[6:9], 0.0, False))
+                arguments = (control_f, control_i, work, k, tableau, weights, group_ends,
+                             plan._arguments, plan.realize_address, project)
+                self._entry = plan, entry_point(runge_kutta_steps, arguments), project
+            failed = self._entry[1](control_f, control_i, work, k, tableau, weights,
+                                    group_ends, plan._arguments, plan.realize_address,
+                                    self._entry[2])
             if failed != OVERFLOW:
                 return failed
             plan._search._grow(self._state)
@@ -368,8 +380,8 @@ class CompiledStepper:
             if force:
                 normalize_quaternions(y, arguments[_QUATERNION_Q])
             return force
-        status = _project_constraints(arguments[_CONSTRAINT_KINDS], arguments, y,
-                                      self._scratch, tolerance, force)
+        status = _project_constraints(arguments[_CONSTRAINT_KINDS], plan.realize_address,
+                                      arguments, y, self._scratch, tolerance, force)
         if status == PROJECTED or status == NOT_NEEDED:
             return status == PROJECTED
         if status == PROJECTION_FAILED:
