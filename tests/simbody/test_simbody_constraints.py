@@ -483,29 +483,18 @@ def test_constraint_matrices():
     uin = rng.uniform(-1, 1, nu)
     qin = rng.uniform(-1, 1, nq)
 
-    aerr_out = matter.multiply_by_g(state, uin)
-    assert aerr_out.size == m
-    assert_eq_size(aerr_out, G @ uin, nu)
-
-    fu_out = matter.multiply_by_g_transpose(state, lam)
-    assert fu_out.size == nu
-    assert_eq_size(fu_out, Gt @ lam, nu)
-
-    perr_out = matter.multiply_by_pq(state, qin)
-    assert perr_out.size == mp
-    assert_eq_size(perr_out, Pq @ qin, nq)
-
-    fq_out = matter.multiply_by_pq_transpose(state, lambdap)
-    assert fq_out.size == nq
-    assert_eq_size(fq_out, Pqt @ lambdap, nq)
-
-    pverr_out = matter.multiply_by_pv(state, uin)
-    assert pverr_out.size == mp + mv
-    assert_eq_size(pverr_out, PV @ uin, nu)
-
-    fu_out = matter.multiply_by_pv_transpose(state, lambdapv)
-    assert fu_out.size == nu
-    assert_eq_size(fu_out, PVt @ lambdapv, nu)
+    # Each operator against its explicit matrix: (operator, input, matrix, output size,
+    # tolerance in SignificantReals).
+    for operator, x, matrix, size, n in (
+            (matter.multiply_by_g, uin, G, m, nu),
+            (matter.multiply_by_g_transpose, lam, Gt, nu, nu),
+            (matter.multiply_by_pq, qin, Pq, mp, nq),
+            (matter.multiply_by_pq_transpose, lambdap, Pqt, nq, nq),
+            (matter.multiply_by_pv, uin, PV, mp + mv, nu),
+            (matter.multiply_by_pv_transpose, lambdapv, PVt, nu, nu)):
+        out = operator(state, x)
+        assert out.size == size, operator.__name__
+        assert_eq_size(out, matrix @ x, n)
 
     MInv = matter.calc_m_inv(state)
     num_GMInvGt = G @ MInv @ Gt          # O(m² n + m n²)

@@ -11,7 +11,8 @@ Body forces F are spatial forces about each body's origin in G; f are mobility f
 Each per-body step is an inline function of the body's mobility count nu; the sweeps
 call it with the literal 1 or 6 for one- and six-mobility bodies, which lets the compiler
 unroll it. A body whose parent is Ground passes nothing on, so its P⁺ and parent force are
-skipped.
+skipped. ``inverse_mass_rows`` runs the bias and acceleration sweeps on several mobility
+forces at once: the constraint solve's M⁻¹ Gᵀ.
 """
 
 import numba

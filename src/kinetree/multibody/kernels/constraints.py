@@ -295,7 +295,7 @@ def solve_semidefinite(G, Y, b, x, L, pivots, S):
     for i in range(r):
         for j in range(i + 1):
             C[i, j] = 0.0
-    for k in range(m):                # by rows of L, which lie along L's rows
+    for k in range(m):                # row by row of L, each contiguous
         row = L[k]
         for i in range(min(k + 1, r)):
             w = row[i]
