@@ -42,10 +42,8 @@ def model(extra=None):
 
 
 def run(system, state, integrator, compiled, accuracy=1e-6, fixed=None):
-    integ = integrator(system)
-    if fixed:
-        integ.set_fixed_step_size(fixed)
-    else:
+    integ = integrator(system, fixed)
+    if not fixed:
         integ.set_accuracy(accuracy)
     integ.initialize(state)
     if not compiled:
@@ -58,11 +56,13 @@ def run(system, state, integrator, compiled, accuracy=1e-6, fixed=None):
 
 @pytest.mark.parametrize("integrator,fixed", [
     (kt.RungeKuttaMersonIntegrator, None), (kt.RungeKuttaFeldbergIntegrator, None),
-    (kt.VerletIntegrator, None), (kt.RungeKutta3Integrator, 1e-3)])
+    (kt.VerletIntegrator, None), (kt.RungeKutta3Integrator, 1e-3),
+    (kt.SemiExplicitEulerIntegrator, 1e-3)])
 def test_compiled_evaluations_take_the_same_steps(integrator, fixed):
     system, state = model()
     a = run(system, state, integrator, True, fixed=fixed)
     b = run(system, state, integrator, False, fixed=fixed)
+    assert a._runs_compiled == (integrator is not kt.VerletIntegrator)
     assert a.get_num_steps_taken() == b.get_num_steps_taken()
     assert a.get_num_realizations() == b.get_num_realizations()
     np.testing.assert_allclose(a.get_state().get_y(), b.get_state().get_y(), rtol=0,

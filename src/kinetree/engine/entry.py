@@ -18,6 +18,7 @@ compiled code instead (``native_address``) and call it through that address
 import numba
 from numba.core import cgutils, types
 from numba.extending import intrinsic
+from numba.np.arrayobj import make_array
 
 
 def _compiled(dispatcher, arguments: tuple):
@@ -44,16 +45,16 @@ def native_address(dispatcher, arguments: tuple) -> int:
     return compiled.library.get_pointer_to_function(compiled.fndesc.llvm_func_name)
 
 
-@intrinsic
-def call_native(typingctx, address, *args):
-    """call_native(address, *args) in compiled code: the int64 the function at
-    ``address`` (``native_address``) returns for ``args``, which must have the types it
-    was compiled for. An exception it raises goes on to the caller."""
-    argument_types = tuple(types.unliteral(a) for a in args)
-    signature = types.int64(address, types.StarArgTuple.from_types(tuple(args)))
+def _call_codegen(argument_types, spread_last):
+    """Code calling the function at an address with ``argument_types`` (numba's calling
+    convention, int64 result), the call's own arguments being the address and the rest;
+    with ``spread_last``, the items of the last one are passed one by one."""
 
     def codegen(context, builder, sig, llargs):
-        values = [builder.extract_value(llargs[1], i) for i in range(len(args))]
+        values = [builder.extract_value(llargs[1], i) for i in range(len(sig.args[1]))]
+        if spread_last:
+            values[-1:] = [builder.extract_value(values[-1], i)
+                           for i in range(len(sig.args[1][-1]))]
         function = context.call_conv.get_function_type(types.int64, argument_types)
         pointer = builder.inttoptr(llargs[0], function.as_pointer())
         status, result = context.call_conv.call_function(builder, pointer, types.int64,
@@ -62,4 +63,53 @@ def call_native(typingctx, address, *args):
             context.call_conv.return_status_propagate(builder, status)
         return result
 
-    return signature, codegen
+    return codegen
+
+
+@intrinsic
+def call_native(typingctx, address, *args):
+    """call_native(address, *args) in compiled code: the int64 the function at
+    ``address`` (``native_address``) returns for ``args``, which must have the types it
+    was compiled for. An exception it raises goes on to the caller."""
+    argument_types = tuple(types.unliteral(a) for a in args)
+    signature = types.int64(address, types.StarArgTuple.from_types(tuple(args)))
+    return signature, _call_codegen(argument_types, False)
+
+
+@intrinsic
+def call_native_spread(typingctx, address, *args):
+    """call_native_spread(address, *args, rest): call_native(address, *args, *rest)
+    without building the tuple of the spread arguments, which costs two atomic
+    reference counts per array in it (a realization's arguments: half a microsecond)."""
+    if not args or not isinstance(args[-1], types.BaseTuple):
+        return None
+    argument_types = tuple(types.unliteral(a) for a in (*args[:-1], *args[-1]))
+    signature = types.int64(address, types.StarArgTuple.from_types(tuple(args)))
+    return signature, _call_codegen(argument_types, True)
+
+
+def _unowned(context, builder, value_type, value):
+    """``value`` with every array in it (in tuples too) stripped of its memory owner."""
+    if isinstance(value_type, types.Array):
+        array = make_array(value_type)(context, builder, value)
+        array.meminfo = cgutils.get_null_value(array.meminfo.type)
+        array.parent = cgutils.get_null_value(array.parent.type)
+        return array._getvalue()
+    if isinstance(value_type, types.BaseTuple):
+        items = [_unowned(context, builder, t, builder.extract_value(value, i))
+                 for i, t in enumerate(value_type)]
+        return context.make_tuple(builder, value_type, items)
+    return value
+
+
+@intrinsic
+def unowned(typingctx, value):
+    """unowned(value) in compiled code: ``value`` (an array, or a tuple holding arrays)
+    with its arrays seeing the same memory but not keeping it alive, so that compiled
+    code handling them does no reference counting: two atomic operations per array each
+    time it is read from a structure. Whoever stores them must keep the arrays alive
+    for as long as they are used."""
+    def codegen(context, builder, sig, args):
+        return _unowned(context, builder, sig.args[0], args[0])
+
+    return value(value), codegen

@@ -1,11 +1,12 @@
-"""CompiledStepper: runs of explicit Runge-Kutta steps in compiled code, for a State whose
-realization from TIME to ACCELERATION is one compiled call with no Python in it and whose
-projection is the matter subsystem's (a model of built-in elements, built-in constraints
-included).
+"""CompiledStepper: runs of integrator steps in compiled code (the explicit Runge-Kutta
+methods and the symplectic Euler step), for a State whose realization from TIME to
+ACCELERATION is one compiled call with no Python in it and whose projection is the matter
+subsystem's (a model of built-in elements, built-in constraints included).
 
-An integrator hands the stepper its step-control settings and the ends of its last step;
-``runge_kutta_steps`` then takes every step up to the next report time, stop time or step
-limit in one call: the stages, the error norm and the step-size control, the projection
+An integrator's settings, the ends of its last step and its counters live in its control
+arrays (``step_control``), which its Python and the compiled runs share; ``run_steps``
+takes every step up to the next report time, stop time or step limit in one call: the
+stages, the error norm and the step-size control, the projection
 (``project_constraints``, or the normalization of quaternions without constraints), and
 the derivative at each step's end, exactly as ``Integrator._take_step`` does them in
 Python. Every derivative is a realization of the integrator's advanced State, which a
@@ -19,8 +20,17 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.core import types
+from numba.experimental import structref
+from numba.extending import overload
 
-from kinetree.engine.entry import call_native, entry_point, native_address
+from kinetree.engine.entry import (
+    call_native,
+    call_native_spread,
+    entry_point,
+    native_address,
+    unowned,
+)
 from kinetree.engine.forward import (
     ACCELERATION,
     OVERFLOW,
@@ -43,12 +53,14 @@ from kinetree.integrators.step_control import (
     MAX_GROWTH,
     MAX_SHRINK,
     MAX_STEP,
+    METHOD,
     MIN_STEP,
     PROJECT,
     PROJECTION_FAILURES,
     PROJECTIONS,
     REALIZATIONS,
     SAFETY,
+    SEMI_EXPLICIT_EULER,
     STEP_LIMIT,
     STEPS,
     T0,
@@ -124,7 +136,7 @@ def _project_constraints(kinds, realize, arguments, y, scratch, tolerance, force
     _copy(y[nq:], u)
     qerr, uerr = arguments[_QERR], arguments[_UERR]
     if not force:
-        failed = call_native(realize, POSITION, VELOCITY, *arguments)
+        failed = call_native_spread(realize, POSITION, VELOCITY, arguments)
         if failed != 0:
             return failed
         if not max(_largest(arguments[_QUATERNION_ERR]), _largest(qerr),
@@ -141,7 +153,7 @@ def _project_constraints(kinds, realize, arguments, y, scratch, tolerance, force
     iterations = 0
     target = max(OVERSHOOT * tolerance, SIGNIFICANT)
     while mp > 0:
-        failed = call_native(realize, POSITION, POSITION, *arguments)
+        failed = call_native_spread(realize, POSITION, POSITION, arguments)
         if failed != 0:
             return failed
         worst = _largest(qerr)
@@ -161,7 +173,7 @@ def _project_constraints(kinds, realize, arguments, y, scratch, tolerance, force
             for i in range(nq):
                 q[i] = q_start[i] + dq[i]
             normalize_quaternions(q, quaternion_q)
-            failed = call_native(realize, POSITION, POSITION, *arguments)
+            failed = call_native_spread(realize, POSITION, POSITION, arguments)
             if failed != 0:
                 return failed
             if _norm(qerr) < size:
@@ -175,9 +187,9 @@ def _project_constraints(kinds, realize, arguments, y, scratch, tolerance, force
                 break
             return PROJECTION_FAILED
         iterations += 1
-    failed = call_native(realize, POSITION, POSITION, *arguments)
+    failed = call_native_spread(realize, POSITION, POSITION, arguments)
     if failed == 0 and uerr.shape[0] > 0:
-        failed = call_native(realize, VELOCITY, VELOCITY, *arguments)
+        failed = call_native_spread(realize, VELOCITY, VELOCITY, arguments)
         if failed == 0 and _largest(uerr) > tolerance:
             constraint_rows(kinds, tree, cache, con)
             project_rows(con, uerr.shape[0], uerr, du)
@@ -198,34 +210,92 @@ def _derivative(realize, y, arguments, ydot):
     nq = q.shape[0]
     _copy(y[:nq], q)
     _copy(y[nq:], u)
-    failed = call_native(realize, POSITION, ACCELERATION, *arguments)
+    failed = call_native_spread(realize, POSITION, ACCELERATION, arguments)
     _copy(arguments[_QDOT], ydot[:nq])
     _copy(arguments[_UDOT], ydot[nq:])
     return failed
 
 
-@numba.njit(cache=True)
-def runge_kutta_steps(control_f, control_i, work, k, tableau, weights, group_ends,
-                      arguments, realize, project):
-    """Take explicit Runge-Kutta steps from (t1, y1, ẏ1) until t1 reaches the report time
-    or the stop time, or the step limit is met, realizing the State whose arrays are
-    ``arguments`` for every derivative (by the compiled ``realize_stages`` at the
-    address ``realize``), and projecting a model with constraints by the compiled
-    ``_project_constraints`` at the address ``project``.
+_RUN_FIELDS = ("control_f", "control_i", "work", "k", "tableau", "weights", "group_ends",
+               "arguments", "realize", "project")
 
-    Each step is ``Integrator._take_step``: y0 = y1, the stages k[i] = f(y0 + h Σ a_ij
-    k_j), y1 = y0 + h Σ b_i k_i, the error h Σ e_i k_i weighed against the accuracy (no
-    test with a fixed step), h adapted, quaternions normalized, and ẏ1 = f(y1). ``work``
-    holds y0, ẏ0, y1, ẏ1, the error and a stage's y; ``tableau`` the rows of a, then b,
-    then e. Returns 0, SINGULAR or OVERFLOW from a realization, or TOO_SMALL; the
-    control arrays then hold the last accepted step, and ``control_i[END_PENDING]`` says
-    whether its end derivative is still owed."""
+
+@structref.register
+class RunType(types.StructRef):
+    """The numba type of a Run: its fields' types (``_RUN_FIELDS``)."""
+
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(t)) for name, t in fields)
+
+
+class Run(structref.StructRefProxy):
+    """Everything a compiled run of steps works on, in one object that compiled code
+    receives as a pointer: the integrator's control arrays (``step_control``), its
+    ``work`` rows (y0, ẏ0, y1, ẏ1, the error, a stage's y, three rows of projection
+    scratch), the stages ``k``, the ``tableau``, the unit ``weights`` and ``group_ends``
+    of its error norm; the State's realization ``arguments`` (``realize_stages``'
+    after first and last) and the addresses of the compiled realization and projection.
+    Handing these to compiled code one by one would cost ~0.1 µs per array on every
+    call, some 3 µs of a small model's step. Its arrays do not keep their memory alive
+    (``unowned``): whoever holds a Run holds the arrays too."""
+
+
+structref.define_boxing(RunType, Run)
+
+
+def _new_run(*fields):
+    """A Run holding ``fields`` (``_RUN_FIELDS``), in compiled code."""
+
+
+@overload(_new_run)
+def _new_run_overload(*fields):
+    run_type = RunType(list(zip(_RUN_FIELDS, fields)))
+
+    def new(*fields):
+        run = structref.new(run_type)
+        (run.control_f, run.control_i, run.work, run.k, run.tableau, run.weights,
+         run.group_ends, run.arguments, run.realize, run.project) = unowned(fields)
+        return run
+
+    return new
+
+
+@numba.njit(cache=True)
+def new_run(control_f, control_i, work, k, tableau, weights, group_ends, arguments,
+            realize, project):
+    """A Run of these (``Run``), made by compiled code: a Run's own constructor would
+    be compiled again in every process."""
+    return _new_run(control_f, control_i, work, k, tableau, weights, group_ends, arguments,
+                    realize, project)
+
+
+@numba.njit(cache=True)
+def run_steps(run):
+    """Take steps of the integrator method ``run.control_i[METHOD]`` from (t1, y1, ẏ1)
+    until t1 reaches the report time or the stop time, or the step limit is met,
+    realizing the State whose arrays are ``run.arguments`` for every derivative (by the
+    compiled ``realize_stages`` at the address ``run.realize``), and projecting a model
+    with constraints by the compiled ``_project_constraints`` at ``run.project``.
+
+    Each step is ``Integrator._take_step`` with the method's ``_attempt``: y0 = y1; for
+    an explicit Runge-Kutta method the stages k[i] = f(y0 + h Σ a_ij k_j), y1 = y0 + h
+    Σ b_i k_i and the error h Σ e_i k_i weighed against the accuracy (no test with a
+    fixed step); for the symplectic Euler step u1 = u0 + h u̇0, q1 = q0 + h N(q0) u1;
+    then h adapted, quaternions normalized or constraints projected, and ẏ1 = f(y1).
+    ``run.tableau`` holds the rows of a, then b, then e. Returns 0, SINGULAR or OVERFLOW
+    from a realization, or TOO_SMALL; the control arrays then hold the last accepted
+    step, and ``control_i[END_PENDING]`` says whether its end derivative is still owed."""
+    control_f, control_i, work, k = run.control_f, run.control_i, run.work, run.k
+    tableau, weights, group_ends = run.tableau, run.weights, run.group_ends
+    arguments, realize, project = run.arguments, run.realize, run.project
     y0, ydot0, y1, ydot1, err, stage_y = work[0], work[1], work[2], work[3], work[4], work[5]
     constrained = arguments[_CON_I].shape[0] > 0
     s = k.shape[0]
     a, b, e = tableau[:s], tableau[s], tableau[s + 1]
     nq = arguments[_Q].shape[0]
     fixed = control_f[FIXED_STEP]
+    semi_explicit = control_i[METHOD] == SEMI_EXPLICIT_EULER
+    tree = unpack_tree(arguments[_TREE_I], arguments[_TREE_F], arguments[_KINDS])
     steps = 0
     while True:
         t1 = control_f[T1]
@@ -249,19 +319,26 @@ def runge_kutta_steps(control_f, control_i, work, k, tableau, weights, group_end
             remaining = t_stop - t0
             if h >= remaining or remaining - h < 1e-3 * h:
                 h = remaining
-            k[0, :] = ydot0
-            for i in range(1, s):
-                combine(y0, h, a[i], k, i, stage_y)
-                failed = _derivative(realize, stage_y, arguments, k[i])
-                if failed != 0:
-                    # This attempt never happened: it is taken again after the repair.
-                    control_i[REALIZATIONS] -= i - 1
-                    return failed
-                control_i[REALIZATIONS] += 1
+            if semi_explicit:
+                for n in range(nq, y0.shape[0]):
+                    y1[n] = y0[n] + h * ydot0[n]
+                n_sweep(tree, y0[:nq], y1[nq:], stage_y[:nq])
+                for n in range(nq):
+                    y1[n] = y0[n] + h * stage_y[n]
+            else:
+                k[0, :] = ydot0
+                for i in range(1, s):
+                    combine(y0, h, a[i], k, i, stage_y)
+                    failed = _derivative(realize, stage_y, arguments, k[i])
+                    if failed != 0:
+                        # This attempt never happened: it is taken again after the repair.
+                        control_i[REALIZATIONS] -= i - 1
+                        return failed
+                    control_i[REALIZATIONS] += 1
+                combine(y0, h, b, k, s, y1)
             control_i[ATTEMPTED] += 1
-            combine(y0, h, b, k, s, y1)
             h_new = h
-            if fixed <= 0.0:
+            if fixed <= 0.0 and not semi_explicit:
                 for n in range(err.shape[0]):
                     total = 0.0
                     for j in range(s):
@@ -331,34 +408,41 @@ class CompiledStepper:
             return None
         return cls(system, state)
 
-    def run(self, control_f, control_i, work, k, tableau, weights, group_ends) -> int | None:
-        """``runge_kutta_steps`` on the State, its contact buffers grown and the run
-        resumed whenever a search outgrew them; returns 0, SINGULAR or TOO_SMALL, or None
-        (nothing done) if the State's realization has come to need Python (an
-        Instance-stage change such as enabling a custom force)."""
+    def run(self, integrator) -> int | None:
+        """``run_steps`` of ``integrator`` (whose advanced State this stepper's is) on the
+        State, its contact buffers grown and the run resumed whenever a search outgrew
+        them; returns 0, SINGULAR or TOO_SMALL, or None (nothing done) if the State's
+        realization has come to need Python (an Instance-stage change such as enabling a
+        custom force)."""
         while True:
             if self._state._stage < _INSTANCE:
                 self._system.realize(self._state, Stage.INSTANCE)
             plan = self._system._plan_of(self._state)
-            if self._entry is None or self._entry[0] is not plan:
+            entry = self._entry
+            if entry is None or entry[0] is not plan or entry[1] is not plan._arguments:
                 if not _compiled_throughout(self._system, self._state, plan):
                     return None
-                # The compiled run and the addresses it calls, for this plan's arrays
-                # (all that changes between runs is their contents).
-                project = 0
-                if plan._arguments[_CON_I].shape[0] > 0:
-                    project = native_address(_project_constraints, (
-                        plan._arguments[_CONSTRAINT_KINDS], plan.realize_address,
-                        plan._arguments, work[2], work[6:9], 0.0, False))
-                arguments = (control_f, control_i, work, k, tableau, weights, group_ends,
-                             plan._arguments, plan.realize_address, project)
-                self._entry = plan, entry_point(runge_kutta_steps, arguments), project
-            failed = self._entry[1](control_f, control_i, work, k, tableau, weights,
-                                    group_ends, plan._arguments, plan.realize_address,
-                                    self._entry[2])
+                entry = self._entry = (plan, plan._arguments, *self._new_run(integrator, plan))
+            failed = entry[3](entry[2])
             if failed != OVERFLOW:
                 return failed
             plan._search._grow(self._state)
+
+    @staticmethod
+    def _new_run(integrator, plan) -> tuple:
+        """The Run of ``integrator``'s arrays on ``plan``'s, the compiled run_steps, and
+        the arrays (which the Run does not keep alive: its holder does)."""
+        arguments, work = plan._arguments, integrator._work
+        project = 0
+        if arguments[_CON_I].shape[0] > 0:
+            project = native_address(_project_constraints, (
+                arguments[_CONSTRAINT_KINDS], plan.realize_address, arguments, work[2],
+                work[6:9], 0.0, False))
+        arrays = (integrator._control_f, integrator._control_i, work, integrator._k,
+                  integrator._tableau, integrator._unit_weights, integrator._group_ends,
+                  arguments)
+        run = new_run(*arrays, plan.realize_address, project)
+        return run, entry_point(run_steps, (run,)), arrays
 
     def error(self, failed: int, integrator) -> Exception:
         """The exception for a run that returned ``failed`` (SINGULAR or TOO_SMALL)."""
@@ -367,8 +451,8 @@ class CompiledStepper:
         return self._system._plan_of(self._state).singular_error(self._state)
 
     def mark_realized(self) -> None:
-        """The State's arrays were realized through ACCELERATION by a run: say so."""
-        self._system._plan_of(self._state).mark_realized(self._state, _ACCELERATION)
+        """The State's arrays were realized through ACCELERATION by the last run: say so."""
+        self._entry[0].mark_realized(self._state, _ACCELERATION)
 
     def project(self, y: np.ndarray, force: bool, tolerance: float) -> bool:
         """The projection of such a model, in y (unless ``force``, only if an error

@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from kinetree.errors import IntegrationError, InvalidArgumentError, KinetreeError
+from kinetree.integrators import step_control as control
 from kinetree.integrators.step_control import (
     MAX_GROWTH,
     MAX_SHRINK,
@@ -36,6 +37,8 @@ from kinetree.integrators.step_control import (
 from kinetree.system.stage import Stage
 
 _VELOCITY, _ACCELERATION = Stage.VELOCITY, Stage.ACCELERATION   # an Enum attribute costs ~150 ns
+_T1, _H_NEXT, _T_STOP, _T_REPORT = control.T1, control.H_NEXT, control.T_STOP, control.T_REPORT
+_STEP_LIMIT, _END_PENDING, _STEPS = control.STEP_LIMIT, control.END_PENDING, control.STEPS
 
 
 class SuccessfulStepStatus(enum.IntEnum):
@@ -59,20 +62,53 @@ class TerminationReason(enum.IntEnum):
     INVALID_TERMINATION_REASON = 4
 
 
+class _Control:
+    """An integrator's value held in its control arrays (``step_control``'s layout), where
+    a compiled run of its steps reads and writes it as well: ``_control_f[index]`` as a
+    float, or ``_control_i[index]`` as an int."""
+
+    def __init__(self, index: int, floats: bool = True):
+        self._index = index
+        self._array = "_control_f" if floats else "_control_i"
+
+    def __get__(self, integrator, owner=None):
+        if integrator is None:
+            return self
+        return getattr(integrator, self._array).item(self._index)
+
+    def __set__(self, integrator, value) -> None:
+        getattr(integrator, self._array)[self._index] = value
+
+
 class Integrator:
     """The interface every integrator offers (Simbody's Integrator), and the machinery
-    they share. A subclass sets the class attributes and implements ``_attempt``."""
+    they share. A subclass sets the class attributes and implements ``_attempt``; a
+    method that compiled runs can take also names it in ``compiled_method``
+    (step_control's RUNGE_KUTTA or SEMI_EXPLICIT_EULER)."""
 
     method_name = ""
     min_order = 1
     max_order = 1
     has_error_control = True
+    compiled_method: int | None = None
+
+    # The last step's ends (s), the next and the last step size (s), and the counters.
+    _t0, _t1 = _Control(control.T0), _Control(control.T1)
+    _h_next, _h_taken = _Control(control.H_NEXT), _Control(control.H_TAKEN)
+    _steps_taken = _Control(control.STEPS, floats=False)
+    _steps_attempted = _Control(control.ATTEMPTED, floats=False)
+    _realizations = _Control(control.REALIZATIONS, floats=False)
+    _projections = _Control(control.PROJECTIONS, floats=False)
+    _error_test_failures = _Control(control.ERROR_FAILURES, floats=False)
+    _projection_failures = _Control(control.PROJECTION_FAILURES, floats=False)
 
     def __init__(self, system, step_size: float | None = None):
         from kinetree.system.system import System
         if not isinstance(system, System):
             raise InvalidArgumentError(
                 f"{type(self).__name__}: expected a System, got {type(system).__name__}.")
+        self._control_f = np.zeros(control.N_CONTROL_F)
+        self._control_i = np.zeros(control.N_CONTROL_I, dtype=np.int64)
         self._system = system
         self._accuracy = 1e-3
         self._constraint_tolerance: float | None = None
@@ -88,6 +124,9 @@ class Integrator:
         self._project_interpolated_states = True
         self._internal_step_limit = 0
         self._advanced = None
+        self._is_interpolated = False
+        self._stepper = None
+        self._send_settings()
         if step_size is not None:
             self.set_fixed_step_size(step_size)
         elif not self.has_error_control:
@@ -96,6 +135,18 @@ class Integrator:
                 f"{type(self).__name__}(system, step_size).")
 
     # ------------------------------------------------------------ settings
+    def _send_settings(self) -> None:
+        """Copy the step-control settings into the control arrays (after every setter)."""
+        f, i = self._control_f, self._control_i
+        f[control.FIXED_STEP] = self._fixed_step or 0.0
+        f[control.MAX_STEP], f[control.MIN_STEP] = self._max_step, self._min_step
+        f[control.ACCURACY] = self._accuracy
+        f[control.EXPONENT] = 1.0 / (self.min_order + 1)
+        f[control.CONSTRAINT_TOL] = self.get_constraint_tolerance_in_use()
+        i[control.PROJECT] = self._project_every_step
+        i[control.INFINITY_NORM] = self._infinity_norm
+        i[control.METHOD] = self.compiled_method or 0
+
     def _positive(self, value, method: str, allow_inf: bool = False) -> float:
         value = float(value)
         if not (value > 0 and (allow_inf or math.isfinite(value))):
@@ -107,6 +158,7 @@ class Integrator:
         """α: the acceptable fraction of a unit error per step (paper eq 5-6); 1e-3 by
         default, about three significant digits."""
         self._accuracy = self._positive(accuracy, "set_accuracy")
+        self._send_settings()
 
     def get_accuracy_in_use(self) -> float:
         return self._accuracy
@@ -115,6 +167,7 @@ class Integrator:
         """The largest position-constraint error left after projection; the accuracy
         unless set."""
         self._constraint_tolerance = self._positive(tolerance, "set_constraint_tolerance")
+        self._send_settings()
 
     def get_constraint_tolerance_in_use(self) -> float:
         return self._constraint_tolerance or self._accuracy
@@ -123,9 +176,11 @@ class Integrator:
         """Take steps of exactly ``h`` (s), with no error test (the last step before a
         stop time is shortened to land on it)."""
         self._fixed_step = self._positive(h, "set_fixed_step_size")
+        self._send_settings()
 
     def set_maximum_step_size(self, h: float) -> None:
         self._max_step = self._positive(h, "set_maximum_step_size", allow_inf=True)
+        self._send_settings()
 
     def set_minimum_step_size(self, h: float) -> None:
         """Below this step size (s) an error-test failure raises IntegrationError."""
@@ -133,6 +188,7 @@ class Integrator:
         if not self._min_step >= 0:
             raise InvalidArgumentError(
                 f"{type(self).__name__}.set_minimum_step_size: expected h >= 0, got {h!r}.")
+        self._send_settings()
 
     def set_initial_step_size(self, h: float) -> None:
         self._initial_step = self._positive(h, "set_initial_step_size")
@@ -145,10 +201,12 @@ class Integrator:
         """Project onto the constraints after every step (the default), or only when the
         errors exceed the tolerance."""
         self._project_every_step = bool(flag)
+        self._send_settings()
 
     def set_use_infinity_norm(self, flag: bool) -> None:
         """Test the largest weighted error instead of the RMS."""
         self._infinity_norm = bool(flag)
+        self._send_settings()
 
     def set_return_every_internal_step(self, flag: bool) -> None:
         """Return TIME_HAS_ADVANCED after every step instead of only at report times."""
@@ -188,7 +246,10 @@ class Integrator:
         return self._interpolated if self._is_interpolated else self._advanced
 
     def get_time(self) -> float:
-        return self.get_state().get_time()
+        """The current State's time (s)."""
+        if self._advanced is None:
+            self._require_initialized("get_time")
+        return (self._interpolated if self._is_interpolated else self._advanced)._t
 
     def is_state_interpolated(self) -> bool:
         return self._is_interpolated
@@ -275,6 +336,7 @@ class Integrator:
         nq, nu = self._advanced.get_num_q(), self._advanced.get_num_u()
         self._group_ends = np.array([nq, nq + nu, ny], dtype=np.int64)
         self._allocate(ny)
+        self._runs_compiled = self._compiles_runs()
         self._begin_continuous_interval()
 
     def reinitialize(self, stage=Stage.POSITION, should_terminate: bool = False) -> None:
@@ -323,47 +385,52 @@ class Integrator:
         """Advance until the report time is reached (interpolating inside a step if it
         overshoots), an event trigger fires, the scheduled event time or the final time is
         reached, or the step limit; returns the SuccessfulStepStatus saying which."""
-        self._require_initialized("step_to")
+        if self._advanced is None:
+            self._require_initialized("step_to")
         if self._termination is not None:
             raise IntegrationError(
                 f"{type(self).__name__}.step_to: the simulation is over "
                 f"({self._termination.name}); initialize again to start a new one.")
         report_time = float(report_time)
-        now = self.get_time()
-        if report_time < now - self._time_tol(now):
+        now = (self._interpolated if self._is_interpolated else self._advanced)._t
+        if report_time < now - 1e-14 * max(1.0, abs(now)):
             raise InvalidArgumentError(
                 f"{type(self).__name__}.step_to: report time {report_time} is before the "
                 f"current time {now}.")
+        control_f = self._control_f
+        final_time = self._final_time
+        t_stop = min(scheduled_event_time, final_time)
+        if not self._allow_interpolation:
+            t_stop = min(t_stop, report_time)
+        # One step at a time where the triggers or the caller must see each step.
+        one = bool(self._triggers) or self._return_every_internal_step
         steps = 0
         while True:
-            t1 = self._t1
-            tol = self._time_tol(t1)
+            t1 = control_f.item(_T1)
+            tol = 1e-14 * max(1.0, abs(t1))
             if report_time < t1 - tol:
                 return self._report_at(report_time)
             self._is_interpolated = False
             if self._pending_trigger:
                 self._pending_trigger = False
                 return SuccessfulStepStatus.REACHED_EVENT_TRIGGER
-            if t1 >= self._final_time - tol:
+            if t1 >= final_time - tol:
                 self._termination = TerminationReason.REACHED_FINAL_TIME
                 return SuccessfulStepStatus.END_OF_SIMULATION
             if t1 >= scheduled_event_time - tol:
                 return SuccessfulStepStatus.REACHED_SCHEDULED_EVENT
             if abs(report_time - t1) <= tol:
                 return SuccessfulStepStatus.REACHED_REPORT_TIME
-            if self._internal_step_limit and steps >= self._internal_step_limit:
+            limit = self._internal_step_limit
+            if limit and steps >= limit:
                 return SuccessfulStepStatus.REACHED_STEP_LIMIT
-            t_stop = min(scheduled_event_time, self._final_time)
-            if not self._allow_interpolation:
-                t_stop = min(t_stop, report_time)
-            # One step at a time where the triggers or the caller must see each step.
-            one = bool(self._triggers) or self._return_every_internal_step
-            limit = 1 if one else self._internal_step_limit and self._internal_step_limit - steps
-            steps += self._take_steps(t_stop, report_time, limit)
-            self._check_triggers()
-            if self._return_every_internal_step and not self._pending_trigger and \
-                    report_time > self._t1 + self._time_tol(self._t1):
-                return SuccessfulStepStatus.TIME_HAS_ADVANCED
+            steps += self._take_steps(t_stop, report_time,
+                                      1 if one else limit and limit - steps)
+            if one:
+                self._check_triggers()
+                if self._return_every_internal_step and not self._pending_trigger and \
+                        report_time > self._t1 + self._time_tol(self._t1):
+                    return SuccessfulStepStatus.TIME_HAS_ADVANCED
 
     def step_by(self, interval: float, scheduled_event_time: float = math.inf):
         return self.step_to(self.get_time() + interval, scheduled_event_time)
@@ -374,11 +441,45 @@ class Integrator:
 
     # ------------------------------------------------------------ stepping
     def _take_steps(self, t_stop: float, report_time: float, limit: int) -> int:
-        """Take one step toward ``t_stop``, and a method that can take several without
-        Python takes more, until t1 reaches ``report_time`` or ``t_stop`` or it has taken
-        ``limit`` (0: no limit); returns how many."""
-        self._take_step(t_stop)
-        return 1
+        """Take one step toward ``t_stop``; with a compiled stepper and a method it runs,
+        every step until t1 reaches ``report_time`` or ``t_stop`` or ``limit`` steps are
+        taken (0: no limit), in one compiled run (engine/step.py); returns how many."""
+        stepper = self._stepper
+        if stepper is None or not self._runs_compiled:
+            self._take_step(t_stop)
+            return 1
+        f, i = self._control_f, self._control_i
+        if math.isnan(f[_H_NEXT]):
+            f[_H_NEXT] = self._fixed_step or self._initial_step or self._starting_step()
+        f[_T_STOP], f[_T_REPORT] = t_stop, report_time
+        i[_STEP_LIMIT], i[_END_PENDING] = limit, 0
+        steps_before = i[_STEPS]
+        failed = stepper.run(self)
+        if failed is None:                  # Python in the realization now: step in Python
+            self._stepper = None
+            self._take_step(t_stop)
+            return 1
+        state = self._advanced
+        state.set_time(f[_T1])
+        if failed == 0:
+            stepper.mark_realized()
+            return int(i[_STEPS] - steps_before)
+        # The run left the advanced State's arrays mid-step: back to the last step taken.
+        error = stepper.error(failed, self)
+        state.upd_y()[:] = self._y1
+        self._realize(state)
+        self._ydot1[:] = state.get_y_dot()
+        raise error
+
+    def _compiles_runs(self) -> bool:
+        """Whether compiled runs may take this integrator's steps: its class names a
+        ``compiled_method`` and overrides none of the step's parts from the class that
+        named it."""
+        cls = type(self)
+        origin = next(c for c in cls.__mro__ if "compiled_method" in vars(c))
+        return (origin.compiled_method is not None and cls._attempt is origin._attempt
+                and cls._take_step is Integrator._take_step
+                and cls._accepted is Integrator._accepted)
 
     def _take_step(self, t_stop: float) -> None:
         """One accepted step from (t1, y1) toward at most ``t_stop``, adapting h."""

@@ -1,7 +1,7 @@
 """Step control shared by the integrators and the compiled runs of steps (engine/step.py):
 the error norm, the Runge-Kutta combination of stages, the step-size factors, and the
-layout of the control arrays through which an explicit Runge-Kutta integrator hands its
-settings and counters to a compiled run and gets them back."""
+layout of the control arrays: an integrator's settings, its last step and its counters,
+which its own Python and a compiled run of its steps both read and write."""
 
 import numba
 import numpy as np
@@ -14,13 +14,17 @@ one attempt."""
 T0, T1, H_NEXT, H_TAKEN, T_STOP, T_REPORT = 0, 1, 2, 3, 4, 5
 FIXED_STEP, MAX_STEP, MIN_STEP, ACCURACY, EXPONENT, CONSTRAINT_TOL = 6, 7, 8, 9, 10, 11
 N_CONTROL_F = 12
-# control_i, integers: settings, the integrator's counters, and whether the last accepted
-# step's end derivative is still owed.
+# control_i, integers: settings, the integrator's counters, whether the last accepted
+# step's end derivative is still owed, and the method a compiled run takes.
 STEP_LIMIT, PROJECT, INFINITY_NORM = 0, 1, 2
 STEPS, ATTEMPTED, REALIZATIONS, PROJECTIONS, ERROR_FAILURES, PROJECTION_FAILURES = \
     3, 4, 5, 6, 7, 8
-END_PENDING = 9
-N_CONTROL_I = 10
+END_PENDING, METHOD = 9, 10
+N_CONTROL_I = 11
+
+RUNGE_KUTTA, SEMI_EXPLICIT_EULER = 0, 1
+"""The methods of compiled runs: an explicit Runge-Kutta tableau, or the symplectic Euler
+step u1 = u0 + h u̇0, q1 = q0 + h N(q0) u1."""
 
 TOO_SMALL = 3
 """What a compiled run returns when the error test (or the projection) kept failing down

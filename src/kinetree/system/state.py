@@ -19,6 +19,7 @@ allocate through their own ``allocate_*`` methods, which call the private method
 from __future__ import annotations
 
 import copy as _copy
+import math
 import pickle
 from pathlib import Path
 
@@ -299,7 +300,7 @@ class State:
     def set_time(self, t: float) -> None:
         """Set t; the State backs up to INSTANCE."""
         t = float(t)
-        if not np.isfinite(t):
+        if not math.isfinite(t):
             raise InvalidArgumentError(f"State.set_time: t = {t} is not finite.")
         self._t = t
         self._invalidate(_TIME)
