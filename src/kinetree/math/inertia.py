@@ -155,6 +155,12 @@ class Inertia:
     def __setattr__(self, name, value):
         raise AttributeError(f"{type(self).__name__} is immutable; build a new one instead.")
 
+    def __deepcopy__(self, memo) -> Inertia:
+        return self      # immutable: a copy may share it
+
+    def __reduce__(self):
+        return (_trusted_inertia, (type(self), np.array(self._m)))
+
     def _scale(self) -> float:
         return float(np.max(np.abs(self._m)))
 
@@ -405,6 +411,12 @@ class MassProperties:
     def __setattr__(self, name, value):
         raise AttributeError("MassProperties is immutable; build a new one instead.")
 
+    def __deepcopy__(self, memo) -> MassProperties:
+        return self      # immutable: a copy may share it
+
+    def __reduce__(self):
+        return (MassProperties._trusted, (self._mass, np.array(self._com), self._inertia))
+
     def get_mass(self) -> float:
         """The mass (kg)."""
         return self._mass
@@ -495,3 +507,10 @@ class MassProperties:
 
     def __repr__(self) -> str:
         return f"MassProperties({self._mass!r}, {self._com.tolist()!r}, {self._inertia!r})"
+
+
+def _trusted_inertia(cls, m: np.ndarray) -> Inertia:
+    """An Inertia (or UnitInertia) around a matrix that was one already (unpickling)."""
+    obj = cls.__new__(cls)
+    object.__setattr__(obj, "_m", _read_only(m))
+    return obj

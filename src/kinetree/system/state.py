@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import copy as _copy
 import math
-import pickle
-from pathlib import Path
 
 import numpy as np
 
@@ -32,6 +30,7 @@ from kinetree.errors import (
     StageTooLowError,
     StateMismatchError,
 )
+from kinetree.system import state_file
 from kinetree.system.stage import STAGES, Stage
 
 _N_STAGES = len(Stage)
@@ -40,7 +39,6 @@ _N_STAGES = len(Stage)
 (_EMPTY, _TOPOLOGY, _MODEL, _INSTANCE, _TIME, _POSITION, _VELOCITY, _DYNAMICS, _ACCELERATION,
  _REPORT) = STAGES[:10]
 _TRIGGER_STAGES = (_TIME, _POSITION, _VELOCITY, _DYNAMICS, _ACCELERATION)
-_FILE_FORMAT = "kinetree-state/1"
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:
@@ -635,33 +633,43 @@ class State:
         ce.version = self._versions[ce.earliest]
 
     # ------------------------------------------------------------------ copies
+    _ARRAYS = ("_y", "_ydot", "_qdotdot", "_qerr", "_uerr", "_udoterr", "_multipliers",
+               "_triggers")
+    """The arrays a State owns; every other array attribute is a view of these."""
+
     def copy(self) -> State:
         """An independent State with the same variables, cache and stage."""
         new = State.__new__(State)
-        memo: dict = {}
-        for key, value in self.__dict__.items():
-            if isinstance(value, np.ndarray) or key.endswith("_ro") or key == "_system_plan":
-                continue
-            new.__dict__[key] = _copy.deepcopy(value, memo)
-        new._system_plan = None     # bound to this State's arrays
-        if self._y is not None:
-            new._y = self._y.copy()
-            new._ydot = self._ydot.copy()
-            new._qdotdot = self._qdotdot.copy()
-            nq, nu = self._nq, self._nu
-            new._q, new._u, new._z = new._y[:nq], new._y[nq:nq + nu], new._y[nq + nu:]
-            new._qdot, new._udot, new._zdot = (new._ydot[:nq], new._ydot[nq:nq + nu],
-                                               new._ydot[nq + nu:])
-            new._y_ro, new._q_ro, new._u_ro, new._z_ro = map(
-                _read_only, (new._y, new._q, new._u, new._z))
-            new._ydot_ro, new._qdot_ro, new._udot_ro, new._zdot_ro, new._qdotdot_ro = map(
-                _read_only, (new._ydot, new._qdot, new._udot, new._zdot, new._qdotdot))
-        else:
-            new._clear_continuous()
-        for name in ("_qerr", "_uerr", "_udoterr", "_multipliers", "_triggers"):
-            a = getattr(self, name)
-            setattr(new, name, None if a is None else a.copy())
+        new.__setstate__(_copy.deepcopy(self.__getstate__()))
         return new
+
+    def __getstate__(self) -> dict:
+        """What a copy or a pickle of the State carries: everything but the views of its
+        arrays and the compiled realization plan bound to them (rebuilt on demand)."""
+        state = {key: value for key, value in self.__dict__.items()
+                 if not (isinstance(value, np.ndarray) or key.endswith("_ro")
+                         or key == "_system_plan")}
+        state["_arrays"] = {name: getattr(self, name) for name in self._ARRAYS}
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state = dict(state)
+        arrays = state.pop("_arrays")
+        self.__dict__.update(state)
+        self._system_plan = None
+        for name, value in arrays.items():
+            setattr(self, name, value)
+        if self._y is not None:
+            nq, nu = self._nq, self._nu
+            self._q, self._u, self._z = self._y[:nq], self._y[nq:nq + nu], self._y[nq + nu:]
+            self._qdot, self._udot, self._zdot = (self._ydot[:nq], self._ydot[nq:nq + nu],
+                                                  self._ydot[nq + nu:])
+            self._y_ro, self._q_ro, self._u_ro, self._z_ro = map(
+                _read_only, (self._y, self._q, self._u, self._z))
+            self._ydot_ro, self._qdot_ro, self._udot_ro, self._zdot_ro, self._qdotdot_ro = map(
+                _read_only, (self._ydot, self._qdot, self._udot, self._zdot, self._qdotdot))
+        else:
+            self._clear_continuous()
 
     def __copy__(self) -> State:
         return self.copy()
@@ -672,50 +680,46 @@ class State:
     # ----------------------------------------------------------- save and load
     def save(self, path) -> None:
         """Write t, the continuous variables and every discrete variable to ``path``
-        (a pickle), stamped with the System's topology signature.
+        (``system/state_file.py``: numpy arrays and a JSON header in a zip, no pickle),
+        stamped with the System's topology signature.
 
-        The cache is not saved: a loaded State is realized again from its variables.
-        Load only files you trust: discrete variables may hold any Python object.
+        The cache is not saved: a loaded State is realized again from its variables. A
+        discrete variable holding something other than None, bools, numbers, strings,
+        numpy arrays of numbers, or lists, tuples and string-keyed dicts of those is
+        refused (InvalidArgumentError naming it), before anything is written.
         """
         self._variables("State.save")
-        record = {
-            "format": _FILE_FORMAT,
-            "signature": self._signature,
-            "t": self._t,
-            "parts": [
-                {
-                    "name": p.name,
-                    "q": self._q[p.q_slice].copy(),
-                    "u": self._u[p.u_slice].copy(),
-                    "z": self._z[p.z_slice].copy(),
-                    "discrete": [(d.stage.name, d.value) for d in p.discrete],
-                }
-                for p in self._parts
-            ],
-        }
-        with open(Path(path), "wb") as f:
-            pickle.dump(record, f, protocol=pickle.HIGHEST_PROTOCOL)
+        state_file.write(path, self._signature, self._t, [
+            {"name": p.name, "q": self._q[p.q_slice], "u": self._u[p.u_slice],
+             "z": self._z[p.z_slice],
+             "discrete": [(d.stage.name, d.value) for d in p.discrete]}
+            for p in self._parts])
 
     @classmethod
     def load(cls, path, system) -> State:
         """Read a State saved by :meth:`save` for ``system``; the result is realized
-        through MODEL. A file written for a System of another topology is refused."""
-        with open(Path(path), "rb") as f:
-            record = pickle.load(f)
-        if not isinstance(record, dict) or record.get("format") != _FILE_FORMAT:
-            raise StateMismatchError(f"State.load: {path} is not a kinetree State file.")
+        through MODEL. A file that is not a State file, of another format version, or
+        written for a System of another topology is refused (StateMismatchError) before
+        its variables are read. Loading never runs code from the file."""
         state = system.get_default_state()
-        if record["signature"] != state._signature:
+        t, saved = state_file.read(path, state._signature)
+        if len(saved) != len(state._parts):
             raise StateMismatchError(
-                f"State.load: {path} was saved from a System with a different topology "
-                f"(signature {record['signature'][:12]}…, this System has "
-                f"{state._signature[:12]}…); load it with the System that saved it.")
-        saved = record["parts"]
+                f"State.load: {path} holds {len(saved)} subsystems; this System has "
+                f"{len(state._parts)}.")
+        stages = {}
+        for p, rec in zip(state._parts, saved):
+            for stage_name, _ in rec["discrete"]:
+                if stage_name not in Stage.__members__:
+                    raise StateMismatchError(
+                        f"State.load: subsystem '{p.name}' in {path} names no stage "
+                        f"{stage_name!r}.")
+                stages[stage_name] = Stage[stage_name]
         # Model-stage discrete variables decide which variables exist: set them first.
         for p, rec in zip(state._parts, saved):
             for d, (stage_name, value) in zip(p.discrete, rec["discrete"]):
-                if Stage[stage_name] <= _MODEL:
-                    state._set_discrete_value(d, value)
+                if stages[stage_name] <= _MODEL:
+                    state._set_discrete_value(d, state_file.like(d.value, value))
         system.realize_model(state)
         for p, rec in zip(state._parts, saved):
             sizes = (len(rec["q"]), len(rec["u"]), len(rec["z"]), len(rec["discrete"]))
@@ -729,9 +733,9 @@ class State:
             state._u[p.u_slice] = rec["u"]
             state._z[p.z_slice] = rec["z"]
             for d, (stage_name, value) in zip(p.discrete, rec["discrete"]):
-                if Stage[stage_name] > _MODEL:
-                    d.value = value
-        state._t = float(record["t"])
+                if stages[stage_name] > _MODEL:
+                    d.value = state_file.like(d.value, value)
+        state._t = t
         state._invalidate(_INSTANCE)
         return state
 
