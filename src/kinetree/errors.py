@@ -77,3 +77,13 @@ class StateMismatchError(KinetreeError, ValueError):
 class IntegrationError(KinetreeError, RuntimeError):
     """An integrator could not advance: the step size fell below its minimum, or the
     State could not be projected onto the constraints at any step size tried."""
+
+
+class SimulationError(KinetreeError, RuntimeError):
+    """``simulate`` stopped on an exception (its ``__cause__``). Nothing is lost:
+    ``trajectory`` holds the reports made until then, ``state`` the last accepted State
+    (from which a new run can go on) and ``time`` its time (s)."""
+
+    def __init__(self, message: str, trajectory=None, state=None, time: float = float("nan")):
+        super().__init__(message)
+        self.trajectory, self.state, self.time = trajectory, state, time

@@ -143,7 +143,14 @@ class GeneralForceSubsystem(ForceSubsystem):
             d = self._matter().get_tree_data(state, Stage.VELOCITY, "GeneralForceSubsystem")
             for k in python:
                 if k not in compiled_elsewhere:
-                    self._forces[k].calc_force(state, d.body_forces, None, d.mobility_forces)
+                    try:
+                        self._forces[k].calc_force(state, d.body_forces, None,
+                                                   d.mobility_forces)
+                    except Exception as error:
+                        error.add_note(f"raised by force {k} of GeneralForceSubsystem "
+                                       f"({type(self._forces[k]).__name__}) at t = "
+                                       f"{state.get_time():.17g} s")
+                        raise
 
     def _python_work(self, state, compiled_elsewhere=frozenset()) -> dict:
         """Per stage, the Python this subsystem runs after the compiled call when its

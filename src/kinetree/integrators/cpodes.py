@@ -189,6 +189,19 @@ class CPodesIntegrator(Integrator):
         self._dense_order = 0
         self._dense_t = math.nan
 
+    _HISTORY = ("_h", "_t_hist", "_order", "_equal_steps", "_failures_here",
+                "_have_jacobian", "_J", "_lu", "_lu_c", "_rate", "_jacobians")
+
+    def _history(self):
+        """The BDF history: the differences D and everything that decides the next step."""
+        return self._D.copy(), {name: getattr(self, name) for name in self._HISTORY}
+
+    def _restore_history(self, history) -> None:
+        D, values = history
+        self._D[:] = D
+        for name, value in values.items():
+            setattr(self, name, value)
+
     def _accepted(self, t0: float, h: float) -> None:
         """The base cut the last step back to t0 + h (an event was isolated there): the
         history no longer ends at the advanced State, so start a new one from it."""
@@ -345,6 +358,9 @@ class CPodesIntegrator(Integrator):
         """J = ∂ẏ/∂y at (t, y) by forward differences, one realization per column; each y
         moves by √ε times the larger of |y| and its error unit (1/W)."""
         f0, column, work = self._f_base, self._f_new, self._dy
+        # A new array, not the last one overwritten: a step that raises part-way leaves
+        # the Jacobian it started with intact (``_history``).
+        self._J = np.empty_like(self._J)
         self._f(t, y, f0)
         np.copyto(work, y)
         steps = np.sqrt(np.finfo(float).eps) * np.maximum(np.abs(y), 1.0 / self._unit_weights)

@@ -21,6 +21,7 @@ supplies one step attempt; this class owns everything around it:
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import math
 
@@ -339,6 +340,12 @@ class Integrator:
         self._runs_compiled = self._compiles_runs()
         self._begin_continuous_interval()
 
+    def _replace_advanced_state(self, state) -> None:
+        """Make ``state`` (a State of this System, e.g. one an event handler changed) the
+        advanced State; call ``reinitialize`` next."""
+        self._system._check_state(state, f"{type(self).__name__}.reinitialize")
+        self._advanced = state
+
     def reinitialize(self, stage=Stage.POSITION, should_terminate: bool = False) -> None:
         """After an event changed the advanced State: restart integration from it (a new
         continuous interval), or end the simulation."""
@@ -364,7 +371,7 @@ class Integrator:
         self._triggers = self._system.get_event_triggers(state)
         self._trigger_values = self._system.calc_event_trigger_values(state, self._triggers)
         t = state.get_time()
-        self._t0 = self._t1 = t
+        self._t0 = self._t1 = self._returned_time = t
         self._y1[:] = state.get_y()
         self._ydot1[:] = state.get_y_dot()
         self._y0[:] = self._y1
@@ -392,11 +399,20 @@ class Integrator:
                 f"{type(self).__name__}.step_to: the simulation is over "
                 f"({self._termination.name}); initialize again to start a new one.")
         report_time = float(report_time)
-        now = (self._interpolated if self._is_interpolated else self._advanced)._t
+        # The time step_to last returned at: a call that raised (while reporting, say)
+        # may have advanced the State beyond the report time it is called again with.
+        now = self._returned_time
         if report_time < now - 1e-14 * max(1.0, abs(now)):
             raise InvalidArgumentError(
                 f"{type(self).__name__}.step_to: report time {report_time} is before the "
                 f"current time {now}.")
+        status = self._advance(report_time, scheduled_event_time)
+        self._returned_time = (self._interpolated if self._is_interpolated
+                               else self._advanced)._t
+        return status
+
+    def _advance(self, report_time: float, scheduled_event_time: float):
+        """step_to, after its checks."""
         control_f = self._control_f
         final_time = self._final_time
         t_stop = min(scheduled_event_time, final_time)
@@ -482,7 +498,41 @@ class Integrator:
                 and cls._accepted is Integrator._accepted)
 
     def _take_step(self, t_stop: float) -> None:
-        """One accepted step from (t1, y1) toward at most ``t_stop``, adapting h."""
+        """One accepted step from (t1, y1) toward at most ``t_stop``, adapting h. If
+        anything raises before the step is accepted (a user's force, an event handler,
+        KeyboardInterrupt), the integrator is put back as it was before the step: the
+        next call takes the same step, as an uninterrupted run would."""
+        before = self._t0, self._y0.copy(), self._ydot0.copy(), self._h_next, \
+            self._history()
+        try:
+            self._try_step(t_stop)
+        except BaseException:
+            self._roll_back(before)
+            raise
+
+    def _roll_back(self, before) -> None:
+        """Undo a step that raised: the last step's ends, the step size, the method's
+        history and the advanced State, realized again at t1 if it can be."""
+        t0, y0, ydot0, h_next, history = before
+        self._y1[:] = self._y0
+        self._ydot1[:] = self._ydot0
+        self._t0, self._h_next = t0, h_next
+        self._y0[:], self._ydot0[:] = y0, ydot0
+        self._restore_history(history)
+        state = self._advanced
+        self._write(state, self._t1, self._y1)
+        with contextlib.suppress(Exception):
+            self._system.realize(state, _ACCELERATION)
+
+    def _history(self):
+        """Hook: what of the method's own state a step changes before it is accepted
+        (multistep methods: their history), for ``_restore_history``."""
+        return None
+
+    def _restore_history(self, history) -> None:
+        """Hook: put back what ``_history`` returned."""
+
+    def _try_step(self, t_stop: float) -> None:
         t0 = self._t1
         self._t0 = t0
         self._y0[:] = self._y1

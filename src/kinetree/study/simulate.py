@@ -20,7 +20,7 @@ import numpy as np
 from tqdm import tqdm
 
 import kinetree.integrators as _integrators
-from kinetree.errors import InvalidArgumentError
+from kinetree.errors import InvalidArgumentError, SimulationError
 from kinetree.integrators.integrator import Integrator, SuccessfulStepStatus
 from kinetree.study.time_stepper import TimeStepper
 from kinetree.study.trajectory import Trajectory
@@ -62,6 +62,12 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
     The Trajectory's ``stats`` are the integrator's counts (steps taken and attempted,
     realizations, projections, error-test failures, ...) and the wall time; a handler
     that ends the simulation early ends the Trajectory at its time.
+
+    If anything raises during the run (a user's force, an event handler, an integrator
+    that cannot meet its accuracy), ``simulate`` raises SimulationError from it, saying
+    when and, for a user's force, which one; its ``trajectory`` holds the reports made
+    until then and its ``state`` the last accepted State. KeyboardInterrupt passes
+    through, carrying the same two attributes.
     """
     t0 = state.get_time()
     t_final = float(t_final)
@@ -101,30 +107,47 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
                bar_format="{desc}: {percentage:3.0f}%|{bar}| t = {n:.4g} of {total:.4g} s "
                           "[{elapsed}<{remaining}]")
     rows = 0
-    with bar:
-        for target in times:
-            status = stepper.step_to(target)
-            while status in _NOT_THERE_YET:
-                status = stepper.step_to(target)
-            current = stepper.get_state()
-            t[rows] = current.get_time()
-            y[rows] = current.get_y()
-            for label, f in outputs.items():
-                extra[label][rows] = float(f(current))
-            bar.update(t[rows] - (t[rows - 1] if rows else t0))
-            rows += 1
-            if status == SuccessfulStepStatus.END_OF_SIMULATION:
-                break
-    wall = time.perf_counter() - wall
 
-    final = stepper.get_state()
-    nq, nu = final.get_num_q(), final.get_num_u()
-    names = coordinate_labels(system, final)
-    return Trajectory(
-        t[:rows], y[:rows, :nq], y[:rows, nq:nq + nu], y[:rows, nq + nu:],
-        q_names=names["q"], u_names=names["u"], z_names=names["z"],
-        columns={label: v[:rows] for label, v in extra.items()},
-        stats=integrator_statistics(integ, wall), template=final, name=system.get_name())
+    def trajectory(final):
+        nq, nu = final.get_num_q(), final.get_num_u()
+        names = coordinate_labels(system, final)
+        return Trajectory(
+            t[:rows], y[:rows, :nq], y[:rows, nq:nq + nu], y[:rows, nq + nu:],
+            q_names=names["q"], u_names=names["u"], z_names=names["z"],
+            columns={label: v[:rows] for label, v in extra.items()},
+            stats=integrator_statistics(integ, time.perf_counter() - wall), template=final,
+            name=system.get_name())
+
+    with bar:
+        try:
+            for target in times:
+                status = stepper.step_to(target)
+                while status in _NOT_THERE_YET:
+                    status = stepper.step_to(target)
+                current = stepper.get_state()
+                t[rows] = current.get_time()
+                y[rows] = current.get_y()
+                for label, f in outputs.items():
+                    extra[label][rows] = float(f(current))
+                bar.update(t[rows] - (t[rows - 1] if rows else t0))
+                rows += 1
+                if status == SuccessfulStepStatus.END_OF_SIMULATION:
+                    break
+        except BaseException as error:
+            # Nothing is lost: what was reported, and the last accepted State.
+            last = integ.get_advanced_state().copy()
+            so_far = trajectory(last)
+            if not isinstance(error, Exception):       # KeyboardInterrupt and the like
+                error.trajectory, error.state, error.time = so_far, last, last.get_time()
+                raise
+            raise SimulationError(
+                f"simulate: stopped at t = {last.get_time():.6g} s by "
+                f"{type(error).__name__}: {error}"
+                + "".join(f" ({note})" for note in getattr(error, "__notes__", ()))
+                + f". The {rows} reports made until then are in this error's .trajectory, "
+                f"the last accepted State in .state: fix the cause and simulate on from it.",
+                so_far, last, last.get_time()) from error
+    return trajectory(stepper.get_state())
 
 
 def integrator_statistics(integ: Integrator, wall_time: float) -> dict:

@@ -32,6 +32,7 @@ class TimeStepper:
         self._integrator = integrator
         self._report_all_significant_states = False
         self._initialized = False
+        self._unhandled = None      # (handlers, triggered) of an event whose handling raised
 
     def get_system(self):
         return self._system
@@ -50,6 +51,7 @@ class TimeStepper:
         self._integrator.initialize(state)
         self._include_current_time = True
         self._initialized = True
+        self._unhandled = None
 
     def get_state(self):
         return self._integrator.get_state()
@@ -70,6 +72,12 @@ class TimeStepper:
             raise InvalidArgumentError(
                 f"TimeStepper.step_to: time {time} is before the current time "
                 f"{integ.get_time()}.")
+        if self._unhandled is not None:
+            # A handler raised last time: the event is handled now, from the State it
+            # found then, which its failure left untouched.
+            self._handle(*self._unhandled)
+            if integ.is_simulation_over():
+                return SuccessfulStepStatus.END_OF_SIMULATION
         while True:
             current = integ.get_state()
             include = self._include_current_time
@@ -111,10 +119,13 @@ class TimeStepper:
             r.handle_event(state)
 
     def _handle(self, handlers, triggered) -> None:
-        """Call the due handlers on the advanced State, then restart the integrator from
-        it (or end the simulation if a handler asked to)."""
+        """Call the due handlers on a copy of the advanced State, then make it the
+        advanced State and restart the integrator from it (or end the simulation if a
+        handler asked to). If a handler raises, the advanced State is as the event found
+        it and the next step_to handles the event again."""
         integ = self._integrator
-        state = integ.upd_advanced_state()
+        self._unhandled = handlers, triggered
+        state = integ.get_advanced_state().copy()
         accuracy = integ.get_accuracy_in_use()
         terminate = False
         for h in handlers:
@@ -125,6 +136,8 @@ class TimeStepper:
                 obj.handle_event(state)
             else:
                 terminate |= bool(obj.handle_event(state, accuracy))
+        integ._replace_advanced_state(state)
+        self._unhandled = None
         integ.reinitialize(Stage.TIME, terminate)
 
 
