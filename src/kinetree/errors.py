@@ -79,6 +79,10 @@ class IntegrationError(KinetreeError, RuntimeError):
     State could not be projected onto the constraints at any step size tried."""
 
 
+class SimulationDivergedError(IntegrationError):
+    """The motion diverged: a coordinate or speed is no longer a finite number."""
+
+
 class SimulationError(KinetreeError, RuntimeError):
     """``simulate`` stopped on an exception (its ``__cause__``). Nothing is lost:
     ``trajectory`` holds the reports made until then, ``state`` the last accepted State

@@ -155,7 +155,7 @@ class RealizationPlan:
         """The error naming the body whose articulated inertia a compiled call found
         singular in ``state``."""
         return self._matter._singular_error(
-            self._matter.get_tree_data(state, Stage.MODEL, "realize"))
+            self._matter.get_tree_data(state, Stage.MODEL, "realize"), state)
 
     @staticmethod
     def mark_realized(state, stage) -> None:

@@ -43,6 +43,7 @@ from kinetree.integrators.step_control import (
     ACCURACY,
     ATTEMPTED,
     CONSTRAINT_TOL,
+    DIVERGED,
     END_PENDING,
     ERROR_FAILURES,
     EXPONENT,
@@ -69,6 +70,7 @@ from kinetree.integrators.step_control import (
     T_STOP,
     TOO_SMALL,
     combine,
+    first_non_finite,
     scaled_error_norm,
     time_tol,
 )
@@ -337,6 +339,13 @@ def run_steps(run):
                     control_i[REALIZATIONS] += 1
                 combine(y0, h, b, k, s, y1)
             control_i[ATTEMPTED] += 1
+            if first_non_finite(y1) >= 0:
+                # The error norm of a NaN passes any test: stop here instead, the step's
+                # end left in stage_y for the error message.
+                _copy(y1, stage_y)
+                _copy(y0, y1)
+                control_f[H_NEXT] = h
+                return DIVERGED
             h_new = h
             if fixed <= 0.0 and not semi_explicit:
                 for n in range(err.shape[0]):
@@ -445,9 +454,13 @@ class CompiledStepper:
         return run, entry_point(run_steps, (run,)), arrays
 
     def error(self, failed: int, integrator) -> Exception:
-        """The exception for a run that returned ``failed`` (SINGULAR or TOO_SMALL)."""
+        """The exception for a run that returned ``failed`` (SINGULAR, TOO_SMALL or
+        DIVERGED)."""
         if failed == TOO_SMALL:
             return integrator._accuracy_unmet(integrator._t0, integrator._h_next)
+        if failed == DIVERGED:
+            return integrator._diverged(integrator._t1, integrator._h_next,
+                                        integrator._stage_y)
         return self._system._plan_of(self._state).singular_error(self._state)
 
     def mark_realized(self) -> None:

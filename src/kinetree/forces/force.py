@@ -18,6 +18,12 @@ class Force:
             raise InvalidArgumentError(
                 f"{type(self).__qualname__}: the first argument must be the "
                 f"GeneralForceSubsystem, got {type(forces).__name__}.")
+        for mobod in getattr(self, "_mobods", ()):
+            if mobod.get_matter_subsystem().get_system() is not forces.get_system():
+                raise InvalidArgumentError(
+                    f"{type(self).__qualname__}: MobilizedBody "
+                    f"{mobod.get_mobilized_body_index()} belongs to another System than "
+                    f"the GeneralForceSubsystem given; use a body of the force's own System.")
         self._forces = forces
         self._index = forces._adopt_force(self)
 

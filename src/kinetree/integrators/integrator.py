@@ -27,7 +27,12 @@ import math
 
 import numpy as np
 
-from kinetree.errors import IntegrationError, InvalidArgumentError, KinetreeError
+from kinetree.errors import (
+    IntegrationError,
+    InvalidArgumentError,
+    KinetreeError,
+    SimulationDivergedError,
+)
 from kinetree.integrators import step_control as control
 from kinetree.integrators.step_control import (
     MAX_GROWTH,
@@ -180,23 +185,40 @@ class Integrator:
         self._send_settings()
 
     def set_maximum_step_size(self, h: float) -> None:
-        self._max_step = self._positive(h, "set_maximum_step_size", allow_inf=True)
+        h = self._positive(h, "set_maximum_step_size", allow_inf=True)
+        self._check_step_bounds(self._min_step, h, "set_maximum_step_size")
+        self._max_step = h
         self._send_settings()
 
     def set_minimum_step_size(self, h: float) -> None:
         """Below this step size (s) an error-test failure raises IntegrationError."""
-        self._min_step = float(h)
-        if not self._min_step >= 0:
+        h = float(h)
+        if not (h >= 0 and math.isfinite(h)):
             raise InvalidArgumentError(
-                f"{type(self).__name__}.set_minimum_step_size: expected h >= 0, got {h!r}.")
+                f"{type(self).__name__}.set_minimum_step_size: expected a finite h >= 0, "
+                f"got {h!r}.")
+        self._check_step_bounds(h, self._max_step, "set_minimum_step_size")
+        self._min_step = h
         self._send_settings()
+
+    def _check_step_bounds(self, minimum: float, maximum: float, method: str) -> None:
+        if minimum > maximum:
+            raise InvalidArgumentError(
+                f"{type(self).__name__}.{method}: the minimum step size {minimum:g} s would "
+                f"exceed the maximum {maximum:g} s; no step could be taken. Lower the "
+                f"minimum or raise the maximum.")
 
     def set_initial_step_size(self, h: float) -> None:
         self._initial_step = self._positive(h, "set_initial_step_size")
 
     def set_final_time(self, t_final: float) -> None:
         """Past this time (s) step_to returns END_OF_SIMULATION."""
-        self._final_time = float(t_final)
+        t_final = float(t_final)
+        if math.isnan(t_final):
+            raise InvalidArgumentError(
+                f"{type(self).__name__}.set_final_time: expected a time (s), or inf for "
+                f"none; got nan.")
+        self._final_time = t_final
 
     def set_projection_every_step(self, flag: bool) -> None:
         """Project onto the constraints after every step (the default), or only when the
@@ -222,6 +244,10 @@ class Integrator:
 
     def set_internal_step_limit(self, n: int) -> None:
         """At most ``n`` steps per step_to call (0: no limit); then REACHED_STEP_LIMIT."""
+        if int(n) != n or n < 0:
+            raise InvalidArgumentError(
+                f"{type(self).__name__}.set_internal_step_limit: expected a whole number of "
+                f"steps >= 0 (0 for no limit), got {n!r}.")
         self._internal_step_limit = int(n)
 
     # ------------------------------------------------------------ queries
@@ -399,6 +425,8 @@ class Integrator:
                 f"{type(self).__name__}.step_to: the simulation is over "
                 f"({self._termination.name}); initialize again to start a new one.")
         report_time = float(report_time)
+        if math.isnan(report_time):
+            raise InvalidArgumentError(f"{type(self).__name__}.step_to: the report time is nan.")
         # The time step_to last returned at: a call that raised (while reporting, say)
         # may have advanced the State beyond the report time it is called again with.
         now = self._returned_time
@@ -558,6 +586,18 @@ class Integrator:
                 raise self._accuracy_unmet(t0, h_new)
             self._h_next = h_new
 
+    def _diverged(self, t0: float, h: float, y_end) -> SimulationDivergedError:
+        """The error for a step of h from t0 whose end ``y_end`` is not finite."""
+        state = self._advanced
+        i = int(np.flatnonzero(~np.isfinite(y_end))[0])
+        nq, nu = state.get_num_q(), state.get_num_u()
+        name = f"q[{i}]" if i < nq else f"u[{i - nq}]" if i < nq + nu else f"z[{i - nq - nu}]"
+        return SimulationDivergedError(
+            f"{type(self).__name__}: the motion diverged: a step of {h:.3g} s from t = "
+            f"{t0:.17g} s made {name} {y_end[i]}. The step was too large for a stiff "
+            f"force, or a force grows without bound: lower the step size (or the accuracy), "
+            f"check the forces, or use CPodesIntegrator for a stiff model.")
+
     def _accuracy_unmet(self, t0: float, h_new: float) -> IntegrationError:
         return IntegrationError(
             f"{type(self).__name__}: cannot meet accuracy {self._accuracy:g} at t = "
@@ -570,6 +610,8 @@ class Integrator:
         advanced State holds the projected end of the step, realized to ACCELERATION, and
         _y1/_ydot1 its y and ẏ."""
         err = self._attempt(t0, h)
+        if not np.isfinite(self._y1).all():
+            raise self._diverged(t0, h, self._y1)
         if self._fixed_step is None and err is not None:
             norm = self._error_norm(err)
             factor = SAFETY * (self._accuracy / norm) ** (1.0 / (self.min_order + 1)) \

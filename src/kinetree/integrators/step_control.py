@@ -26,10 +26,19 @@ RUNGE_KUTTA, SEMI_EXPLICIT_EULER = 0, 1
 """The methods of compiled runs: an explicit Runge-Kutta tableau, or the symplectic Euler
 step u1 = u0 + h u̇0, q1 = q0 + h N(q0) u1."""
 
-TOO_SMALL = 3
+TOO_SMALL, DIVERGED = 3, 5
 """What a compiled run returns when the error test (or the projection) kept failing down
-to the minimum step (after the realization's own codes, engine/forward.py's SINGULAR 1
-and OVERFLOW 2; its INCONSISTENT is 4)."""
+to the minimum step, or when a step's end is not finite (after the realization's own
+codes, engine/forward.py's SINGULAR 1 and OVERFLOW 2; its INCONSISTENT is 4)."""
+
+
+@numba.njit(cache=True)
+def first_non_finite(y):
+    """The index of y's first NaN or infinite entry, or -1."""
+    for i in range(y.shape[0]):
+        if not np.isfinite(y[i]):
+            return i
+    return -1
 
 
 @numba.njit(cache=True)

@@ -27,7 +27,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from kinetree.engine.kinds import Kinds
-from kinetree.errors import InvalidArgumentError, KinetreeError, StageTooLowError
+from kinetree.errors import (
+    InvalidArgumentError,
+    KinetreeError,
+    SimulationDivergedError,
+    StageTooLowError,
+)
 from kinetree.multibody import constraint_solver as cs
 from kinetree.multibody.custom_hinges import CustomHinges
 from kinetree.multibody.kernels.aba import (
@@ -130,6 +135,8 @@ class SimbodyMatterSubsystem(Subsystem):
 
     def get_mobilized_body(self, index: int) -> MobilizedBody:
         try:
+            if index < 0:
+                raise IndexError(index)
             return self._bodies[index]
         except (IndexError, TypeError):
             raise InvalidArgumentError(
@@ -291,7 +298,7 @@ class SimbodyMatterSubsystem(Subsystem):
             failed = realize_stages(int(g), int(g), *self._kernel_arguments(state),
                                     *NO_FORCES, *NO_CONTACTS,
                                     *self._constraint_arguments(state))
-            self._raise_if_singular(self.get_tree_data(state, Stage.MODEL, "realize"))
+            self._raise_if_singular(self.get_tree_data(state, Stage.MODEL, "realize"), state)
             if failed == INCONSISTENT:
                 raise self._inconsistent_error(state)
         for work in after.get(g, ()):
@@ -425,18 +432,55 @@ class SimbodyMatterSubsystem(Subsystem):
             f"accelerations, say). Disable or remove the conflicting one, or project the "
             f"State onto the constraints (system.project) if it is far from them.")
 
-    def _raise_if_singular(self, d: TreeData) -> None:
+    def _raise_if_singular(self, d: TreeData, state) -> None:
         if d.status[0]:
-            raise self._singular_error(d)
+            raise self._singular_error(d, state)
 
-    def _singular_error(self, d: TreeData) -> KinetreeError:
+    _EULER_ANGLES = ("Gimbal", "Bushing", "SphericalCoords", "BendStretch", "Ellipsoid")
+    """Mobilizers of three angles in sequence, singular where two of their axes align."""
+
+    def _singular_error(self, d: TreeData, state) -> KinetreeError:
         """The error for the body whose articulated inertia the last inertia sweep found
-        singular (status[0] = 1 + its index)."""
-        bad = int(d.status[0])
+        singular (status[0] = 1 + its index), naming the cause: a diverged State, an
+        Euler-angle mobilizer at its singular angle, or bodies without mass."""
+        q, u = self._kernel_q_u(state)
+        for name, values in (("q", q), ("u", u)):
+            bad = np.flatnonzero(~np.isfinite(values))
+            if bad.size:
+                return SimulationDivergedError(
+                    f"SimbodyMatterSubsystem: at t = {state.get_time():.17g} s {name}"
+                    f"[{bad[0]}] is {values[bad[0]]}: the motion diverged before this "
+                    f"realization (a step too large for a stiff force, a force growing "
+                    f"without bound, or a speed set to a non-finite value). Lower the step "
+                    f"size or the accuracy, or check the forces; CPodesIntegrator handles "
+                    f"stiff models.")
+        b = int(d.status[0]) - 1
+        mobod = self._bodies[b]
+        kind = type(mobod).__name__
+        where = f"the articulated inertia of MobilizedBody {b} ({kind})"
+        if kind in self._EULER_ANGLES:
+            qb = q[int(d.tree.q_start[b]):int(d.tree.q_start[b] + d.tree.nq[b])]
+            return KinetreeError(
+                f"SimbodyMatterSubsystem: {where} is singular along its mobilities at q = "
+                f"{np.round(qb, 6).tolist()}: its angles have reached the configuration "
+                f"where two of its rotation axes line up (gimbal lock), so it cannot turn "
+                f"about the third. Use a Ball mobilizer (quaternions: no singular "
+                f"orientation), or a sequence whose singular angle the motion avoids.")
+        outboard = [b]
+        for child in range(b + 1, len(self._bodies)):
+            if int(d.tree.parent[child]) in outboard:
+                outboard.append(child)
+        if float(np.sum(d.tree.mass[outboard])) == 0.0:
+            return KinetreeError(
+                f"SimbodyMatterSubsystem: {where} is singular along its mobilities: it and "
+                f"the bodies outboard of it have no mass, so nothing resists its motion. "
+                f"Give a terminal body mass (and inertia about each rotation axis), or weld "
+                f"it to its parent.")
         return KinetreeError(
-            f"SimbodyMatterSubsystem: the articulated inertia of MobilizedBody {bad - 1} "
-            f"({type(self._bodies[bad - 1]).__name__}) is singular along its mobilities; "
-            f"a terminal body needs mass (and inertia about each rotation axis).")
+            f"SimbodyMatterSubsystem: {where} is singular along its mobilities: its "
+            f"bodies resist no motion along some mobility (no inertia about a rotation "
+            f"axis, or a mobility that moves nothing). Give the body inertia about each "
+            f"axis it turns about, or remove the mobility.")
 
     # --------------------------------------------------- forces (DYNAMICS)
     def upd_body_forces(self, state) -> np.ndarray:
@@ -505,7 +549,7 @@ class SimbodyMatterSubsystem(Subsystem):
         f = self._vector(f, d.mobility_forces.size, "multiply_by_m_inv")
         if self.get_stage(state) < Stage.DYNAMICS:
             calc_articulated_body_inertias(d.tree_i, d.tree_f, d.kinds, d.buf, d.status)
-            self._raise_if_singular(d)
+            self._raise_if_singular(d, state)
         out = np.zeros_like(f)
         calc_tree_accelerations(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, False, f,
                                 d.cache.zero, out)

@@ -9,6 +9,8 @@ constructor, defaults, and the accessors that read the State.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
@@ -190,13 +192,26 @@ class MobilizedBody:
 
     def set_one_q(self, state, which: int, value: float) -> None:
         which = self._check_which(state, which, "q")
+        value = self._finite(value, "set_one_q")
         data = self._tree(state, Stage.MODEL, "set_one_q")
         self._matter.upd_q(state)[self._q_slice(data).start + which] = value
 
     def set_one_u(self, state, which: int, value: float) -> None:
         which = self._check_which(state, which, "u")
+        value = self._finite(value, "set_one_u")
         data = self._tree(state, Stage.MODEL, "set_one_u")
         self._matter.upd_u(state)[self._u_slice(data).start + which] = value
+
+    def _finite(self, value, method: str) -> float:
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            raise InvalidArgumentError(
+                f"{self._name()}.{method}: expected a number, got {value!r}.") from None
+        if not math.isfinite(value):
+            raise InvalidArgumentError(
+                f"{self._name()}.{method}: the value is {value}; it must be a finite number.")
+        return value
 
     def _check_which(self, state, which: int, kind: str) -> int:
         n = self.get_num_q(state) if kind == "q" else self.get_num_u(state)

@@ -142,7 +142,7 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
                 raise
             raise SimulationError(
                 f"simulate: stopped at t = {last.get_time():.6g} s by "
-                f"{type(error).__name__}: {error}"
+                f"{type(error).__name__}: {str(error).rstrip('.')}"
                 + "".join(f" ({note})" for note in getattr(error, "__notes__", ()))
                 + f". The {rows} reports made until then are in this error's .trajectory, "
                 f"the last accepted State in .state: fix the cause and simulate on from it.",

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import math
 
-from kinetree.errors import InvalidArgumentError
+from kinetree.errors import IntegrationError, InvalidArgumentError
 from kinetree.integrators.integrator import Integrator, SuccessfulStepStatus
 from kinetree.system.events import TriggeredEventReporter
 from kinetree.system.stage import Stage
+
+_MAX_STALLED = 100
+"""Events handled in a row at one time before step_to calls it a loop."""
 
 
 class TimeStepper:
@@ -78,8 +81,24 @@ class TimeStepper:
             self._handle(*self._unhandled)
             if integ.is_simulation_over():
                 return SuccessfulStepStatus.END_OF_SIMULATION
+        stalled, last_time = 0, math.nan
         while True:
             current = integ.get_state()
+            # Nothing may spin without advancing: events due again and again within the
+            # integrator's time tolerance would.
+            if current.get_time() == last_time:
+                stalled += 1
+                if stalled > _MAX_STALLED:
+                    due = system.calc_time_of_next_scheduled_event(current, False)[1]
+                    raise IntegrationError(
+                        f"TimeStepper.step_to: time has not advanced from t = "
+                        f"{last_time:.17g} s through {_MAX_STALLED} events in a row; due "
+                        f"now: {', '.join(type(h).__name__ for h in due) or 'none'}. An "
+                        f"event handler's get_next_event_time must return a time later "
+                        f"than the current one by more than the time tolerance, 1e-14 "
+                        f"max(1, |t|) s.")
+            else:
+                stalled, last_time = 0, current.get_time()
             include = self._include_current_time
             self._include_current_time = False
             t_event, handlers = system.calc_time_of_next_scheduled_event(current, False)

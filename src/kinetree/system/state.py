@@ -373,6 +373,11 @@ class State:
         if v.shape != dest.shape and not (v.ndim == 0 and dest.size == 1):
             raise InvalidArgumentError(
                 f"{where}: expected {dest.size} values, got an array of shape {v.shape}.")
+        if not np.isfinite(v).all():
+            i = int(np.flatnonzero(~np.isfinite(v.ravel()))[0])
+            raise InvalidArgumentError(
+                f"{where}: value {i} is {v.ravel()[i]}; every value must be a finite "
+                f"number.")
         dest[...] = v
 
     def set_q(self, q) -> None:

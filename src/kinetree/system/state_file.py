@@ -99,6 +99,8 @@ def read(path, signature: str) -> tuple[float, list[dict]]:
     """(t, parts) of the State file ``path``, as ``write`` was given them, after checking
     its format, version and that it was saved from a System with topology ``signature``.
     Raises StateMismatchError naming what is wrong; reads no pickle."""
+    if not Path(path).is_file():
+        raise StateMismatchError(f"State.load: there is no file {path}.")
     try:
         archive = np.load(Path(path), allow_pickle=False)
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:

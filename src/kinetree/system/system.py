@@ -305,7 +305,14 @@ class System:
         if not triggers:
             return np.empty(0)
         self.realize(state, max(t.get_required_stage() for t in triggers))
-        return np.array([t.get_value(state) for t in triggers], dtype=float)
+        values = np.array([t.get_value(state) for t in triggers], dtype=float)
+        if np.isnan(values).any():
+            bad = triggers[int(np.flatnonzero(np.isnan(values))[0])]
+            raise InvalidArgumentError(
+                f"{type(bad).__name__}.get_value returned nan at t = {state.get_time():.17g} "
+                f"s: a trigger function must be a number whose change of sign marks the "
+                f"event (a nan has no sign, so the event could never fire).")
+        return values
 
     def calc_time_of_next_scheduled_event(self, state: State, include_current_time: bool):
         """(t, due): the time (s) of the next scheduled events, of handlers and of the
@@ -317,6 +324,7 @@ class System:
             t, ids = ss.calc_time_of_next_scheduled_event(state, include_current_time)
             if ids:
                 due.append((float(t), SubsystemScheduledEvents(ss, ids)))
+        self._check_event_times(due, "get_next_event_time")
         return self._earliest(due, state.get_time(), include_current_time)
 
     def calc_time_of_next_scheduled_report(self, state: State, include_current_time: bool):
@@ -328,7 +336,16 @@ class System:
             t, ids = ss.calc_time_of_next_scheduled_report(state, include_current_time)
             if ids:
                 due.append((float(t), SubsystemScheduledEvents(ss, ids, report=True)))
+        self._check_event_times(due, "get_next_event_time")
         return self._earliest(due, state.get_time(), include_current_time)
+
+    @staticmethod
+    def _check_event_times(due, method: str) -> None:
+        for t, who in due:
+            if math.isnan(t):
+                raise InvalidArgumentError(
+                    f"{type(who).__name__}.{method} returned nan: return the time (s) of "
+                    f"its next event, or inf when it has none.")
 
     @staticmethod
     def _earliest(due, now: float, include_current_time: bool):

@@ -17,6 +17,7 @@ class MobilityForce(TableForce):
 
     def _set_mobility(self, mobod, which) -> None:
         self._mobod = mobod
+        self._mobods = (mobod,)
         self._body1 = mobod.get_mobilized_body_index()
         self._which = int(which)
 

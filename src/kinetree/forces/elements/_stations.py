@@ -76,3 +76,13 @@ def finite(value, where: str, what: str, minimum: float | None = None) -> float:
         bound = "" if minimum is None else f" and >= {minimum:g}"
         raise InvalidArgumentError(f"{where}: {what} must be finite{bound}, got {value!r}.")
     return x
+
+
+def same_system_matter(forces, matter, where: str):
+    """``matter``, checked to be the matter subsystem of ``forces``' System."""
+    if not hasattr(matter, "get_mobilized_body") or \
+            matter.get_system() is not forces.get_system():
+        raise InvalidArgumentError(
+            f"{where}: the matter subsystem given is not the one of the force subsystem's "
+            f"System; pass that System's SimbodyMatterSubsystem.")
+    return matter

@@ -18,6 +18,7 @@ class ConstantForce(TableForce):
     CODE = CODE
 
     def __init__(self, forces, mobod, station, force):
+        self._mobods = (mobod,)
         self._body1 = mobod.get_mobilized_body_index()
         super().__init__(forces, [*vector3(station, "Force.ConstantForce", "station"),
                                   *vector3(force, "Force.ConstantForce", "force")])

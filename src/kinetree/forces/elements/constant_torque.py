@@ -17,6 +17,7 @@ class ConstantTorque(TableForce):
     CODE = CODE
 
     def __init__(self, forces, mobod, torque):
+        self._mobods = (mobod,)
         self._body1 = mobod.get_mobilized_body_index()
         super().__init__(forces, vector3(torque, "Force.ConstantTorque", "torque"))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numba
 
-from kinetree.forces.elements._stations import finite
+from kinetree.forces.elements._stations import finite, same_system_matter
 from kinetree.forces.elements._table import TableForce
 from kinetree.registry import FORCES
 from kinetree.system.stage import Stage
@@ -19,7 +19,7 @@ class GlobalDamper(TableForce):
     STAGE = Stage.VELOCITY
 
     def __init__(self, forces, matter, damping):
-        self._matter = matter
+        self._matter = same_system_matter(forces, matter, "Force.GlobalDamper")
         super().__init__(forces, [finite(damping, "Force.GlobalDamper", "damping", 0.0)])
 
 

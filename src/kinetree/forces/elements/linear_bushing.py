@@ -63,6 +63,7 @@ class LinearBushing(TableForce):
 
     def __init__(self, forces, body1, X_B1F, body2, X_B2M, stiffness, damping):
         where = "Force.LinearBushing"
+        self._mobods = (body1, body2)
         self._body1 = body1.get_mobilized_body_index()
         self._body2 = body2.get_mobilized_body_index()
         super().__init__(forces, [*_frame(X_B1F, where, "X_B1F"), *_frame(X_B2M, where, "X_B2M"),

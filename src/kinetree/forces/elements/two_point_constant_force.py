@@ -19,6 +19,7 @@ CODE = FORCES["two_point_constant_force"]
 def two_stations(element, where, body1, station1, body2, station2) -> list[float]:
     """Set the two bodies of a two-point element; its first six parameters, the stations
     (m, each in its body's frame)."""
+    element._mobods = (body1, body2)
     element._body1 = body1.get_mobilized_body_index()
     element._body2 = body2.get_mobilized_body_index()
     return [*vector3(station1, where, "station1"), *vector3(station2, where, "station2")]

@@ -29,7 +29,7 @@ class TwoPointLinearDamper(TableForce):
     def __init__(self, forces, body1, station1, body2, station2, damping):
         where = "Force.TwoPointLinearDamper"
         stations = two_stations(self, where, body1, station1, body2, station2)
-        super().__init__(forces, [*stations, finite(damping, where, "damping")])
+        super().__init__(forces, [*stations, finite(damping, where, "damping", 0.0)])
 
 
 @numba.njit(cache=True)

@@ -23,7 +23,7 @@ class TwoPointLinearSpring(TableForce):
         where = "Force.TwoPointLinearSpring"
         stations = two_stations(self, where, body1, station1, body2, station2)
         super().__init__(forces, [*stations, finite(stiffness, where, "stiffness"),
-                                  finite(natural_length, where, "natural_length")])
+                                  finite(natural_length, where, "natural_length", 0.0)])
 
 
 @numba.njit(cache=True)

@@ -7,7 +7,7 @@ import math
 
 import numba
 
-from kinetree.forces.elements._stations import finite, vector3
+from kinetree.forces.elements._stations import finite, same_system_matter, vector3
 from kinetree.forces.elements._table import TableForce
 from kinetree.multibody.kernels.gravity import add_gravity_force
 from kinetree.registry import FORCES
@@ -24,7 +24,7 @@ class UniformGravity(TableForce):
     def __init__(self, forces, matter, gravity, zero_height: float = 0.0):
         where = "Force.UniformGravity"
         g = vector3(gravity, where, "gravity (m/s² in Ground)")
-        self._matter = matter
+        self._matter = same_system_matter(forces, matter, where)
         super().__init__(forces, [*g, finite(zero_height, where, "zero_height")])
 
     def get_default_gravity(self):

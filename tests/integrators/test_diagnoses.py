@@ -1,0 +1,92 @@
+"""Failures name their true cause: a motion that diverged (a non-finite q or u, which an
+error norm would otherwise let through), an Euler-angle mobilizer at its singular angle,
+and bodies without mass."""
+
+import math
+
+import numpy as np
+import pytest
+
+import kinetree as kt
+from kinetree.errors import KinetreeError, SimulationDivergedError, SimulationError
+
+
+def stiff_slider(extra=None):
+    """A pendulum carrying a slider on a spring far too stiff for a 10 ms explicit step;
+    ``extra(forces)`` adds more forces."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    com = [0, -0.5, 0]
+    body = kt.Body.Rigid(kt.MassProperties(
+        1.0, com, kt.Inertia(0.02).shift_from_mass_center(com, 1.0)))
+    pin = kt.MobilizedBody.Pin(matter.Ground(), kt.Transform(), body, kt.Transform())
+    slider = kt.MobilizedBody.Slider(pin, kt.Transform(), body, kt.Transform())
+    kt.Force.MobilityLinearSpring(forces, slider, 0, 1e6, 0.0)
+    kt.Force.UniformGravity(forces, matter, [0, -9.8, 0])
+    if extra is not None:
+        extra(forces)
+    state = system.realize_topology()
+    slider.set_one_q(state, 0, 0.1)
+    return system, state
+
+
+@pytest.mark.parametrize("integrator", ["ExplicitEuler", "RungeKutta3", "Verlet"])
+def test_a_diverging_fixed_step_run_says_it_diverged(integrator):
+    system, state = stiff_slider()
+    with pytest.raises(SimulationError) as caught:
+        kt.simulate(system, state, 5.0, integrator=integrator, fixed_step_size=0.01,
+                    progress=False)
+    assert isinstance(caught.value.__cause__, SimulationDivergedError)
+    assert "diverged" in str(caught.value)
+    # The last accepted State is finite: nothing non-finite got into it.
+    assert np.isfinite(caught.value.state.get_y()).all()
+
+
+class Broken(kt.Force.Custom.Implementation):
+    """A force that turns NaN after 0.05 s (a sensor, a table lookup out of range)."""
+
+    def calc_force(self, state, body_forces, particle_forces, mobility_forces):
+        mobility_forces[0] += math.nan if state.get_time() > 0.05 else 0.0
+
+
+@pytest.mark.parametrize("integrator", ["RungeKuttaMerson", "RungeKuttaFeldberg",
+                                        "SemiExplicitEuler2", "CPodes"])
+def test_a_nan_force_under_error_control_is_caught_not_integrated(integrator):
+    system, state = stiff_slider(lambda forces: kt.Force.Custom(forces, Broken()))
+    with pytest.raises(SimulationError) as caught:
+        kt.simulate(system, state, 0.2, integrator=integrator, progress=False)
+    assert isinstance(caught.value.__cause__, SimulationDivergedError)
+    assert caught.value.time <= 0.0500001
+
+
+def gimbal(q1):
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    body = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(0.1, 0.2, 0.3)))
+    joint = kt.MobilizedBody.Gimbal(matter.Ground(), kt.Transform(), body, kt.Transform())
+    state = system.realize_topology()
+    joint.set_q(state, [0.3, q1, -0.2])
+    return system, state
+
+
+def test_gimbal_lock_is_named_with_its_fix():
+    system, state = gimbal(0.4)
+    system.realize(state, kt.Stage.ACCELERATION)        # away from the singular angle
+    system, state = gimbal(np.pi / 2)
+    with pytest.raises(KinetreeError, match="gimbal lock.*Ball"):
+        system.realize(state, kt.Stage.ACCELERATION)
+
+
+def test_a_massless_terminal_body_is_named():
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    com = [0, -0.5, 0]
+    heavy = kt.Body.Rigid(kt.MassProperties(
+        1.0, com, kt.Inertia(0.02).shift_from_mass_center(com, 1.0)))
+    massless = kt.Body.Rigid(kt.MassProperties(0.0, [0, 0, 0], kt.Inertia(0.0)))
+    upper = kt.MobilizedBody.Pin(matter.Ground(), kt.Transform(), heavy, kt.Transform())
+    kt.MobilizedBody.Pin(upper, kt.Transform([0, -1, 0]), massless, kt.Transform())
+    state = system.realize_topology()
+    with pytest.raises(KinetreeError, match="MobilizedBody 2 .*no mass"):
+        system.realize(state, kt.Stage.ACCELERATION)

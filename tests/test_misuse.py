@@ -1,0 +1,250 @@
+"""Misuse: each case is a mistake a user can make, and each must be refused with a named
+kinetree error whose message names the element (or the function) it happened in. The
+messages say the fix as well; the cases check the element by name, and the error's class
+says which kind of mistake it was (NonPhysicalError: a value no physical object has;
+InvalidArgumentError: a wrong argument; StageTooLowError and StateMismatchError: a State
+used too early or with another System)."""
+
+import types
+
+import numpy as np
+import pytest
+
+import kinetree as kt
+from kinetree.errors import (
+    InvalidArgumentError,
+    NonPhysicalError,
+    StageTooLowError,
+    StateMismatchError,
+)
+
+nan, inf = float("nan"), float("inf")
+P0, X = [0, 0, 0], kt.Transform()
+QUIET = {"progress": False}
+
+
+def pendulum():
+    """A pin pendulum: its System, matter and force subsystems, the pin and its body."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    com = [0, -0.5, 0]
+    body = kt.Body.Rigid(kt.MassProperties(
+        1.0, com, kt.Inertia(0.02).shift_from_mass_center(com, 1.0)))
+    pin = kt.MobilizedBody.Pin(matter.Ground(), kt.Transform(), body, kt.Transform())
+    return types.SimpleNamespace(system=system, matter=matter, forces=forces, pin=pin,
+                                 body=body, ground=matter.Ground(),
+                                 state=system.realize_topology)
+
+
+def started(m):
+    integ = kt.RungeKuttaMersonIntegrator(m.system)
+    integ.initialize(m.state())
+    return integ
+
+
+def spring(m):
+    return kt.Force.MobilityLinearSpring(m.forces, m.pin, 0, 1.0, 0.0)
+
+
+def stop(m):
+    return kt.Force.MobilityLinearStop(m.forces, m.pin, 0, 1.0, 0.5, -1.0, 1.0)
+
+
+def rod(m):
+    return kt.Constraint.Rod(m.ground, P0, m.pin, P0, 1.0)
+
+
+CASES = [
+    ('mass negative', NonPhysicalError, 'MassProperties',
+     lambda m: kt.MassProperties(-1.0, P0, kt.Inertia(1.0))),
+    ('mass nan', NonPhysicalError, 'MassProperties',
+     lambda m: kt.MassProperties(nan, P0, kt.Inertia(1.0))),
+    ('com inf', NonPhysicalError, 'MassProperties',
+     lambda m: kt.MassProperties(1.0, [inf,0,0], kt.Inertia(1.0))),
+    ('inertia negative', NonPhysicalError, 'Inertia',
+     lambda m: kt.Inertia(-1.0)),
+    ('inertia triangle', NonPhysicalError, 'Inertia',
+     lambda m: kt.Inertia(1.0, 1.0, 5.0)),
+    ('inertia nan', NonPhysicalError, 'Inertia',
+     lambda m: kt.Inertia(nan)),
+    ('unit inertia brick neg', NonPhysicalError, 'UnitInertia\\.brick',
+     lambda m: kt.UnitInertia.brick(-1, 1, 1)),
+    ('rotation nonorth', NonPhysicalError, 'Rotation',
+     lambda m: kt.Rotation(np.ones((3,3)))),
+    ('rotation nan angle', NonPhysicalError, 'Rotation\\.about_x',
+     lambda m: kt.Rotation.about_x(nan)),
+    ('transform nan p', NonPhysicalError, 'Transform',
+     lambda m: kt.Transform([nan,0,0])),
+    ('transform bad shape', InvalidArgumentError, 'Transform',
+     lambda m: kt.Transform([1,2])),
+    ('pin bad parent', InvalidArgumentError, 'MobilizedBody\\.Pin',
+     lambda m: kt.MobilizedBody.Pin(None, X, m.body, X)),
+    ('pin bad body', InvalidArgumentError, 'MobilizedBody\\.Pin',
+     lambda m: kt.MobilizedBody.Pin(m.ground, X, "body", X)),
+    ('pin bad X', InvalidArgumentError, 'MobilizedBody\\.Pin',
+     lambda m: kt.MobilizedBody.Pin(m.ground, [1,2,3], m.body, X)),
+    ('slider set_one_q index', InvalidArgumentError, 'MobilizedBody\\ 1\\ \\(Pin\\)',
+     lambda m: m.pin.set_one_q(m.state(), 1, 0.0)),
+    ('set_one_q nan', InvalidArgumentError, 'MobilizedBody\\ 1\\ \\(Pin\\)\\.set_one_q',
+     lambda m: m.pin.set_one_q(m.state(), 0, nan)),
+    ('set_one_u inf', InvalidArgumentError, 'MobilizedBody\\ 1\\ \\(Pin\\)\\.set_one_u',
+     lambda m: m.pin.set_one_u(m.state(), 0, inf)),
+    ('set_q wrong size', InvalidArgumentError, 'State\\.set_q',
+     lambda m: m.state().set_q([1.0, 2.0])),
+    ('set_time nan', InvalidArgumentError, 'State\\.set_time',
+     lambda m: m.state().set_time(nan)),
+    ('set_time inf', InvalidArgumentError, 'State\\.set_time',
+     lambda m: m.state().set_time(inf)),
+    ('get_u before topology', StageTooLowError, r'State\.get_u needs .* MODEL',
+     lambda m: kt.State().get_u()),
+    ('realize other system state', StateMismatchError, 'System\\.realize',
+     lambda m: m.system.realize(m.other.system.realize_topology(), kt.Stage.POSITION)),
+    ('realize bad stage', InvalidArgumentError, 'System\\.realize',
+     lambda m: m.system.realize(m.state(), 42)),
+    ('get_u_dot too early', StageTooLowError, r'State\.get_u_dot needs .* ACCELERATION',
+     lambda m: m.state().get_u_dot()),
+    ('mobility spring bad which', InvalidArgumentError, 'Force\\.MobilityLinearSpring',
+     lambda m: kt.Force.MobilityLinearSpring(m.forces, m.pin, 3, 1.0, 0.0) and m.state()),
+    ('mobility spring nan q0', InvalidArgumentError, 'Force\\.MobilityLinearSpring',
+     lambda m: kt.Force.MobilityLinearSpring(m.forces, m.pin, 0, 1.0, nan)),
+    ('mobility damper which -1', InvalidArgumentError, 'Force\\.MobilityLinearDamper',
+     lambda m: kt.Force.MobilityLinearDamper(m.forces, m.pin, -1, 1.0) and m.state()),
+    ('mobility const force nan', InvalidArgumentError, 'Force\\.MobilityConstantForce',
+     lambda m: kt.Force.MobilityConstantForce(m.forces, m.pin, 0, nan)),
+    ('linear stop bounds', InvalidArgumentError, 'Force\\.MobilityLinearStop',
+     lambda m: kt.Force.MobilityLinearStop(m.forces, m.pin, 0, 1.0, 0.5, 1.0, -1.0)),
+    ('linear stop stiffness neg', InvalidArgumentError, 'Force\\.MobilityLinearStop',
+     lambda m: kt.Force.MobilityLinearStop(m.forces, m.pin, 0, -1.0, 0.5, -1.0, 1.0)),
+    ('const torque nan', InvalidArgumentError, 'Force\\.ConstantTorque',
+     lambda m: kt.Force.ConstantTorque(m.forces, m.pin, [nan,0,0])),
+    ('const force station nan', InvalidArgumentError, 'Force\\.ConstantForce',
+     lambda m: kt.Force.ConstantForce(m.forces, m.pin, [nan,0,0], P0)),
+    ('tp const force inf', InvalidArgumentError, 'Force\\.TwoPointConstantForce',
+     lambda m: kt.Force.TwoPointConstantForce(m.forces, m.ground, P0, m.pin, P0, inf)),
+    ('bushing neg stiffness', InvalidArgumentError, 'Force\\.LinearBushing',
+     lambda m: kt.Force.LinearBushing(m.forces, m.ground, X, m.pin, X, [-1]*6, [0]*6)),
+    ('bushing nan damping', InvalidArgumentError, 'Force\\.LinearBushing',
+     lambda m: kt.Force.LinearBushing(m.forces, m.ground, X, m.pin, X, [1]*6, [nan]*6)),
+    ('global damper neg', InvalidArgumentError, 'Force\\.GlobalDamper',
+     lambda m: kt.Force.GlobalDamper(m.forces, m.matter, -1.0)),
+    ('gravity wrong matter', InvalidArgumentError, 'Force\\.UniformGravity',
+     lambda m: kt.Force.UniformGravity(m.forces, m.other.matter, [0,-9.8,0])),
+    ('forces not subsystem', InvalidArgumentError, 'UniformGravity',
+     lambda m: kt.Force.UniformGravity(m.matter, m.matter, [0,-9.8,0])),
+    ('force get -1', InvalidArgumentError, 'GeneralForceSubsystem\\.get_force',
+     lambda m: m.forces.get_force(-1)),
+    ('rod neg length', InvalidArgumentError, 'Constraint\\.Rod',
+     lambda m: kt.Constraint.Rod(m.ground, P0, m.pin, P0, -1.0)),
+    ('rod nan station', InvalidArgumentError, 'Constraint\\.Rod',
+     lambda m: kt.Constraint.Rod(m.ground, [nan,0,0], m.pin, P0, 1.0)),
+    ('ball same body', InvalidArgumentError, 'Constraint\\.Ball',
+     lambda m: kt.Constraint.Ball(m.pin, P0, m.pin, P0) and m.state()),
+    ('ball other system', InvalidArgumentError, 'Constraint\\.Ball',
+     lambda m: kt.Constraint.Ball(m.pin, P0, m.other.pin, P0)),
+    ('weld nan frame', NonPhysicalError, 'Transform',
+     lambda m: kt.Constraint.Weld(m.ground, kt.Transform([nan,0,0]), m.pin, X)),
+    ('coupler bad function', InvalidArgumentError, 'Constraint\\.CoordinateCoupler',
+     lambda m: kt.Constraint.CoordinateCoupler(m.matter, "f", [m.pin], [0])),
+    ('constant speed nan', InvalidArgumentError, 'Constraint\\.ConstantSpeed',
+     lambda m: kt.Constraint.ConstantSpeed(m.pin, nan)),
+    ('constraint get -1', InvalidArgumentError, 'SimbodyMatterSubsystem\\.get_constraint',
+     lambda m: m.matter.get_constraint(-1)),
+    ('integrator not system', InvalidArgumentError, 'RungeKuttaMersonIntegrator',
+     lambda m: kt.RungeKuttaMersonIntegrator("sys")),
+    ('integrator fixed neg', InvalidArgumentError, 'set_fixed_step_size',
+     lambda m: kt.RungeKuttaMersonIntegrator(m.system, -1e-3)),
+    ('semi explicit no step', InvalidArgumentError, 'SemiExplicitEulerIntegrator has no',
+     lambda m: kt.SemiExplicitEulerIntegrator(m.system)),
+    ('step_to before init', InvalidArgumentError, 'RungeKuttaMersonIntegrator\\.step_to',
+     lambda m: kt.RungeKuttaMersonIntegrator(m.system).step_to(1.0)),
+    ('step_to nan', InvalidArgumentError, 'RungeKuttaMersonIntegrator\\.step_to',
+     lambda m: started(m).step_to(nan)),
+    ('step_to backwards', InvalidArgumentError, 'RungeKuttaMersonIntegrator\\.step_to',
+     lambda m: started(m).step_to(-1.0)),
+    ('max step nan', InvalidArgumentError, 'RungeKuttaMersonIntegrator\\.set_maximum_step_size',
+     lambda m: kt.RungeKuttaMersonIntegrator(m.system).set_maximum_step_size(nan)),
+    ('initial step 0', InvalidArgumentError, 'RungeKuttaMersonIntegrator\\.set_initial_step_size',
+     lambda m: kt.RungeKuttaMersonIntegrator(m.system).set_initial_step_size(0.0)),
+    ('final time nan', InvalidArgumentError, 'RungeKuttaMersonIntegrator\\.set_final_time',
+     lambda m: kt.RungeKuttaMersonIntegrator(m.system).set_final_time(nan)),
+    ('constraint tol neg', InvalidArgumentError, 'set_constraint_tolerance',
+     lambda m: kt.RungeKuttaMersonIntegrator(m.system).set_constraint_tolerance(-1.0)),
+    ('step limit neg', InvalidArgumentError, 'RungeKuttaMersonIntegrator\\.set_internal_step_limit',
+     lambda m: kt.RungeKuttaMersonIntegrator(m.system).set_internal_step_limit(-3)),
+    ('simulate t_final nan', InvalidArgumentError, 'simulate',
+     lambda m: kt.simulate(m.system, m.state(), nan, **QUIET)),
+    ('simulate bad integrator', InvalidArgumentError, 'simulate',
+     lambda m: kt.simulate(m.system, m.state(), 1.0, integrator="Nope", **QUIET)),
+    ('simulate bad option', InvalidArgumentError, 'simulate',
+     lambda m: kt.simulate(m.system, m.state(), 1.0, wobble=3, **QUIET)),
+    ('simulate report neg', InvalidArgumentError, 'simulate',
+     lambda m: kt.simulate(m.system, m.state(), 1.0, report_interval=-1, **QUIET)),
+    ('simulate accuracy 0', InvalidArgumentError, 'RungeKuttaMersonIntegrator\\.set_accuracy',
+     lambda m: kt.simulate(m.system, m.state(), 1.0, accuracy=0, **QUIET)),
+    ('simulate output not callable', InvalidArgumentError, 'simulate',
+     lambda m: kt.simulate(m.system, m.state(), 1.0, outputs={"x": 3}, **QUIET)),
+    ('timestepper other integ', InvalidArgumentError, 'TimeStepper',
+     lambda m: kt.TimeStepper(m.system, kt.RungeKuttaMersonIntegrator(m.other.system))),
+    ('timestepper step before init', InvalidArgumentError, 'TimeStepper\\.step_to',
+     lambda m: kt.TimeStepper(m.system,
+                              kt.RungeKuttaMersonIntegrator(m.system)).step_to(1.0)),
+    ('periodic interval 0', InvalidArgumentError, 'PeriodicEventHandler',
+     lambda m: kt.PeriodicEventHandler(0.0)),
+    ('periodic interval nan', InvalidArgumentError, 'PeriodicEventReporter',
+     lambda m: kt.PeriodicEventReporter(nan)),
+    ('trigger window neg', InvalidArgumentError, 'set_required_localization_time_window',
+     lambda m: kt.EventTriggerInfo().set_required_localization_time_window(-1.0)),
+    ('material neg stiffness', NonPhysicalError, 'ContactMaterial\\.set_stiffness\\(\\)',
+     lambda m: kt.ContactMaterial(-1.0, 0.5, 0.5, 0.4, 0.1)),
+    ('material nan dissipation', NonPhysicalError, 'ContactMaterial\\.set_dissipation\\(\\)',
+     lambda m: kt.ContactMaterial(1e6, nan, 0.5, 0.4, 0.1)),
+    ('material mu_d > mu_s', NonPhysicalError, 'ContactMaterial\\.set_friction\\(\\)',
+     lambda m: kt.ContactMaterial(1e6, 0.5, 0.3, 0.6, 0.1)),
+    ('sphere radius neg', NonPhysicalError, 'ContactGeometry\\.Sphere',
+     lambda m: kt.ContactGeometry.Sphere(-1.0)),
+    ('sphere radius nan', NonPhysicalError, 'ContactGeometry\\.Sphere',
+     lambda m: kt.ContactGeometry.Sphere(nan)),
+    ('ellipsoid neg', NonPhysicalError, 'ContactGeometry\\.Ellipsoid',
+     lambda m: kt.ContactGeometry.Ellipsoid([1, -1, 1])),
+    ('brick neg', NonPhysicalError, 'ContactGeometry\\.Brick',
+     lambda m: kt.ContactGeometry.Brick([1, 1, 0])),
+    ('mesh bad', InvalidArgumentError, 'ContactGeometry\\.TriangleMesh',
+     lambda m: kt.ContactGeometry.TriangleMesh(np.zeros((3,3)), [[0,1,5]])),
+    ('function constant nan', InvalidArgumentError, 'Function\\.Constant',
+     lambda m: kt.Function.Constant(nan)),
+    ('function linear bad', InvalidArgumentError, 'Function\\.Linear',
+     lambda m: kt.Function.Linear([nan, 1])),
+    ('function spline unsorted', InvalidArgumentError, 'Function\\.Spline',
+     lambda m: kt.Function.Spline([0, 2, 1], [0, 1, 2])),
+    ('function sinusoid nan', InvalidArgumentError, 'Function\\.Sinusoid',
+     lambda m: kt.Function.Sinusoid(nan, 1.0, 0.0)),
+    ('assembler bad tol', InvalidArgumentError, 'Assembler\\.set_accuracy',
+     lambda m: kt.Assembler(m.system).set_accuracy(-1)),
+    ('mobod index str', InvalidArgumentError, 'SimbodyMatterSubsystem\\.get_mobilized_body',
+     lambda m: m.matter.get_mobilized_body("a")),
+    ('mobod index too big', InvalidArgumentError, 'SimbodyMatterSubsystem\\.get_mobilized_body',
+     lambda m: m.matter.get_mobilized_body(99)),
+    ('state load missing', StateMismatchError, 'State\\.load',
+     lambda m: kt.State.load("/nonexistent/file.npz", m.system)),
+    ('discrete var bad index', InvalidArgumentError,
+     r"'GeneralForceSubsystem'\.get_discrete_variable",
+     lambda m: m.forces.get_discrete_variable(m.state(), 99)),
+    ('set stiffness nan state', InvalidArgumentError, 'MobilityLinearSpring\\.set_stiffness',
+     lambda m: spring(m).set_stiffness(m.state(), nan)),
+    ('set qzero inf state', InvalidArgumentError, 'Force\\.MobilityLinearSpring\\.set_q_zero',
+     lambda m: spring(m).set_q_zero(m.state(), inf)),
+    ('set bounds inverted', InvalidArgumentError, 'Force\\.MobilityLinearStop\\.set_bounds',
+     lambda m: stop(m).set_bounds(m.state(), 1.0, -1.0)),
+    ('rod set length neg', InvalidArgumentError, 'Constraint\\.Rod\\ \\#0\\.set_rod_length',
+     lambda m: rod(m).set_rod_length(m.state(), -2.0)),
+]
+
+
+@pytest.mark.parametrize("error,where,misuse", [c[1:] for c in CASES],
+                         ids=[c[0] for c in CASES])
+def test_a_misuse_is_refused_with_a_named_error(error, where, misuse):
+    m = pendulum()
+    m.other = pendulum()
+    with pytest.raises(error, match=where):
+        misuse(m)
