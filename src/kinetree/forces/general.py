@@ -46,6 +46,10 @@ class GeneralForceSubsystem(ForceSubsystem):
                 f"GeneralForceSubsystem.get_force: no force {index!r}; it has "
                 f"{len(self._forces)}.") from None
 
+    def get_topology_description(self) -> str:
+        return super().get_topology_description() + "|" + ",".join(
+            type(f).__name__ for f in self._forces)
+
     # ------------------------------------------------------------- layout
     def realize_topology(self, state):
         forces = self._forces

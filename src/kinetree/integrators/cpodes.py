@@ -191,6 +191,8 @@ class CPodesIntegrator(Integrator):
 
     _HISTORY = ("_h", "_t_hist", "_order", "_equal_steps", "_failures_here",
                 "_have_jacobian", "_J", "_lu", "_lu_c", "_rate", "_jacobians")
+    _CHECKPOINT = ("_D", *_HISTORY, "_newton_iterations", "_dense_D", "_dense_h",
+                   "_dense_order", "_dense_t")
 
     def _history(self):
         """The BDF history: the differences D and everything that decides the next step."""

@@ -97,6 +97,8 @@ class Integrator:
     max_order = 1
     has_error_control = True
     compiled_method: int | None = None
+    _CHECKPOINT: tuple = ()
+    """The method's own attributes a checkpoint saves (study/checkpoint.py)."""
 
     # The last step's ends (s), the next and the last step size (s), and the counters.
     _t0, _t1 = _Control(control.T0), _Control(control.T1)

@@ -38,7 +38,8 @@ _NOT_THERE_YET = (SuccessfulStepStatus.REACHED_STEP_LIMIT, SuccessfulStepStatus.
 def simulate(system, state, t_final: float, accuracy: float | None = None,
              integrator=None, report_interval: float | None = None,
              progress: bool | None = None,
-             outputs: dict[str, Callable] | None = None, **options) -> Trajectory:
+             outputs: dict[str, Callable] | None = None, checkpoint=None, resume=None,
+             **options) -> Trajectory:
     """Integrate ``system`` from a copy of ``state`` (left unchanged) to ``t_final`` (s) and
     return the Trajectory of its report times.
 
@@ -55,6 +56,11 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
     - ``outputs``: extra columns, label -> function(state) -> float, evaluated on each
       report State (realized to ACCELERATION). An ``energy`` column is recorded whenever
       the System has ``calc_energy``.
+    - ``checkpoint``: a path; after every report the run's checkpoint is written there
+      (TimeStepper.save_checkpoint), so a run that stops for any reason can go on.
+    - ``resume``: a checkpoint's path; the run goes on from it (``state`` is then
+      ignored and may be None) with the same steps the saving run would have taken. Give
+      the integrator class that saved it.
     - ``options``: integrator settings by the name of their setter without ``set_``:
       ``constraint_tolerance=1e-8``, ``maximum_step_size=0.01``, ``fixed_step_size=1e-3``
       (which a method without error control, such as SemiExplicitEuler, needs), ...
@@ -69,7 +75,14 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
     until then and its ``state`` the last accepted State. KeyboardInterrupt passes
     through, carrying the same two attributes.
     """
-    t0 = state.get_time()
+    integ = _make_integrator(system, integrator, accuracy, options)
+    stepper = TimeStepper(system, integ)
+    if resume is not None:
+        stepper.load_checkpoint(resume)
+    else:
+        system._check_state(state, "simulate")
+        stepper.initialize(state)
+    t0 = stepper.get_time()
     t_final = float(t_final)
     if not (math.isfinite(t_final) and t_final > t0):
         raise InvalidArgumentError(
@@ -82,7 +95,6 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
         raise InvalidArgumentError(
             f"simulate: report_interval must be a positive number of seconds, got "
             f"{report_interval!r}.")
-    integ = _make_integrator(system, integrator, accuracy, options)
     outputs = dict(outputs or {})
     if hasattr(system, "calc_energy"):
         outputs = {"energy": system.calc_energy, **outputs}
@@ -93,9 +105,7 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
                 f"number, got {type(f).__name__}.")
 
     times = report_times(t0, t_final, report_interval)
-    stepper = TimeStepper(system, integ)
     wall = time.perf_counter()
-    stepper.initialize(state)
     first = stepper.get_state()
     n = len(times)
     y = np.empty((n, first.get_num_y()))
@@ -131,6 +141,8 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
                     extra[label][rows] = float(f(current))
                 bar.update(t[rows] - (t[rows - 1] if rows else t0))
                 rows += 1
+                if checkpoint is not None:
+                    stepper.save_checkpoint(checkpoint)
                 if status == SuccessfulStepStatus.END_OF_SIMULATION:
                     break
         except BaseException as error:

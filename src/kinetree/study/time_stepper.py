@@ -13,6 +13,7 @@ import math
 
 from kinetree.errors import IntegrationError, InvalidArgumentError
 from kinetree.integrators.integrator import Integrator, SuccessfulStepStatus
+from kinetree.study import checkpoint
 from kinetree.system.events import TriggeredEventReporter
 from kinetree.system.stage import Stage
 
@@ -55,6 +56,18 @@ class TimeStepper:
         self._include_current_time = True
         self._initialized = True
         self._unhandled = None
+
+    def save_checkpoint(self, path) -> None:
+        """Write to ``path`` all it takes to go on from here (``load_checkpoint``): the
+        integrator's advanced State, last step, step size, counters and method history.
+        The file holds numbers only (study/checkpoint.py); loading it runs no code."""
+        checkpoint.save(path, self)
+
+    def load_checkpoint(self, path) -> None:
+        """Go on from the checkpoint ``path`` saved by a TimeStepper of this System with
+        an integrator of this one's class: the steps that follow are those the saving
+        run would have taken, bit for bit. Replaces ``initialize``."""
+        checkpoint.load(path, self)
 
     def get_state(self):
         return self._integrator.get_state()

@@ -693,12 +693,7 @@ class State:
         numpy arrays of numbers, or lists, tuples and string-keyed dicts of those is
         refused (InvalidArgumentError naming it), before anything is written.
         """
-        self._variables("State.save")
-        state_file.write(path, self._signature, self._t, [
-            {"name": p.name, "q": self._q[p.q_slice], "u": self._u[p.u_slice],
-             "z": self._z[p.z_slice],
-             "discrete": [(d.stage.name, d.value) for d in p.discrete]}
-            for p in self._parts])
+        state_file.write(path, self._signature, self._t, self._state_parts())
 
     @classmethod
     def load(cls, path, system) -> State:
@@ -706,8 +701,21 @@ class State:
         through MODEL. A file that is not a State file, of another format version, or
         written for a System of another topology is refused (StateMismatchError) before
         its variables are read. Loading never runs code from the file."""
+        t, saved = state_file.read(path, system.get_default_state()._signature)
+        return cls._from_parts(system, t, saved, str(path))
+
+    def _state_parts(self) -> list[dict]:
+        """What a State file holds of each subsystem (``state_file.encode_state``)."""
+        self._variables("State.save")
+        return [{"name": p.name, "q": self._q[p.q_slice], "u": self._u[p.u_slice],
+                 "z": self._z[p.z_slice],
+                 "discrete": [(d.stage.name, d.value) for d in p.discrete]}
+                for p in self._parts]
+
+    @classmethod
+    def _from_parts(cls, system, t: float, saved: list[dict], path: str) -> State:
+        """A State of ``system`` from the parts a file held (``State.load``)."""
         state = system.get_default_state()
-        t, saved = state_file.read(path, state._signature)
         if len(saved) != len(state._parts):
             raise StateMismatchError(
                 f"State.load: {path} holds {len(saved)} subsystems; this System has "

@@ -26,7 +26,7 @@ _HEADER = "header"
 _NUMERIC_KINDS = "biufc"
 
 
-class _Encoder:
+class Encoder:
     """Turns discrete-variable values into JSON, with their arrays set aside by name."""
 
     def __init__(self):
@@ -62,7 +62,8 @@ class _Encoder:
             f"store their numbers instead.")
 
 
-def _decode(value, arrays):
+def decode(value, arrays):
+    """A value as ``Encoder.encode`` wrote it, its arrays from ``arrays``."""
     if not isinstance(value, dict):
         return value
     (kind, content), = value.items()
@@ -71,18 +72,17 @@ def _decode(value, arrays):
     if kind == "scalar":
         return arrays[content][()]
     if kind == "list":
-        return [_decode(v, arrays) for v in content]
+        return [decode(v, arrays) for v in content]
     if kind == "tuple":
-        return tuple(_decode(v, arrays) for v in content)
-    return {k: _decode(v, arrays) for k, v in content.items()}
+        return tuple(decode(v, arrays) for v in content)
+    return {k: decode(v, arrays) for k, v in content.items()}
 
 
-def write(path, signature: str, t: float, parts: list[dict]) -> None:
-    """Write a State file: ``parts`` one dict per subsystem with its ``name``, ``q``,
-    ``u``, ``z`` and ``discrete`` (a list of (stage name, value))."""
-    encoder = _Encoder()
-    header = {"format": FORMAT, "version": VERSION, "signature": signature, "t": t,
-              "parts": []}
+def encode_state(encoder: Encoder, signature: str, t: float, parts: list[dict]) -> dict:
+    """The header of a State (``parts`` one dict per subsystem with its ``name``, ``q``,
+    ``u``, ``z`` and ``discrete``, a list of (stage name, value)), its arrays set aside in
+    ``encoder``."""
+    header = {"signature": signature, "t": t, "parts": []}
     for i, part in enumerate(parts):
         discrete = []
         for j, (stage, value) in enumerate(part["discrete"]):
@@ -90,60 +90,90 @@ def write(path, signature: str, t: float, parts: list[dict]) -> None:
             discrete.append([stage, encoder.encode(value, where)])
         header["parts"].append({"name": part["name"], "discrete": discrete})
         for key in ("q", "u", "z"):
-            encoder.arrays[f"p{i}_{key}"] = np.asarray(part[key], dtype=float)
+            encoder.arrays[f"p{i}_{key}"] = np.array(part[key], dtype=float)
+    return header
+
+
+def decode_state(header: dict, arrays: dict, signature: str, where: str):
+    """(t, parts) of a State header written by ``encode_state``, after checking that it
+    comes from a System with topology ``signature``."""
+    if header.get("signature") != signature:
+        raise StateMismatchError(
+            f"{where} was saved from a System with a different topology (signature "
+            f"{str(header.get('signature'))[:12]}…, this System has {signature[:12]}…); "
+            f"load it with the System that saved it.")
+    parts = []
+    for i, part in enumerate(header["parts"]):
+        parts.append({
+            "name": part["name"],
+            **{key: arrays[f"p{i}_{key}"] for key in ("q", "u", "z")},
+            "discrete": [(stage, decode(value, arrays)) for stage, value in part["discrete"]]})
+    return float(header["t"]), parts
+
+
+def write_archive(path, kind: str, header: dict, arrays: dict) -> None:
+    """Write a kinetree file of ``kind`` (its format name): ``header`` (JSON) and arrays."""
+    header = {"format": kind, "version": VERSION, **header}
     with open(Path(path), "wb") as f:
-        np.savez(f, **{_HEADER: np.array(json.dumps(header))}, **encoder.arrays)
+        np.savez(f, **{_HEADER: np.array(json.dumps(header))}, **arrays)
+
+
+def read_archive(path, kind: str, where: str) -> tuple[dict, dict]:
+    """(header, arrays) of the kinetree file ``path`` of ``kind``, after checking its
+    format and version before reading anything else. Raises StateMismatchError naming
+    what is wrong; reads no pickle."""
+    what = f"a kinetree {kind.split('.')[-1]} file"
+    if not Path(path).is_file():
+        raise StateMismatchError(f"{where}: there is no file {path}.")
+    try:
+        archive = np.load(Path(path), allow_pickle=False)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        raise StateMismatchError(
+            f"{where}: {path} is not {what} ({error}). Files of kinetree before version 1 "
+            f"of its file format (pickles) are not read, since loading a pickle can run "
+            f"code.") from None
+    if not isinstance(archive, NpzFile):
+        raise StateMismatchError(f"{where}: {path} is not {what}.")
+    with archive:
+        if _HEADER not in archive.files:
+            raise StateMismatchError(f"{where}: {path} is not {what}.")
+        try:
+            header = json.loads(str(archive[_HEADER]))
+        except (ValueError, TypeError) as error:
+            raise StateMismatchError(
+                f"{where}: the header of {path} is unreadable ({error}).") from None
+        if not isinstance(header, dict) or header.get("format") != kind:
+            raise StateMismatchError(f"{where}: {path} is not {what}.")
+        if header.get("version") != VERSION:
+            raise StateMismatchError(
+                f"{where}: {path} is {what} of version {header.get('version')!r}; this "
+                f"kinetree reads version {VERSION}. Load it with the kinetree that wrote "
+                f"it.")
+        try:
+            return header, {name: archive[name] for name in archive.files
+                            if name != _HEADER}
+        except ValueError as error:
+            raise StateMismatchError(
+                f"{where}: {path} is damaged: {type(error).__name__} {error}.") from None
+
+
+def write(path, signature: str, t: float, parts: list[dict]) -> None:
+    """Write a State file (``encode_state``'s arguments)."""
+    encoder = Encoder()
+    header = encode_state(encoder, signature, t, parts)
+    write_archive(path, FORMAT, header, encoder.arrays)
 
 
 def read(path, signature: str) -> tuple[float, list[dict]]:
     """(t, parts) of the State file ``path``, as ``write`` was given them, after checking
     its format, version and that it was saved from a System with topology ``signature``.
     Raises StateMismatchError naming what is wrong; reads no pickle."""
-    if not Path(path).is_file():
-        raise StateMismatchError(f"State.load: there is no file {path}.")
+    header, arrays = read_archive(path, FORMAT, "State.load")
     try:
-        archive = np.load(Path(path), allow_pickle=False)
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        return decode_state(header, arrays, signature, f"State.load: {path}")
+    except (KeyError, ValueError, TypeError) as error:
         raise StateMismatchError(
-            f"State.load: {path} is not a kinetree State file ({error}). State files "
-            f"are written by State.save; files of kinetree before version 1 of the format "
-            f"(pickles) are not read, since loading a pickle can run code.") from None
-    if not isinstance(archive, NpzFile):
-        raise StateMismatchError(f"State.load: {path} is not a kinetree State file.")
-    with archive:
-        if _HEADER not in archive.files:
-            raise StateMismatchError(f"State.load: {path} is not a kinetree State file.")
-        try:
-            header = json.loads(str(archive[_HEADER]))
-        except (ValueError, TypeError) as error:
-            raise StateMismatchError(
-                f"State.load: the header of {path} is unreadable ({error}).") from None
-        if not isinstance(header, dict) or header.get("format") != FORMAT:
-            raise StateMismatchError(f"State.load: {path} is not a kinetree State file.")
-        if header.get("version") != VERSION:
-            raise StateMismatchError(
-                f"State.load: {path} is a State file of version {header.get('version')!r}; "
-                f"this kinetree reads version {VERSION}. Load it with the kinetree that "
-                f"wrote it.")
-        if header.get("signature") != signature:
-            raise StateMismatchError(
-                f"State.load: {path} was saved from a System with a different topology "
-                f"(signature {str(header.get('signature'))[:12]}…, this System has "
-                f"{signature[:12]}…); load it with the System that saved it.")
-        try:
-            arrays = {name: archive[name] for name in archive.files if name != _HEADER}
-            parts = []
-            for i, part in enumerate(header["parts"]):
-                parts.append({
-                    "name": part["name"],
-                    **{key: arrays[f"p{i}_{key}"] for key in ("q", "u", "z")},
-                    "discrete": [(stage, _decode(value, arrays))
-                                 for stage, value in part["discrete"]]})
-            return float(header["t"]), parts
-        except (KeyError, ValueError, TypeError) as error:
-            raise StateMismatchError(
-                f"State.load: {path} is damaged: {type(error).__name__} {error}.") from None
-
+            f"State.load: {path} is damaged: {type(error).__name__} {error}.") from None
 
 
 def like(default, value):
