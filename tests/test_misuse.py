@@ -5,6 +5,7 @@ says which kind of mistake it was (NonPhysicalError: a value no physical object 
 InvalidArgumentError: a wrong argument; StageTooLowError and StateMismatchError: a State
 used too early or with another System)."""
 
+import tempfile
 import types
 
 import numpy as np
@@ -12,6 +13,7 @@ import pytest
 
 import kinetree as kt
 from kinetree.errors import (
+    IntegrationError,
     InvalidArgumentError,
     NonPhysicalError,
     StageTooLowError,
@@ -53,6 +55,64 @@ def stop(m):
 
 def rod(m):
     return kt.Constraint.Rod(m.ground, P0, m.pin, P0, 1.0)
+
+
+def saved_state(m, spring=False):
+    """The path of a State file saved from ``m``'s System (with a spring if asked)."""
+    if spring:
+        kt.Force.MobilityLinearSpring(m.forces, m.pin, 0, 1.0, 0.0)
+    path = tempfile.mkdtemp() + "/state.npz"
+    m.state().save(path)
+    return path
+
+
+class Holder(kt.Subsystem):
+    def realize_topology(self, state):
+        self.slot = self.allocate_discrete_variable(state, kt.Stage.INSTANCE, None)
+
+
+def holder_state(value):
+    """A State of a System whose one discrete variable holds ``value``."""
+    system = kt.System()
+    holder = Holder(system)
+    state = system.realize_topology()
+    holder.set_discrete_variable(state, holder.slot, value)
+    return state
+
+
+class NanTime(kt.ScheduledEventHandler):
+    def get_next_event_time(self, state, include_current_time):
+        return nan
+
+    def handle_event(self, state, accuracy):
+        return False
+
+
+class NanTrigger(kt.TriggeredEventHandler):
+    def get_value(self, state):
+        return nan
+
+    def handle_event(self, state, accuracy):
+        return False
+
+
+class Stuck(kt.ScheduledEventHandler):
+    """Due again a hair after every event: time could never advance."""
+
+    def get_next_event_time(self, state, include_current_time):
+        t = state.get_time()
+        return max(0.05, t + np.spacing(t))
+
+    def handle_event(self, state, accuracy):
+        return False
+
+
+def simulate_with(m, handler):
+    m.system.add_event_handler(handler)
+    try:
+        kt.simulate(m.system, m.state(), 0.2, **QUIET)
+    except kt.errors.SimulationError as error:
+        raise error.__cause__ from None
 
 
 CASES = [
@@ -238,6 +298,153 @@ CASES = [
      lambda m: stop(m).set_bounds(m.state(), 1.0, -1.0)),
     ('rod set length neg', InvalidArgumentError, 'Constraint\\.Rod\\ \\#0\\.set_rod_length',
      lambda m: rod(m).set_rod_length(m.state(), -2.0)),
+    ('slider nan X', NonPhysicalError, 'Transform',
+     lambda m: kt.MobilizedBody.Slider(m.ground, kt.Transform([nan, 0, 0]), m.body, X)),
+    ('free bad body', InvalidArgumentError, 'MobilizedBody.Free',
+     lambda m: kt.MobilizedBody.Free(m.ground, X, None, X)),
+    ('ball set_q wrong size', InvalidArgumentError, 'set_q',
+     lambda m: kt.MobilizedBody.Ball(m.pin, X, m.body, X).set_q(m.state(), [1.0, 0.0])),
+    ('pin set_u nan', InvalidArgumentError, 'set_u',
+     lambda m: m.pin.set_u(m.state(), [nan])),
+    ('pin set_q inf', InvalidArgumentError, 'set_q',
+     lambda m: m.pin.set_q(m.state(), [inf])),
+    ('screw pitch nan', InvalidArgumentError, 'Screw',
+     lambda m: kt.MobilizedBody.Screw(m.ground, X, m.body, X, nan)),
+    ('set_one_u index', InvalidArgumentError, 'u index 2',
+     lambda m: m.pin.set_one_u(m.state(), 2, 0.0)),
+    ('set_one_q string', InvalidArgumentError, 'set_one_q',
+     lambda m: m.pin.set_one_q(m.state(), 0, "a")),
+    ('state set_z wrong size', InvalidArgumentError, 'State.set_z',
+     lambda m: m.state().set_z([1.0])),
+    ('state set_y nan', InvalidArgumentError, 'State.set_y',
+     lambda m: m.state().set_y([nan, 0.0])),
+    ('state set_u wrong size', InvalidArgumentError, 'State.set_u',
+     lambda m: m.state().set_u([0.0, 0.0, 0.0])),
+    ('get_q_dot too early', StageTooLowError, 'get_q_dot',
+     lambda m: m.state().get_q_dot()),
+    ('get_multipliers too early', StageTooLowError, 'get_multipliers',
+     lambda m: m.state().get_multipliers()),
+    ('state of another system', StateMismatchError, 'another System',
+     lambda m: m.system.realize(m.other.state(), kt.Stage.ACCELERATION)),
+    ('integrator initialize other state', StateMismatchError, 'another System',
+     lambda m: kt.RungeKuttaMersonIntegrator(m.system).initialize(m.other.state())),
+    ('simulate other state', StateMismatchError, 'another System',
+     lambda m: kt.simulate(m.system, m.other.state(), 1.0, **QUIET)),
+    ('simulate not a state', InvalidArgumentError, 'simulate',
+     lambda m: kt.simulate(m.system, "state", 1.0, **QUIET)),
+    ('simulate t_final before', InvalidArgumentError, 't_final',
+     lambda m: kt.simulate(m.system, m.state(), -1.0, **QUIET)),
+    ('simulate integrator instance other system', InvalidArgumentError, 'simulate',
+     lambda m: kt.simulate(m.system, m.state(), 1.0,
+                           integrator=kt.RungeKuttaMersonIntegrator(m.other.system), **QUIET)),
+    ('simulate resume missing', StateMismatchError, 'no file',
+     lambda m: kt.simulate(m.system, None, 1.0, resume="/nonexistent/run.npz", **QUIET)),
+    ('step limit float', InvalidArgumentError, 'set_internal_step_limit',
+     lambda m: kt.RungeKuttaMersonIntegrator(m.system).set_internal_step_limit(2.5)),
+    ('min step inf', InvalidArgumentError, 'set_minimum_step_size',
+     lambda m: kt.RungeKuttaMersonIntegrator(m.system).set_minimum_step_size(inf)),
+    ('max step below min', InvalidArgumentError, 'set_maximum_step_size',
+     lambda m: (lambda i: (i.set_minimum_step_size(1e-3), i.set_maximum_step_size(1e-4)))(
+         kt.RungeKuttaMersonIntegrator(m.system))),
+    ('accuracy negative', InvalidArgumentError, 'set_accuracy',
+     lambda m: kt.CPodesIntegrator(m.system).set_accuracy(-1e-3)),
+    ('verlet fixed step nan', InvalidArgumentError, 'set_fixed_step_size',
+     lambda m: kt.VerletIntegrator(m.system, nan)),
+    ('get_state before initialize', InvalidArgumentError, 'initialize',
+     lambda m: kt.RungeKuttaMersonIntegrator(m.system).get_state()),
+    ('checkpoint before initialize', InvalidArgumentError, 'save_checkpoint',
+     lambda m: kt.TimeStepper(m.system, kt.RungeKuttaMersonIntegrator(m.system))
+     .save_checkpoint("/tmp/never.npz")),
+    ('checkpoint load of a state file', StateMismatchError, 'not a kinetree Checkpoint',
+     lambda m: kt.TimeStepper(m.system, kt.RungeKuttaMersonIntegrator(m.system))
+     .load_checkpoint(saved_state(m))),
+    ('state load of another system', StateMismatchError, 'different topology',
+     lambda m: kt.State.load(saved_state(m.other, spring=True), m.system)),
+    ('state save of an object', InvalidArgumentError, 'discrete variable',
+     lambda m: holder_state(object()).save("/tmp/never.npz")),
+    ('state save of a function', InvalidArgumentError, 'discrete variable',
+     lambda m: holder_state(print).save("/tmp/never.npz")),
+    ('stepper integrator not integrator', InvalidArgumentError, 'TimeStepper',
+     lambda m: kt.TimeStepper(m.system, "rk")),
+    ('event time nan', InvalidArgumentError, 'get_next_event_time returned nan',
+     lambda m: simulate_with(m, NanTime())),
+    ('trigger nan', InvalidArgumentError, 'get_value returned nan',
+     lambda m: simulate_with(m, NanTrigger())),
+    ('event stuck', IntegrationError, 'time has not advanced',
+     lambda m: simulate_with(m, Stuck())),
+    ('periodic reporter interval neg', InvalidArgumentError, 'PeriodicEventReporter',
+     lambda m: kt.PeriodicEventReporter(-0.1)),
+    ('add handler not handler', InvalidArgumentError, 'add_event_handler',
+     lambda m: m.system.add_event_handler(3)),
+    ('rod zero length', InvalidArgumentError, 'Constraint.Rod',
+     lambda m: kt.Constraint.Rod(m.ground, P0, m.pin, P0, 0.0)),
+    ('point in plane nan normal', InvalidArgumentError, 'PointInPlane',
+     lambda m: kt.Constraint.PointInPlane(m.ground, [nan, 1, 0], 0.0, m.pin, P0)),
+    ('point on line zero direction', InvalidArgumentError, 'PointOnLine',
+     lambda m: kt.Constraint.PointOnLine(m.ground, [0, 0, 0], P0, m.pin, P0)),
+    ('constant angle nan', InvalidArgumentError, 'ConstantAngle',
+     lambda m: kt.Constraint.ConstantAngle(m.ground, [1, 0, 0], m.pin, [0, 1, 0], nan)),
+    ('constant acceleration nan', InvalidArgumentError, 'ConstantAcceleration',
+     lambda m: kt.Constraint.ConstantAcceleration(m.pin, 0, nan)),
+    ('constant speed bad u', InvalidArgumentError, 'ConstantSpeed',
+     lambda m: kt.Constraint.ConstantSpeed(m.pin, 3, 1.0)),
+    ('weld same body', InvalidArgumentError, 'Weld',
+     lambda m: kt.Constraint.Weld(m.pin, X, m.pin, X)),
+    ('weld other system', InvalidArgumentError, 'Weld',
+     lambda m: kt.Constraint.Weld(m.pin, X, m.other.pin, X)),
+    ('rod other system', InvalidArgumentError, 'Rod',
+     lambda m: kt.Constraint.Rod(m.pin, P0, m.other.pin, P0, 1.0)),
+    ('prescribed motion bad function', InvalidArgumentError, 'PrescribedMotion',
+     lambda m: kt.Constraint.PrescribedMotion(m.matter, 3.0, m.pin, 0)),
+    ('coupler mismatched lists', InvalidArgumentError, 'CoordinateCoupler',
+     lambda m: kt.Constraint.CoordinateCoupler(
+         m.matter, kt.Function.Linear([1.0, 0.0]), [m.pin, m.pin], [0])),
+    ('no slip zero direction', InvalidArgumentError, 'NoSlip1D',
+     lambda m: kt.Constraint.NoSlip1D(m.ground, P0, [0, 0, 0], m.ground, m.pin)),
+    ('ball station nan', InvalidArgumentError, 'Constraint.Ball',
+     lambda m: kt.Constraint.Ball(m.ground, [nan, 0, 0], m.pin, P0)),
+    ('gravity zero height nan', InvalidArgumentError, 'zero_height',
+     lambda m: kt.Force.UniformGravity(m.forces, m.matter, [0, -9.8, 0], nan)),
+    ('global damper other matter', InvalidArgumentError, 'GlobalDamper',
+     lambda m: kt.Force.GlobalDamper(m.forces, m.other.matter, 1.0)),
+    ('constant torque other system', InvalidArgumentError, 'another System',
+     lambda m: kt.Force.ConstantTorque(m.forces, m.other.pin, [0, 0, 1])),
+    ('bushing other system', InvalidArgumentError, 'another System',
+     lambda m: kt.Force.LinearBushing(m.forces, m.ground, X, m.other.pin, X, [1] * 6,
+                                      [0] * 6)),
+    ('mobility spring other system', InvalidArgumentError, 'another System',
+     lambda m: kt.Force.MobilityLinearSpring(m.forces, m.other.pin, 0, 1.0, 0.0)),
+    ('damper set nan', InvalidArgumentError, 'set_damping',
+     lambda m: kt.Force.MobilityLinearDamper(m.forces, m.pin, 0, 1.0).set_damping(
+         m.state(), -2.0)),
+    ('spring natural length nan', InvalidArgumentError, 'natural_length',
+     lambda m: kt.Force.TwoPointLinearSpring(m.forces, m.ground, P0, m.pin, P0, 1.0, nan)),
+    ('custom force not implementation', InvalidArgumentError, 'Force.Custom',
+     lambda m: kt.Force.Custom(m.forces, 3)),
+    ('material friction negative', NonPhysicalError, 'set_friction',
+     lambda m: kt.ContactMaterial(1e6, 0.5, -0.5, -0.6, 0.1)),
+    ('material transition negative', NonPhysicalError, 'ContactMaterial',
+     lambda m: kt.ContactMaterial(1e6, 0.5, 0.5, 0.4, -0.1)),
+    ('half space not a geometry', InvalidArgumentError, 'ContactSurface',
+     lambda m: kt.ContactSurface("half space", kt.ContactMaterial(1e6, 0.5, 0.5, 0.4, 0.1))),
+    ('cylinder radius zero', NonPhysicalError, 'Cylinder',
+     lambda m: kt.ContactGeometry.Cylinder(0.0, 1.0)),
+    ('mesh face index', InvalidArgumentError, 'TriangleMesh',
+     lambda m: kt.ContactGeometry.TriangleMesh(np.eye(4, 3), [[0, 1, 2], [0, 1, 7],
+                                                              [0, 2, 3], [1, 2, 3]])),
+    ('mesh nan vertex', InvalidArgumentError, 'TriangleMesh',
+     lambda m: kt.ContactGeometry.TriangleMesh(np.full((4, 3), nan), [[0, 1, 2], [0, 1, 3],
+                                                                     [0, 2, 3], [1, 2, 3]])),
+    ('function step nan', InvalidArgumentError, 'Function.Step',
+     lambda m: kt.Function.Step(0.0, 1.0, nan, 1.0)),
+    ('function spline too short', InvalidArgumentError, 'Function.Spline',
+     lambda m: kt.Function.Spline([0.0], [1.0])),
+    ('function linear empty', InvalidArgumentError, 'Function.Linear',
+     lambda m: kt.Function.Linear([])),
+    ('assembler not system', InvalidArgumentError, 'Assembler',
+     lambda m: kt.Assembler("system")),
+    ('assembler lock bad body', InvalidArgumentError, 'Assembler',
+     lambda m: kt.Assembler(m.system).lock_mobilizer(m.other.pin)),
 ]
 
 

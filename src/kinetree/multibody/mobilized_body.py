@@ -409,8 +409,12 @@ class _Screw(MobilizedBody):
             raise InvalidArgumentError(
                 "MobilizedBody.Screw: call it as Screw(parent, X_PF, body, X_BM, pitch) or "
                 "Screw(parent, body, pitch).")
+        pitch = float(args[-1])
+        if not math.isfinite(pitch):
+            raise InvalidArgumentError(
+                f"MobilizedBody.Screw: the pitch (m/rad) is {pitch}; it must be finite.")
         super().__init__(parent, *args[:-1])
-        self._params[0] = float(args[-1])
+        self._params[0] = pitch
 
     def get_default_pitch(self) -> float:
         return float(self._params[0])
