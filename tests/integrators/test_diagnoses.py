@@ -90,3 +90,23 @@ def test_a_massless_terminal_body_is_named():
     state = system.realize_topology()
     with pytest.raises(KinetreeError, match="MobilizedBody 2 .*no mass"):
         system.realize(state, kt.Stage.ACCELERATION)
+
+
+@pytest.mark.parametrize("unit", [1.0, 1e3, 1e6, 1e9], ids=["m", "mm", "um", "nm"])
+def test_the_singularity_test_does_not_depend_on_the_unit_of_length(unit):
+    """A free body expressed in metres, millimetres, micrometres or nanometres: the
+    rotational entries of its inertia grow with the square of the unit, the translational
+    ones not at all; the same body must be accepted in every unit, with the same motion."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    kt.Force.UniformGravity(forces, matter, [0, -9.81 * unit, 0])
+    com = np.array([0.1, 0.0, 0.0]) * unit
+    inertia = kt.Inertia(0.02 * unit**2, 0.03 * unit**2, 0.04 * unit**2)
+    body = kt.Body.Rigid(kt.MassProperties(2.0, com, inertia.shift_from_mass_center(com, 2.0)))
+    kt.MobilizedBody.Free(matter.Ground(), kt.Transform(), body, kt.Transform())
+    state = system.realize_topology()
+    system.realize(state, kt.Stage.ACCELERATION)
+    udot = state.get_u_dot()
+    np.testing.assert_allclose(udot[:3], [0.0, 0.0, 0.0], atol=1e-9)      # gravity at the CoM
+    np.testing.assert_allclose(udot[4] / unit, -9.81, rtol=1e-9)

@@ -185,17 +185,23 @@ def spatial_inertia_times(m, c, inertia, A, out):
     out[5] = m * (a2 + A[0] * c[1] - A[1] * c[0])
 
 
+_PIVOT_TOLERANCE = 1e-14
+
+
 @numba.njit(cache=True, forceinline=True)
 def invert_spd_in_place(A, n):
-    """Invert the leading n x n block of a symmetric positive definite A in place
-    (Gauss-Jordan; SPD needs no pivoting). Returns False if a pivot is not positive."""
-    scale = 0.0
-    for k in range(n):
-        scale = max(scale, abs(A[k, k]))
-    tol = 1e-14 * scale if scale > 0.0 else 1e-300
+    """Invert the leading n x n block (n <= 6) of a symmetric positive definite A in
+    place (Gauss-Jordan; SPD needs no pivoting). Returns False if a pivot is not positive
+    or is below 1e-14 of its own diagonal entry: the test of the matrix scaled to a unit
+    diagonal, so rotational (kg m²) and translational (kg) entries of very different
+    sizes do not hide or fake a singular direction."""
+    last = n - 1
+    diagonal = (A[0, 0], A[min(1, last), min(1, last)], A[min(2, last), min(2, last)],
+                A[min(3, last), min(3, last)], A[min(4, last), min(4, last)],
+                A[min(5, last), min(5, last)])
     for k in range(n):
         piv = A[k, k]
-        if not piv > tol:
+        if not piv > _PIVOT_TOLERANCE * diagonal[k]:
             return False
         A[k, k] = 1.0
         for j in range(n):
