@@ -110,3 +110,42 @@ def test_the_singularity_test_does_not_depend_on_the_unit_of_length(unit):
     udot = state.get_u_dot()
     np.testing.assert_allclose(udot[:3], [0.0, 0.0, 0.0], atol=1e-9)      # gravity at the CoM
     np.testing.assert_allclose(udot[4] / unit, -9.81, rtol=1e-9)
+
+
+def overdamped():
+    """A pendulum carrying a slider held by a spring and a damper so strong that the
+    slider creeps (rates 1e5 and 1e-2 per second): a stiff model."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    com = [0, -0.5, 0]
+    body = kt.Body.Rigid(kt.MassProperties(
+        1.0, com, kt.Inertia(0.02).shift_from_mass_center(com, 1.0)))
+    pin = kt.MobilizedBody.Pin(matter.Ground(), kt.Transform(), body, kt.Transform())
+    slider = kt.MobilizedBody.Slider(pin, kt.Transform(), body, kt.Transform())
+    kt.Force.MobilityLinearSpring(forces, slider, 0, 1e3, 0.0)
+    kt.Force.MobilityLinearDamper(forces, slider, 0, 1e5)
+    kt.Force.UniformGravity(forces, matter, [0, -9.8, 0])
+    state = system.realize_topology()
+    slider.set_one_q(state, 0, 0.1)
+    pin.set_one_q(state, 0, 0.5)
+    return system, state
+
+
+def test_a_stiff_run_stopped_by_its_step_limit_says_it_is_stiff():
+    system, state = overdamped()
+    with pytest.raises(SimulationError) as caught:
+        kt.simulate(system, state, 10.0, accuracy=1e-3, max_steps=3000, progress=False)
+    assert "step limit (3000 steps)" in str(caught.value)
+    assert "stiff" in str(caught.value) and "CPodes" in str(caught.value)
+    assert 0 < caught.value.time < 10.0 and len(caught.value.trajectory.t) > 0
+    # CPodes takes the same model through with far fewer steps.
+    run = kt.simulate(system, state, 10.0, integrator="CPodes", accuracy=1e-3,
+                      max_steps=3000, progress=False)
+    assert run.stats["steps_taken"] < 3000
+
+
+def test_a_wall_clock_limit_stops_the_run():
+    system, state = stiff_slider()
+    with pytest.raises(SimulationError, match="wall-clock limit"):
+        kt.simulate(system, state, 1e4, accuracy=1e-3, max_wall_time=0.2, progress=False)

@@ -20,7 +20,8 @@ import numpy as np
 from tqdm import tqdm
 
 import kinetree.integrators as _integrators
-from kinetree.errors import InvalidArgumentError, SimulationError
+from kinetree.errors import IntegrationError, InvalidArgumentError, SimulationError
+from kinetree.integrators.cpodes import CPodesIntegrator
 from kinetree.integrators.integrator import Integrator, SuccessfulStepStatus
 from kinetree.study.time_stepper import TimeStepper
 from kinetree.study.trajectory import Trajectory
@@ -39,6 +40,7 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
              integrator=None, report_interval: float | None = None,
              progress: bool | None = None,
              outputs: dict[str, Callable] | None = None, checkpoint=None, resume=None,
+             max_steps: int | None = None, max_wall_time: float | None = None,
              **options) -> Trajectory:
     """Integrate ``system`` from a copy of ``state`` (left unchanged) to ``t_final`` (s) and
     return the Trajectory of its report times.
@@ -61,6 +63,9 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
     - ``resume``: a checkpoint's path; the run goes on from it (``state`` is then
       ignored and may be None) with the same steps the saving run would have taken. Give
       the integrator class that saved it.
+    - ``max_steps``, ``max_wall_time`` (s): stop with a SimulationError (the rows so far
+      kept) once the run has taken that many steps or that long, saying whether the
+      model looks stiff.
     - ``options``: integrator settings by the name of their setter without ``set_``:
       ``constraint_tolerance=1e-8``, ``maximum_step_size=0.01``, ``fixed_step_size=1e-3``
       (which a method without error control, such as SemiExplicitEuler, needs), ...
@@ -105,6 +110,11 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
                 f"number, got {type(f).__name__}.")
 
     times = report_times(t0, t_final, report_interval)
+    limits = _Limits(max_steps, max_wall_time, t0)
+    if limits.active and not integ._internal_step_limit:
+        # Come back between reports now and then to look at the clock and the count
+        # (the steps themselves are the same).
+        integ.set_internal_step_limit(_LIMIT_CHECK_STEPS)
     wall = time.perf_counter()
     first = stepper.get_state()
     n = len(times)
@@ -133,7 +143,9 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
             for target in times:
                 status = stepper.step_to(target)
                 while status in _NOT_THERE_YET:
+                    limits.check(integ)
                     status = stepper.step_to(target)
+                limits.check(integ)
                 current = stepper.get_state()
                 t[rows] = current.get_time()
                 y[rows] = current.get_y()
@@ -160,6 +172,58 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
                 f"the last accepted State in .state: fix the cause and simulate on from it.",
                 so_far, last, last.get_time()) from error
     return trajectory(stepper.get_state())
+
+
+_LIMIT_CHECK_STEPS = 200
+
+
+class _Limits:
+    """simulate's step and wall-clock limits."""
+
+    def __init__(self, max_steps, max_wall_time, t0: float):
+        if max_steps is not None and not (int(max_steps) == max_steps and max_steps > 0):
+            raise InvalidArgumentError(
+                f"simulate: max_steps must be a positive whole number, got {max_steps!r}.")
+        if max_wall_time is not None and not (float(max_wall_time) > 0):
+            raise InvalidArgumentError(
+                f"simulate: max_wall_time must be a positive number of seconds, got "
+                f"{max_wall_time!r}.")
+        self.max_steps, self.max_wall_time, self.t0 = max_steps, max_wall_time, t0
+        self.active = max_steps is not None or max_wall_time is not None
+        self.start = time.perf_counter()
+
+    def check(self, integ: Integrator) -> None:
+        if not self.active:
+            return
+        steps, wall = integ.get_num_steps_taken(), time.perf_counter() - self.start
+        if self.max_steps is not None and steps >= self.max_steps:
+            why = f"the step limit ({self.max_steps} steps) was reached"
+        elif self.max_wall_time is not None and wall >= self.max_wall_time:
+            why = f"the wall-clock limit ({self.max_wall_time:g} s) was reached"
+        else:
+            return
+        raise IntegrationError(f"{why} after {steps} steps, {wall:.3g} s of wall time. "
+                               + stiffness_hint(integ, self.t0))
+
+
+def stiffness_hint(integ: Integrator, t0: float) -> str:
+    """What the integrator's counts say about why its steps are small."""
+    simulated = integ.get_time() - t0
+    steps, attempted = integ.get_num_steps_taken(), integ.get_num_steps_attempted()
+    if steps == 0 or simulated <= 0:
+        return "No step was taken."
+    rejected = 1.0 - steps / attempted if attempted else 0.0
+    text = (f"{simulated:.3g} s were simulated, an average step of {simulated / steps:.3g} "
+            f"s, {100 * rejected:.0f}% of the attempts rejected.")
+    scale = integ.get_system().get_default_time_scale()
+    if integ.method_has_error_control() and rejected > 0.1 and \
+            simulated / steps < 1e-3 * scale and not isinstance(integ, CPodesIntegrator):
+        text += (" Steps this far below the model's time scale "
+                 f"({scale:g} s) that keep failing their error test are the mark of a stiff "
+                 f"model (a stiff spring or contact, strong damping): an implicit method "
+                 f"takes far fewer, integrator='CPodes'; a fixed-step SemiExplicitEuler "
+                 f"can serve contact-rich scenes.")
+    return text
 
 
 def integrator_statistics(integ: Integrator, wall_time: float) -> dict:
