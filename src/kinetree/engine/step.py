@@ -308,7 +308,9 @@ def run_steps(run):
                 return failed
             control_i[END_PENDING] = 0
             control_i[REALIZATIONS] += 1
-        if (t1 >= control_f[T_REPORT] - tol or t1 >= control_f[T_STOP] - tol
+        # The report test is Integrator.step_to's, written the same way: the same
+        # rounding, so Python never asks for steps toward a time this run calls reached.
+        if (control_f[T_REPORT] - t1 <= tol or t1 >= control_f[T_STOP] - tol
                 or (control_i[STEP_LIMIT] > 0 and steps >= control_i[STEP_LIMIT])):
             return 0
         # One step from (t0, y0) = (t1, y1), retried smaller until its error passes.

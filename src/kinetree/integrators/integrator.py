@@ -465,13 +465,19 @@ class Integrator:
                 return SuccessfulStepStatus.END_OF_SIMULATION
             if t1 >= scheduled_event_time - tol:
                 return SuccessfulStepStatus.REACHED_SCHEDULED_EVENT
-            if abs(report_time - t1) <= tol:
+            if report_time - t1 <= tol:         # and not below -tol (above)
                 return SuccessfulStepStatus.REACHED_REPORT_TIME
             limit = self._internal_step_limit
             if limit and steps >= limit:
                 return SuccessfulStepStatus.REACHED_STEP_LIMIT
-            steps += self._take_steps(t_stop, report_time,
-                                      1 if one else limit and limit - steps)
+            taken = self._take_steps(t_stop, report_time,
+                                     1 if one else limit and limit - steps)
+            if not taken and control_f.item(_T1) == t1:
+                raise IntegrationError(
+                    f"{type(self).__name__}.step_to: no step was taken toward t = "
+                    f"{report_time!r} from t = {t1!r}; this is a kinetree bug, please "
+                    f"report it.")
+            steps += taken
             if one:
                 self._check_triggers()
                 if self._return_every_internal_step and not self._pending_trigger and \
