@@ -391,8 +391,13 @@ def run_steps(run):
         if control_i[PROJECT] and not constrained:
             normalize_quaternions(y1[:nq], arguments[_QUATERNION_Q])
             control_i[PROJECTIONS] += 1
-        t_end = t0 + h
-        control_f[T1] = t_end if t_stop - t_end > time_tol(t_end) else t_stop
+        t_end = t0 + h           # landing on the stop or report time within tolerance
+        tol = time_tol(t_end)
+        if t_stop - t_end <= tol:
+            t_end = t_stop
+        elif abs(control_f[T_REPORT] - t_end) <= tol:
+            t_end = control_f[T_REPORT]
+        control_f[T1] = t_end
         control_f[H_TAKEN] = h
         if fixed <= 0.0:
             control_f[H_NEXT] = min(h_new, control_f[MAX_STEP])

@@ -132,6 +132,7 @@ class Integrator:
         self._project_interpolated_states = True
         self._internal_step_limit = 0
         self._advanced = None
+        self._stop_now = self._report_now = math.inf     # of the steps being taken
         self._is_interpolated = False
         self._stepper = None
         self._send_settings()
@@ -497,6 +498,7 @@ class Integrator:
         every step until t1 reaches ``report_time`` or ``t_stop`` or ``limit`` steps are
         taken (0: no limit), in one compiled run (engine/step.py); returns how many."""
         stepper = self._stepper
+        self._stop_now, self._report_now = t_stop, report_time
         if stepper is None or not self._runs_compiled:
             self._take_step(t_stop)
             return 1
@@ -585,7 +587,7 @@ class Integrator:
             if accepted:
                 self._steps_taken += 1
                 self._h_taken = h
-                self._t1 = t0 + h if t_stop - (t0 + h) > self._time_tol(t0 + h) else t_stop
+                self._t1 = self._step_end(t0, h)
                 if self._fixed_step is None:
                     self._h_next = min(h_new, self._max_step)
                 return
@@ -605,6 +607,18 @@ class Integrator:
             f"{t0:.17g} s made {name} {y_end[i]}. The step was too large for a stiff "
             f"force, or a force grows without bound: lower the step size (or the accuracy), "
             f"check the forces, or use CPodesIntegrator for a stiff model.")
+
+    def _step_end(self, t0: float, h: float) -> float:
+        """The time a step of h from t0 ends at: t0 + h, or the stop time or the report
+        time when t0 + h is within the time tolerance of it, so that fixed steps land on
+        report times n h exactly instead of drifting past them by rounding."""
+        t_end = t0 + h
+        tol = 1e-14 * max(1.0, abs(t_end))
+        if self._stop_now - t_end <= tol:
+            return self._stop_now
+        if abs(self._report_now - t_end) <= tol:
+            return self._report_now
+        return t_end
 
     def _accuracy_unmet(self, t0: float, h_new: float) -> IntegrationError:
         return IntegrationError(
@@ -636,9 +650,9 @@ class Integrator:
                 if self._stepper.project(self._y1, self._project_every_step,
                                          self.get_constraint_tolerance_in_use()):
                     self._projections += 1
-                self._write(state, t0 + h, self._y1)
+                self._write(state, self._step_end(t0, h), self._y1)
             else:
-                self._write(state, t0 + h, self._y1)
+                self._write(state, self._step_end(t0, h), self._y1)
                 self._project(state, force=self._project_every_step)
         except KinetreeError:
             self._projection_failures += 1
