@@ -470,9 +470,10 @@ class CompiledStepper:
                                         integrator._stage_y)
         return self._system._plan_of(self._state).singular_error(self._state)
 
-    def mark_realized(self) -> None:
-        """The State's arrays were realized through ACCELERATION by the last run: say so."""
-        self._entry[0].mark_realized(self._state, _ACCELERATION)
+    def mark_realized(self, t: float) -> None:
+        """The last run advanced the State to time ``t`` (s) and realized its arrays
+        through ACCELERATION: say so."""
+        self._state._advanced_to(t, _ACCELERATION)
 
     def project(self, y: np.ndarray, force: bool, tolerance: float) -> bool:
         """The projection of such a model, in y (unless ``force``, only if an error

@@ -514,11 +514,11 @@ class Integrator:
             self._take_step(t_stop)
             return 1
         state = self._advanced
-        state.set_time(f[_T1])
         if failed == 0:
-            stepper.mark_realized()
+            stepper.mark_realized(f.item(_T1))
             return int(i[_STEPS] - steps_before)
         # The run left the advanced State's arrays mid-step: back to the last step taken.
+        state.set_time(f[_T1])
         error = stepper.error(failed, self)
         state.upd_y()[:] = self._y1
         self._realize(state)

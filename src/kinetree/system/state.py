@@ -241,6 +241,17 @@ class State:
                 self._back_up_to(STAGES[stage - 1])
                 return
 
+    def _advanced_to(self, t: float, stage: Stage) -> None:
+        """Compiled code moved this State's variables to time ``t`` (s) and realized every
+        part through ``stage``: set_time, then every part marked realized, in one go
+        (once per compiled run of steps)."""
+        self._t = t
+        self._epoch += 1
+        self._versions[_TIME:] = [self._epoch] * (_N_STAGES - _TIME)
+        self._stage = stage
+        for p in self._parts:
+            p.stage = stage
+
     def _back_up_to(self, stage: Stage) -> None:
         if stage < _INSTANCE:
             if stage < _MODEL and self._y is not None:
