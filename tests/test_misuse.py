@@ -10,6 +10,7 @@ import types
 
 import numpy as np
 import pytest
+from support import world
 
 import kinetree as kt
 from kinetree.errors import (
@@ -27,12 +28,7 @@ QUIET = {"progress": False}
 
 def pendulum():
     """A pin pendulum: its System, matter and force subsystems, the pin and its body."""
-    system = kt.MultibodySystem()
-    matter = kt.SimbodyMatterSubsystem(system)
-    forces = kt.GeneralForceSubsystem(system)
-    com = [0, -0.5, 0]
-    body = kt.Body.Rigid(kt.MassProperties(
-        1.0, com, kt.Inertia(0.02).shift_from_mass_center(com, 1.0)))
+    system, matter, forces, body = world(gravity=None)
     pin = kt.MobilizedBody.Pin(matter.Ground(), kt.Transform(), body, kt.Transform())
     return types.SimpleNamespace(system=system, matter=matter, forces=forces, pin=pin,
                                  body=body, ground=matter.Ground(),

@@ -4,6 +4,7 @@ uninterrupted run, for every integrator."""
 
 import numpy as np
 import pytest
+from support import INTEGRATOR_IDS, INTEGRATORS, world
 
 import kinetree as kt
 
@@ -23,29 +24,14 @@ class Flaky(kt.Force.Custom.Implementation):
 
 
 def double_pendulum(flaky):
-    system = kt.MultibodySystem()
-    matter = kt.SimbodyMatterSubsystem(system)
-    forces = kt.GeneralForceSubsystem(system)
-    kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
+    system, matter, forces, body = world()
     kt.Force.Custom(forces, flaky)
-    com = [0, -0.5, 0]
-    body = kt.Body.Rigid(kt.MassProperties(
-        1.0, com, kt.Inertia(0.02).shift_from_mass_center(com, 1.0)))
     upper = kt.MobilizedBody.Pin(matter.Ground(), kt.Transform(), body, kt.Transform())
     lower = kt.MobilizedBody.Pin(upper, kt.Transform([0, -1, 0]), body, kt.Transform())
     state = system.realize_topology()
     upper.set_one_q(state, 0, 1.2)
     lower.set_one_q(state, 0, -0.7)
     return system, state
-
-
-INTEGRATORS = [
-    (kt.RungeKuttaMersonIntegrator, None), (kt.RungeKuttaFeldbergIntegrator, None),
-    (kt.RungeKutta3Integrator, None), (kt.RungeKutta2Integrator, None),
-    (kt.ExplicitEulerIntegrator, None), (kt.VerletIntegrator, None),
-    (kt.SemiExplicitEuler2Integrator, None), (kt.CPodesIntegrator, None),
-    (kt.SemiExplicitEulerIntegrator, 1e-3), (kt.RungeKuttaMersonIntegrator, 2e-3),
-]
 
 
 def run(integrator, fixed, flaky, reports):
@@ -65,8 +51,7 @@ def run(integrator, fixed, flaky, reports):
     return integ, interrupted
 
 
-@pytest.mark.parametrize("integrator,fixed", INTEGRATORS,
-                         ids=[f"{i.__name__}-{f or 'adaptive'}" for i, f in INTEGRATORS])
+@pytest.mark.parametrize("integrator,fixed", INTEGRATORS, ids=INTEGRATOR_IDS)
 @pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt])
 def test_a_step_that_raises_is_taken_again_as_if_nothing_happened(integrator, fixed, error):
     reports = np.linspace(0.01, 0.1, 10)

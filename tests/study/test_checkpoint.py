@@ -4,6 +4,7 @@ with events on the way; the file is checked before it is used."""
 
 import numpy as np
 import pytest
+from support import INTEGRATOR_IDS, INTEGRATORS, world
 
 import kinetree as kt
 from kinetree.errors import StateMismatchError
@@ -17,13 +18,7 @@ class Spring(kt.Force.Custom.Implementation):
 
 
 def double_pendulum(python_force, extra=None):
-    system = kt.MultibodySystem()
-    matter = kt.SimbodyMatterSubsystem(system)
-    forces = kt.GeneralForceSubsystem(system)
-    kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
-    com = [0, -0.5, 0]
-    body = kt.Body.Rigid(kt.MassProperties(
-        1.0, com, kt.Inertia(0.02).shift_from_mass_center(com, 1.0)))
+    system, matter, forces, body = world()
     upper = kt.MobilizedBody.Pin(matter.Ground(), kt.Transform(), body, kt.Transform())
     lower = kt.MobilizedBody.Ball(upper, kt.Transform([0, -1, 0]), body, kt.Transform())
     if python_force:
@@ -48,13 +43,6 @@ class Kick(kt.PeriodicEventHandler):
         return False
 
 
-INTEGRATORS = [
-    (kt.RungeKuttaMersonIntegrator, None), (kt.RungeKuttaFeldbergIntegrator, None),
-    (kt.RungeKutta3Integrator, None), (kt.RungeKutta2Integrator, None),
-    (kt.ExplicitEulerIntegrator, None), (kt.VerletIntegrator, None),
-    (kt.SemiExplicitEuler2Integrator, None), (kt.CPodesIntegrator, None),
-    (kt.SemiExplicitEulerIntegrator, 1e-3), (kt.RungeKuttaMersonIntegrator, 2e-3),
-]
 REPORTS = np.linspace(0.0125, 0.2, 16)
 
 
@@ -66,8 +54,7 @@ def stepper(system, integrator, fixed):
 
 
 @pytest.mark.parametrize("python_force", [True, False], ids=["python", "compiled"])
-@pytest.mark.parametrize("integrator,fixed", INTEGRATORS,
-                         ids=[f"{i.__name__}-{f or 'adaptive'}" for i, f in INTEGRATORS])
+@pytest.mark.parametrize("integrator,fixed", INTEGRATORS, ids=INTEGRATOR_IDS)
 def test_a_resumed_run_takes_the_same_steps_bit_for_bit(tmp_path, integrator, fixed,
                                                         python_force):
     system, state = double_pendulum(python_force)

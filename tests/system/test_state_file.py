@@ -6,6 +6,7 @@ import pickle
 
 import numpy as np
 import pytest
+from support import world
 
 import kinetree as kt
 from kinetree.errors import InvalidArgumentError, StateMismatchError
@@ -14,13 +15,7 @@ from kinetree.errors import InvalidArgumentError, StateMismatchError
 def model():
     """A pendulum on a slider with a rod to ground, springs, a damper and per-State
     parameters: discrete variables of lists, tuples of arrays, arrays and floats."""
-    system = kt.MultibodySystem()
-    matter = kt.SimbodyMatterSubsystem(system)
-    forces = kt.GeneralForceSubsystem(system)
-    kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
-    com = [0, -0.5, 0]
-    body = kt.Body.Rigid(kt.MassProperties(
-        1.0, com, kt.Inertia(0.05).shift_from_mass_center(com, 1.0)))
+    system, matter, forces, body = world(inertia=0.05)
     cart = kt.MobilizedBody.Slider(matter.Ground(), kt.Transform(), body, kt.Transform())
     arm = kt.MobilizedBody.Pin(cart, kt.Transform(), body, kt.Transform([0, 0.5, 0]))
     tip = kt.MobilizedBody.Pin(arm, kt.Transform([0, -0.5, 0]), body,

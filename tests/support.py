@@ -1,0 +1,30 @@
+"""Models the tests share: a System with its matter and force subsystems, and the link
+body most of them hang from pins."""
+
+import kinetree as kt
+
+INTEGRATORS = [
+    (kt.RungeKuttaMersonIntegrator, None), (kt.RungeKuttaFeldbergIntegrator, None),
+    (kt.RungeKutta3Integrator, None), (kt.RungeKutta2Integrator, None),
+    (kt.ExplicitEulerIntegrator, None), (kt.VerletIntegrator, None),
+    (kt.SemiExplicitEuler2Integrator, None), (kt.CPodesIntegrator, None),
+    (kt.SemiExplicitEulerIntegrator, 1e-3), (kt.RungeKuttaMersonIntegrator, 2e-3),
+]
+"""Every integrator, error-controlled (None) or with a fixed step (s)."""
+
+INTEGRATOR_IDS = [f"{i.__name__}-{f or 'adaptive'}" for i, f in INTEGRATORS]
+
+
+def world(gravity=(0.0, -9.81, 0.0), inertia=0.02):
+    """(system, matter, forces, link): a MultibodySystem with its matter and force
+    subsystems, gravity (m/s², None for none), and a 1 kg link body whose mass centre is
+    0.5 m below its origin, with central inertia ``inertia`` (kg m²) about every axis."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    if gravity is not None:
+        kt.Force.UniformGravity(forces, matter, list(gravity))
+    com = [0, -0.5, 0]
+    link = kt.Body.Rigid(kt.MassProperties(
+        1.0, com, kt.Inertia(inertia).shift_from_mass_center(com, 1.0)))
+    return system, matter, forces, link
