@@ -13,6 +13,10 @@ class KinetreeError(Exception):
     """Base class of every kinetree exception."""
 
 
+class KinetreeWarning(UserWarning):
+    """Something a run is doing that deserves a look (a model that looks stiff)."""
+
+
 class NonPhysicalError(KinetreeError, ValueError):
     """An input that no physical object can have: negative or NaN mass, an inertia that is
     not symmetric positive semidefinite or breaks the triangle inequality, a reflection given

@@ -135,3 +135,9 @@ def test_a_wall_clock_limit_stops_the_run():
     system, state = slider()
     with pytest.raises(SimulationError, match="wall-clock limit"):
         kt.simulate(system, state, 1e4, accuracy=1e-3, max_wall_time=0.2, progress=False)
+
+
+def test_a_run_that_looks_stiff_says_so_while_it_runs():
+    system, state = overdamped()
+    with pytest.warns(kt.errors.KinetreeWarning, match="stiff.*CPodes"):
+        kt.simulate(system, state, 0.5, accuracy=1e-3, progress=False)

@@ -14,13 +14,19 @@ import math
 import re
 import sys
 import time
+import warnings
 from collections.abc import Callable
 
 import numpy as np
 from tqdm import tqdm
 
 import kinetree.integrators as _integrators
-from kinetree.errors import IntegrationError, InvalidArgumentError, SimulationError
+from kinetree.errors import (
+    IntegrationError,
+    InvalidArgumentError,
+    KinetreeWarning,
+    SimulationError,
+)
 from kinetree.integrators.cpodes import CPodesIntegrator
 from kinetree.integrators.integrator import Integrator, SuccessfulStepStatus
 from kinetree.study.time_stepper import TimeStepper
@@ -111,9 +117,10 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
 
     times = report_times(t0, t_final, report_interval)
     limits = _Limits(max_steps, max_wall_time, t0)
-    if limits.active and not integ._internal_step_limit:
-        # Come back between reports now and then to look at the clock and the count
-        # (the steps themselves are the same).
+    step_limit = integ._internal_step_limit
+    if not step_limit:
+        # Come back between reports now and then to look at the clock, the count and
+        # the signs of stiffness (the steps themselves are the same).
         integ.set_internal_step_limit(_LIMIT_CHECK_STEPS)
     wall = time.perf_counter()
     first = stepper.get_state()
@@ -171,10 +178,14 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
                 + f". The {rows} reports made until then are in this error's .trajectory, "
                 f"the last accepted State in .state: fix the cause and simulate on from it.",
                 so_far, last, last.get_time()) from error
+        finally:
+            integ._internal_step_limit = step_limit
     return trajectory(stepper.get_state())
 
 
 _LIMIT_CHECK_STEPS = 200
+_STIFF_WATCH_STEPS = 20_000
+"""Steps after which a run that looks stiff says so (once)."""
 
 
 class _Limits:
@@ -189,13 +200,16 @@ class _Limits:
                 f"simulate: max_wall_time must be a positive number of seconds, got "
                 f"{max_wall_time!r}.")
         self.max_steps, self.max_wall_time, self.t0 = max_steps, max_wall_time, t0
-        self.active = max_steps is not None or max_wall_time is not None
         self.start = time.perf_counter()
+        self.warned = False
 
     def check(self, integ: Integrator) -> None:
-        if not self.active:
-            return
         steps, wall = integ.get_num_steps_taken(), time.perf_counter() - self.start
+        if not self.warned and steps >= _STIFF_WATCH_STEPS and looks_stiff(integ, self.t0):
+            self.warned = True
+            warnings.warn(KinetreeWarning(
+                f"simulate: {steps} steps so far and {wall:.3g} s of wall time. "
+                + stiffness_hint(integ, self.t0)), stacklevel=3)
         if self.max_steps is not None and steps >= self.max_steps:
             why = f"the step limit ({self.max_steps} steps) was reached"
         elif self.max_wall_time is not None and wall >= self.max_wall_time:
@@ -204,6 +218,18 @@ class _Limits:
             return
         raise IntegrationError(f"{why} after {steps} steps, {wall:.3g} s of wall time. "
                                + stiffness_hint(integ, self.t0))
+
+
+def looks_stiff(integ: Integrator, t0: float) -> bool:
+    """Whether an explicit error-controlled run takes steps far below the model's time
+    scale that keep failing their error test: held down by stability, not accuracy."""
+    simulated = integ.get_time() - t0
+    steps, attempted = integ.get_num_steps_taken(), integ.get_num_steps_attempted()
+    if steps == 0 or simulated <= 0 or not attempted:
+        return False
+    return (integ.method_has_error_control() and not isinstance(integ, CPodesIntegrator)
+            and 1.0 - steps / attempted > 0.1
+            and simulated / steps < 1e-3 * integ.get_system().get_default_time_scale())
 
 
 def stiffness_hint(integ: Integrator, t0: float) -> str:
@@ -216,8 +242,7 @@ def stiffness_hint(integ: Integrator, t0: float) -> str:
     text = (f"{simulated:.3g} s were simulated, an average step of {simulated / steps:.3g} "
             f"s, {100 * rejected:.0f}% of the attempts rejected.")
     scale = integ.get_system().get_default_time_scale()
-    if integ.method_has_error_control() and rejected > 0.1 and \
-            simulated / steps < 1e-3 * scale and not isinstance(integ, CPodesIntegrator):
+    if looks_stiff(integ, t0):
         text += (" Steps this far below the model's time scale "
                  f"({scale:g} s) that keep failing their error test are the mark of a stiff "
                  f"model (a stiff spring or contact, strong damping): an implicit method "
