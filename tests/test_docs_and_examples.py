@@ -33,4 +33,4 @@ def test_demo_command_passes_its_physics_checks(tmp_path, capsys):
     assert cli.main(["demo", "--out", str(tmp_path)]) == 0
     assert "physics checks: passed" in capsys.readouterr().out
     assert (tmp_path / "trajectory.csv").stat().st_size > 0
-    assert (tmp_path / "final_state.pkl").exists()
+    assert (tmp_path / "final_state.npz").exists()

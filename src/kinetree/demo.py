@@ -121,8 +121,8 @@ def run(out_dir: Path) -> dict:
     plotted = plot(traj, out_dir / "demo.png")
     if plotted:
         written.append(out_dir / "demo.png")
-    final.save(out_dir / "final_state.pkl")
-    written.append(out_dir / "final_state.pkl")
+    final.save(out_dir / "final_state.npz")
+    written.append(out_dir / "final_state.npz")
     e = traj.columns["energy"]
     return {
         "bodies": matter.get_num_bodies() - 1,
