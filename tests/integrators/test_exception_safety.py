@@ -136,3 +136,31 @@ def test_an_event_handler_that_raises_leaves_the_state_as_the_event_found_it():
     y_retried, calls_retried = kicked_run(True)
     assert (calls, calls_retried) == (1, 2)
     assert y_retried.tobytes() == y.tobytes()
+
+
+class At(kt.ScheduledEventHandler):
+    """Due at ``times`` (s), each once: ``get_next_event_time`` returns the first of them
+    after the current time (or at it, with include_current_time), as Simbody asks."""
+
+    def __init__(self, times):
+        self.times, self.handled = sorted(times), []
+
+    def get_next_event_time(self, state, include_current_time):
+        t = state.get_time()
+        return next((s for s in self.times if s > t or (include_current_time and s == t)),
+                    float("inf"))
+
+    def handle_event(self, state, accuracy):
+        self.handled.append(state.get_time())
+        return False
+
+
+def test_a_scheduled_event_fires_once_at_its_time():
+    system, state = double_pendulum(Flaky())
+    at = At([0.013, 0.05, 0.05 + 1e-9, 0.2])
+    system.add_event_handler(at)
+    stepper = kt.TimeStepper(system, kt.RungeKuttaMersonIntegrator(system))
+    stepper.initialize(state)
+    for t in (0.01, 0.05, 0.1, 0.3):
+        stepper.step_to(t)
+    assert at.handled == at.times
