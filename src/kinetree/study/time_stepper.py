@@ -54,6 +54,7 @@ class TimeStepper:
         run: the State given is taken as the one after any event at that time)."""
         self._integrator.initialize(state)
         self._include_current_time = True
+        self._reported_at = math.nan
         self._initialized = True
         self._unhandled = None
 
@@ -117,7 +118,8 @@ class TimeStepper:
             t_event, handlers = system.calc_time_of_next_scheduled_event(current, False)
             t_report, reporters = system.calc_time_of_next_scheduled_report(current, include)
             if reporters and t_report <= current.get_time():
-                self._report(reporters, current)
+                if not abs(self._reported_at - t_report) <= _tol(t_report):
+                    self._report(reporters, current)
                 continue
             status = integ.step_to(min(time, t_report), t_event)
             state = integ.get_state()
@@ -133,6 +135,8 @@ class TimeStepper:
                     self._handle(handlers, [])
                 else:
                     self._handle([], integ.get_triggered_events())
+                # A report due at the event's time is given the State after the event.
+                self._include_current_time = True
                 if integ.is_simulation_over():
                     return SuccessfulStepStatus.END_OF_SIMULATION
                 if self._report_all_significant_states:
@@ -146,6 +150,7 @@ class TimeStepper:
                 return status
 
     def _report(self, reporters, state) -> None:
+        self._reported_at = state.get_time()
         self._system.realize(state, Stage.REPORT)
         for r in reporters:
             r.handle_event(state)
