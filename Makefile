@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test clean
+.PHONY: demo test clean chromium
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,18 @@ $(VENV)/.installed-test: pyproject.toml | $(PY)
 demo: $(VENV)/.installed
 	$(PY) -m kinetree demo
 
-test: $(VENV)/.installed-test
+# The viewer tests drive Debian's chromium headless; install it when it is missing (as
+# root, or through sudo). Where it cannot be installed those tests are skipped, saying why.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+	  echo "installing Debian's chromium for the viewer tests"; \
+	  $(SUDO) apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
+	  echo "could not install chromium: the browser tests will be skipped"
+
+test: $(VENV)/.installed-test chromium
 	$(PY) -m pytest
 
 clean:

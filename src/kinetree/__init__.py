@@ -72,10 +72,38 @@ from kinetree.system.events import (
     TriggeredEventHandler,
     TriggeredEventReporter,
 )
+from kinetree.viz import (
+    DecorativeArrow,
+    DecorativeBrick,
+    DecorativeCylinder,
+    DecorativeEllipsoid,
+    DecorativeFrame,
+    DecorativeGeometry,
+    DecorativeLine,
+    DecorativeMesh,
+    DecorativePoint,
+    DecorativeSphere,
+    DecorativeText,
+    DecorativeTorus,
+    Visualizer,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "DecorativeArrow",
+    "DecorativeBrick",
+    "DecorativeCylinder",
+    "DecorativeEllipsoid",
+    "DecorativeFrame",
+    "DecorativeGeometry",
+    "DecorativeLine",
+    "DecorativeMesh",
+    "DecorativePoint",
+    "DecorativeSphere",
+    "DecorativeText",
+    "DecorativeTorus",
+    "Visualizer",
     "Assembler",
     "AssemblyCondition",
     "Body",

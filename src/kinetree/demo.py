@@ -9,7 +9,7 @@ printing; the rod does no work, so energy conservation remains a check of the wh
 
 RungeKuttaMerson at accuracy 1e-6 runs it for five seconds; the demo writes the
 trajectory (.sto for OpenSim, .csv), a PNG plot of energy, coordinates and constraint
-error, and the final State, and prints the integrator's statistics and three physics
+error, the final State and a replay page to open in a browser (replay.html), and prints the integrator's statistics and three physics
 checks: energy drift against the accuracy, the rod's length error against the constraint
 tolerance, and the articulated-body u̇ against M⁻¹(f − c − Gᵀλ) from the composite-body
 mass matrix and inverse dynamics.
@@ -51,6 +51,11 @@ def build_linkage() -> tuple[kt.MultibodySystem, kt.SimbodyMatterSubsystem,
         parent = getattr(kt.MobilizedBody, kind)(parent, frame, link, top)
         frame = bottom
     tip = parent
+    colors = ((0.85, 0.33, 0.1), (0.93, 0.69, 0.13), (0.47, 0.67, 0.19), (0.3, 0.75, 0.93),
+              (0.49, 0.18, 0.56))
+    for b, color in enumerate(colors, start=1):
+        matter.get_mobilized_body(b).add_body_decoration(
+            kt.Transform(), kt.DecorativeBrick(LINK_HALF_LENGTHS).set_color(color))
 
     state = system.realize_topology()
     rng = np.random.default_rng(2026)
@@ -62,6 +67,7 @@ def build_linkage() -> tuple[kt.MultibodySystem, kt.SimbodyMatterSubsystem,
     anchor = p_tip + ANCHOR_OFFSET
     rod = kt.Constraint.Rod(matter.Ground(), anchor, tip, TIP_STATION,
                             float(np.linalg.norm(anchor - p_tip)))
+    matter.Ground().add_body_decoration(kt.Transform(anchor), kt.DecorativeSphere(0.02))
     q, u = state.get_q().copy(), state.get_u().copy()
     state = system.realize_topology()       # the rod is new topology: a new default State
     state.set_q(q)
@@ -123,6 +129,7 @@ def run(out_dir: Path) -> dict:
         written.append(out_dir / "demo.png")
     final.save(out_dir / "final_state.npz")
     written.append(out_dir / "final_state.npz")
+    written.append(traj.to_html(out_dir / "replay.html"))
     e = traj.columns["energy"]
     return {
         "bodies": matter.get_num_bodies() - 1,

@@ -1,5 +1,6 @@
-"""Body: what a MobilizedBody carries, its mass properties (Simbody's ``Body::Rigid``) and
-the contact surfaces fixed to it (``Body::addContactSurface``)."""
+"""Body: what a MobilizedBody carries, its mass properties (Simbody's ``Body::Rigid``), the
+contact surfaces fixed to it (``Body::addContactSurface``) and the decorations a
+Visualizer draws on it (``Body::addDecoration``)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,42 @@ from kinetree.math.transform import Transform
 
 class Body:
     """The base of body types (``Body.Rigid``, ``Body.Ground``): holds the contact surfaces
-    fixed to the body, each with its pose X_BS in the body frame B."""
+    fixed to the body, each with its pose X_BS in the body frame B, and its decorations."""
 
     def __init__(self):
         self._surfaces: list = []
+        self._decorations: list = []
         self._owner = None
+
+    def add_decoration(self, X_BD, geometry) -> int:
+        """Draw ``geometry`` (a DecorativeGeometry) on this body with its frame D at X_BD
+        (a Transform, m) in B, composed with the geometry's own transform; returns its
+        index on this body. The body keeps a copy."""
+        from kinetree.viz.decorations import DecorativeGeometry
+
+        if not isinstance(X_BD, Transform):
+            raise InvalidArgumentError(
+                f"Body.add_decoration: X_BD must be a Transform (the decoration's frame in "
+                f"the body frame), got {type(X_BD).__name__}.")
+        if not isinstance(geometry, DecorativeGeometry):
+            raise InvalidArgumentError(
+                f"Body.add_decoration: expected a DecorativeGeometry (kt.DecorativeSphere, "
+                f"kt.DecorativeMesh, ...), got {type(geometry).__name__}.")
+        mine = geometry.copy()
+        mine.set_transform(X_BD @ geometry.get_transform())
+        mine.set_index_on_body(len(self._decorations))
+        self._decorations.append(mine)
+        return len(self._decorations) - 1
+
+    def get_num_decorations(self) -> int:
+        return len(self._decorations)
+
+    def get_decoration(self, index: int):
+        """Decoration ``index`` of this body, its transform X_BD in the body frame."""
+        if not isinstance(index, int) or not 0 <= index < len(self._decorations):
+            raise InvalidArgumentError(
+                f"Body: no decoration {index!r}; this body has {len(self._decorations)}.")
+        return self._decorations[index]
 
     def add_contact_surface(self, X_BS, surface) -> int:
         """Fix a :class:`~kinetree.ContactSurface` to this body with its frame S at X_BS
@@ -59,6 +91,7 @@ class Body:
         topology."""
         mine = copy.copy(self)
         mine._surfaces = list(self._surfaces)
+        mine._decorations = list(self._decorations)
         mine._owner = owner
         return mine
 

@@ -114,6 +114,11 @@ class MobilizedBody:
         """The same Body, to add contact surfaces to (a topological change)."""
         return self._body
 
+    def add_body_decoration(self, X_BD, geometry) -> int:
+        """``get_body().add_decoration(X_BD, geometry)``: draw ``geometry`` on this body with
+        its frame at X_BD (m) in the body frame."""
+        return self._body.add_decoration(X_BD, geometry)
+
     def get_body_mass_properties(self, state=None) -> MassProperties:
         """The body's mass properties (inertia about its origin, in its frame)."""
         if self._mass_properties is None:

@@ -143,7 +143,7 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
             q_names=names["q"], u_names=names["u"], z_names=names["z"],
             columns={label: v[:rows] for label, v in extra.items()},
             stats=integrator_statistics(integ, time.perf_counter() - wall), template=final,
-            name=system.get_name())
+            name=system.get_name(), system=system)
 
     with bar:
         try:

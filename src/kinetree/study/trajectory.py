@@ -38,11 +38,12 @@ class Trajectory:
     ``columns`` maps an extra column's label to its (n,) array; ``stats`` holds the
     integrator's statistics (empty for a Trajectory read from a file). ``template`` is a
     State of the System that made the rows, from which ``states()`` rebuilds one State a
-    row.
+    row; ``system`` is that System (``simulate`` records both), which ``to_html`` draws.
     """
 
     def __init__(self, t, q, u, z=None, *, q_names=None, u_names=None, z_names=None,
-                 columns=None, stats=None, template=None, name: str = "kinetree"):
+                 columns=None, stats=None, template=None, name: str = "kinetree",
+                 system=None):
         self._t = _readonly(np.asarray(t, dtype=float).reshape(-1))
         n = self._t.size
         arrays, names = {}, {}
@@ -81,6 +82,7 @@ class Trajectory:
         self.stats = dict(stats or {})
         self.name = str(name)
         self._template = None if template is None else template.copy()
+        self.system = system
 
     # ------------------------------------------------------------ contents
     @property
@@ -186,6 +188,18 @@ class Trajectory:
         np.savetxt(path, self._table(), fmt="%.17g", delimiter="\t",
                    header=header, comments="")
         return path
+
+    def to_html(self, path, system=None, *, frame_rate: float = 30.0,
+                title: str | None = None) -> Path:
+        """Write a standalone web page replaying this Trajectory (bodies, decorations,
+        contact surfaces as a Visualizer draws them) with play/pause, a time slider and
+        the camera: one file that opens offline in any browser, with no server.
+        ``system`` is the System that made the rows (by default the one ``simulate``
+        recorded); ``frame_rate`` caps the frames kept per simulated second. Returns the
+        path."""
+        from kinetree.viz.replay import write_replay
+
+        return write_replay(self, path, system, frame_rate=frame_rate, title=title)
 
     @classmethod
     def from_csv(cls, path) -> Trajectory:

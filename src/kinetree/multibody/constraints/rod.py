@@ -157,6 +157,18 @@ class _RodImplementation(BuiltinImplementation):
         p = self.get_parameters(state)
         return np.concatenate([p.p_FSf, p.p_BSb, [p.length]])
 
+    def calc_decorative_geometry_and_append(self, state, stage, geometry: list) -> None:
+        """At POSITION, the rod drawn as a line between its stations, in Ground."""
+        if stage != Stage.POSITION:
+            return
+        from kinetree.viz.decorations import DecorativeLine
+
+        matter, p = self.get_matter_subsystem(), self.get_parameters(state)
+        ends = [matter.get_mobilized_body(self.get_mobilized_body_index_of_constrained_body(b))
+                .find_station_location_in_ground(state, station)
+                for b, station in ((self._F, p.p_FSf), (self._B, p.p_BSb))]
+        geometry.append(DecorativeLine(*ends).set_line_thickness(3).set_color("orange"))
+
 
 class Rod(Constraint):
     """``Constraint.Rod(body1, point1, body2, point2, length)``, or ``Constraint.Rod(body1,

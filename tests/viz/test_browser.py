@@ -1,0 +1,150 @@
+"""The viewer as a person meets it: Debian's chromium, headless, opens a live Visualizer
+and a ``to_html`` replay. The pages must draw the red ball where the camera sees it (its
+pixels found within a few pixels of its projection) and move it as frames arrive.
+
+Set KINETREE_SCREENSHOTS to a folder to keep the screenshots (docs/images holds the ones
+the docs show)."""
+
+import os
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from support import world
+
+import kinetree as kt
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="Debian's chromium is not installed (`make test` installs it)")
+WIDTH, HEIGHT = 960, 640
+UI = [(0, 0, 330, 170), (600, 0, WIDTH, 270), (0, HEIGHT - 80, 80, HEIGHT)]
+"""Boxes (x0, y0, x1, y1) of the page's own widgets (a notice, the control panel, the axes
+gizmo), left out of the search for the ball's pixels."""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--enable-unsafe-swiftshader", "--use-angle=swiftshader", "--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+def keep(image: bytes, name: str) -> None:
+    folder = os.environ.get("KINETREE_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        (Path(folder) / name).write_bytes(image)
+
+
+def red_pixels(png: bytes) -> np.ndarray:
+    """(n, 2) pixel coordinates (x right, y down) of the strongly red pixels."""
+    import io
+
+    from PIL import Image
+
+    rgb = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    red = (r > 120) & (r - g > 60) & (r - b > 60)
+    for x0, y0, x1, y1 in UI:
+        red[y0:y1, x0:x1] = False
+    ys, xs = np.nonzero(red)
+    return np.column_stack([xs, ys])
+
+
+def wait_for_red(page, timeout=30.0) -> tuple[bytes, np.ndarray]:
+    """A screenshot once the ball is drawn, and its red pixels."""
+    deadline = time.monotonic() + timeout
+    while True:
+        png = page.screenshot()
+        red = red_pixels(png)
+        if len(red) > 30 or time.monotonic() > deadline:
+            return png, red
+        time.sleep(0.25)
+
+
+def project(server, point) -> np.ndarray:
+    """Pixel coordinates of a point in Ground seen by the page's first camera (three.js's
+    perspective camera: vertical field of view, the canvas filling the page)."""
+    camera = server.initial_camera
+    forward = camera.look_at - camera.position
+    forward /= np.linalg.norm(forward)
+    right = np.cross(forward, camera.up)
+    right /= np.linalg.norm(right)
+    up = np.cross(right, forward)
+    d = np.asarray(point) - camera.position
+    depth = d @ forward
+    half = np.tan(camera.fov / 2) * depth
+    ndc = np.array([d @ right / (half * WIDTH / HEIGHT), d @ up / half])
+    return np.array([(ndc[0] + 1) / 2 * WIDTH, (1 - ndc[1]) / 2 * HEIGHT])
+
+
+def pendulum():
+    system, matter, forces, link = world()
+    link.add_decoration(kt.Transform([0, -0.5, 0]), kt.DecorativeSphere(0.1).set_color("red"))
+    link.add_decoration(kt.Transform(), kt.DecorativeLine([0, 0, 0], [0, -0.5, 0]))
+    pin = kt.MobilizedBody.Pin(matter.Ground(), kt.Transform(), link, kt.Transform())
+    state = system.realize_topology()
+    pin.set_one_q(state, 0, 1.2)
+    return system, pin, state
+
+
+def test_live_page_draws_the_body_where_it_is_and_frames_arrive(browser):
+    system, pin, state = pendulum()
+    with kt.Visualizer(system, port=0, verbose=False) as viz:
+        viz.draw_frame_now(state)
+        page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+        page.goto(viz.get_url())
+        png, red = wait_for_red(page)
+        keep(png, "visualizer-live.png")
+        assert len(red) > 30, "the page shows no red ball"
+        ball = pin.find_station_location_in_ground(state, [0, -0.5, 0])
+        expected = project(viz.get_server(), ball)
+        assert np.linalg.norm(red.mean(axis=0) - expected) < 12, (red.mean(axis=0), expected)
+
+        # Simulate in REAL_TIME on another thread; the ball must move on the page.
+        viz.set_mode(kt.Visualizer.Mode.REAL_TIME)
+        system.add_event_reporter(kt.Visualizer.Reporter(viz))
+        done = threading.Event()
+        runner = threading.Thread(target=lambda: (kt.simulate(system, state, 2.0,
+                                                              progress=False), done.set()))
+        runner.start()
+        centres = []
+        while not done.is_set():
+            time.sleep(0.3)
+            centres.append(red_pixels(page.screenshot()).mean(axis=0))
+        runner.join()
+        assert viz.wait_for_frames(timeout=5)
+        log = viz.get_frame_log()
+        assert log[-1, 1] == pytest.approx(2.0)
+        spread = np.ptp(np.array(centres), axis=0).max()
+        assert spread > 40, f"the ball did not move on the page: {centres}"
+        page.close()
+
+
+def test_replay_file_plays_offline(browser, tmp_path):
+    system, pin, state = pendulum()
+    traj = kt.simulate(system, state, 2.0, report_interval=1 / 60, progress=False)
+    path = traj.to_html(tmp_path / "replay.html")
+    assert "__VISER_EMBED_DATA__" in path.read_text()
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(path.as_uri())
+    png, red = wait_for_red(page)
+    keep(png, "replay.png")
+    assert len(red) > 30, "the replay shows no red ball"
+    centres = [red.mean(axis=0)]
+    for _ in range(5):
+        time.sleep(0.3)
+        centres.append(red_pixels(page.screenshot()).mean(axis=0))
+    assert np.ptp(np.array(centres), axis=0).max() > 40, centres
+    # Offline: the page asked for nothing but itself and inline data.
+    assert all(u.startswith(("file:", "data:", "blob:")) for u in requests), requests
+    page.close()
