@@ -19,7 +19,8 @@ def python_blocks(page: Path) -> str:
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
-def test_page_snippets_run(page):
+def test_page_snippets_run(page, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)              # files a snippet writes land here
     code = python_blocks(page)
     exec(compile(code, str(page), "exec"), {"__name__": "snippet"})
 

@@ -36,6 +36,16 @@ def browser():
         chromium.close()
 
 
+def tidy(page) -> None:
+    """Close the page's notices (software WebGL, on a machine without a GPU) so that they
+    hide nothing."""
+    buttons = page.locator(".mantine-Notification-closeButton").all()
+    for button in buttons:
+        button.click()
+    if buttons:
+        page.wait_for_timeout(800)
+
+
 def keep(image: bytes, name: str) -> None:
     folder = os.environ.get("KINETREE_SCREENSHOTS")
     if folder:
@@ -62,6 +72,7 @@ def wait_for_red(page, timeout=30.0) -> tuple[bytes, np.ndarray]:
     """A screenshot once the ball is drawn, and its red pixels."""
     deadline = time.monotonic() + timeout
     while True:
+        tidy(page)
         png = page.screenshot()
         red = red_pixels(png)
         if len(red) > 30 or time.monotonic() > deadline:
@@ -147,4 +158,51 @@ def test_replay_file_plays_offline(browser, tmp_path):
     assert np.ptp(np.array(centres), axis=0).max() > 40, centres
     # Offline: the page asked for nothing but itself and inline data.
     assert all(u.startswith(("file:", "data:", "blob:")) for u in requests), requests
+    page.close()
+
+
+def test_clicks_and_slider_keys_in_the_page_reach_the_input_silo(browser):
+    system, pin, state = pendulum()
+    silo = kt.Visualizer.InputSilo()
+    with kt.Visualizer(system, port=0, verbose=False) as viz:
+        viz.add_input_listener(silo)
+        viz.add_menu("Pendulum", 2, [("push", 1), ("stop", 2)])
+        viz.add_slider("stiffness", 7, 0.0, 10.0, 5.0)
+        viz.draw_frame_now(state)
+        page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+        page.goto(viz.get_url())
+        page.get_by_role("button", name="stop").click()
+        assert silo.wait_for_menu_pick(timeout=10) == (2, 2)
+        page.get_by_role("slider").first.focus()
+        page.keyboard.press("ArrowRight")
+        slider, value = silo.wait_for_slider_move(timeout=10)
+        assert slider == 7 and value == pytest.approx(5.01)
+        tidy(page)
+        keep(page.screenshot(), "visualizer-input.png")
+        page.close()
+
+
+def test_demo_replay_draws_every_link(browser, tmp_path):
+    from kinetree import demo
+
+    system, matter, rod, state = demo.build_linkage()
+    traj = kt.simulate(system, state, 0.5, accuracy=1e-4, progress=False)
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    page.goto(traj.to_html(tmp_path / "demo.html").as_uri())
+    wait_for_red(page)
+    page.get_by_role("button").first.click()          # pause: the links hold still
+    png = page.screenshot()
+    keep(png, "demo-replay.png")
+    import io
+
+    from PIL import Image
+
+    rgb = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(float)
+    for b in range(1, 6):
+        colour = 255 * matter.get_mobilized_body(b).get_body().get_decoration(0).get_color()
+        # Shading darkens a face; its hue stays: look for pixels proportional to the colour.
+        unit = colour / np.linalg.norm(colour)
+        norms = np.linalg.norm(rgb, axis=-1, keepdims=True)
+        cosine = (rgb / np.maximum(norms, 1)) @ unit
+        assert np.sum((cosine > 0.995) & (norms[..., 0] > 60)) > 40, f"link {b} not drawn"
     page.close()

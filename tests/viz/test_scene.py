@@ -3,6 +3,7 @@ its pose; bodies move to X_GB each frame; contact surfaces and default geometry 
 where Simbody would show them; mesh files read as the shapes they hold."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -252,3 +253,73 @@ def test_bad_mesh_files_are_refused(tmp_path):
     for name in ("a.vtp", "b.vtp", "c.xyz", "missing.stl"):
         with pytest.raises(InvalidArgumentError, match="read_mesh|read_vtp"):
             read_mesh(tmp_path / name)
+
+
+def test_rod_and_custom_mobilizers_suggest_their_decorations():
+    system, matter, forces, link = world()
+
+    class Slide(kt.MobilizedBody.Custom.Implementation):
+        """x translation, with a rail drawn on the parent (TOPOLOGY) and a marker at the
+        body (POSITION)."""
+
+        def __init__(self, matter):
+            super().__init__(matter, 1, 1, 0)
+
+        def calc_mobilizer_transform_from_q(self, state, q):
+            return kt.Transform([q[0], 0, 0])
+
+        def multiply_by_h_matrix(self, state, u):
+            return np.array([0, 0, 0, u[0], 0, 0])
+
+        def multiply_by_h_transpose(self, state, F):
+            return np.array([F[3]])
+
+        def multiply_by_h_dot_matrix(self, state, u):
+            return np.zeros(6)
+
+        def multiply_by_h_dot_transpose(self, state, F):
+            return np.zeros(1)
+
+        def calc_decorative_geometry_and_append(self, state, stage, geometry):
+            if stage == kt.Stage.TOPOLOGY:
+                geometry.append(kt.DecorativeLine([-1, 0, 0], [1, 0, 0]))
+            elif stage == kt.Stage.POSITION:
+                geometry.append(kt.DecorativeText(f"x = {self.get_q(state)[0]:.2f}")
+                                .set_body_id(1))
+
+    slide = kt.MobilizedBody.Custom(matter.Ground(), kt.Transform(), link, kt.Transform(),
+                                    Slide(matter))
+    rod = kt.Constraint.Rod(matter.Ground(), [0, 1, 0], slide, [0, -0.5, 0], 1.7)
+    state = system.realize_topology()
+    slide.set_one_q(state, 0, 0.4)
+    rec = Recorder()
+    scene = viz_scene.Scene(rec, system, state)
+    assert [v[0] for k, v in rec.nodes.items() if k.startswith("/ground/d")] == [
+        "add_line_segments"]
+    frame = scene.frame_of(state)
+    kinds = sorted(type(g).__name__ for _, g in frame.generated)
+    assert kinds == ["DecorativeLine", "DecorativeText"]
+    X_text, text = next((X, g) for X, g in frame.generated if g.get_text())
+    assert text.get_text() == "x = 0.40"
+    np.testing.assert_allclose(X_text.p, [0.4, 0, 0], atol=1e-15)
+    X_line, line = next((X, g) for X, g in frame.generated if hasattr(g, "get_point1"))
+    np.testing.assert_allclose(line.get_point1(), [0, 1, 0])
+    np.testing.assert_allclose(line.get_point2(),
+                               slide.find_station_location_in_ground(state, [0, -0.5, 0]))
+    assert rod.get_default_rod_length() == 1.7
+
+
+OPENSIM_GEOMETRY = Path(__file__).resolve().parents[3] / "shared/models/opensim/Geometry"
+
+
+@pytest.mark.skipif(not OPENSIM_GEOMETRY.is_dir(), reason="OpenSim's meshes are not beside "
+                    "this checkout")
+def test_opensim_bone_meshes_read_whole():
+    for name in ("femur_r.vtp", "tibia_r.vtp", "pelvis.vtp"):
+        path = OPENSIM_GEOMETRY / name
+        header = path.read_text()[:600]
+        points = int(header.split('NumberOfPoints="')[1].split('"')[0])
+        polys = int(header.split('NumberOfPolys="')[1].split('"')[0])
+        vertices, faces = read_mesh(path)
+        assert len(vertices) == points and len(faces) >= polys
+        assert np.all(np.abs(vertices) < 1.0)                    # metres: a bone, not mm

@@ -384,7 +384,7 @@ class Scene:
         side = 0.7 * up
         side[(k + 1) % 3], side[(k + 2) % 3] = 1.0, 1.4
         server.initial_camera.look_at = centre
-        server.initial_camera.position = centre + 2.5 * size * side / np.linalg.norm(side)
+        server.initial_camera.position = centre + 1.7 * size * side / np.linalg.norm(side)
         server.initial_camera.up = up
 
     def _extent(self, frame: Frame) -> np.ndarray:
