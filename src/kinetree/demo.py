@@ -9,10 +9,10 @@ printing; the rod does no work, so energy conservation remains a check of the wh
 
 RungeKuttaMerson at accuracy 1e-6 runs it for five seconds; the demo writes the
 trajectory (.sto for OpenSim, .csv), a PNG plot of energy, coordinates and constraint
-error, the final State and a replay page to open in a browser (replay.html), and prints the integrator's statistics and three physics
-checks: energy drift against the accuracy, the rod's length error against the constraint
-tolerance, and the articulated-body u̇ against M⁻¹(f − c − Gᵀλ) from the composite-body
-mass matrix and inverse dynamics.
+error, the final State and a replay page to open in a browser (replay.html), and prints
+the integrator's statistics and three physics checks: energy drift against the accuracy,
+the rod's length error against the constraint tolerance, and the articulated-body u̇
+against M⁻¹(f − c − Gᵀλ) from the composite-body mass matrix and inverse dynamics.
 """
 
 from __future__ import annotations

@@ -44,8 +44,8 @@ def test_the_page_holds_every_frame_with_its_time(tmp_path):
     path = traj.to_html(tmp_path / "run.html", title="pendulum")
     assert "<title>pendulum</title>" in path.read_text()
     payload = recording(path)
-    # 31 frames at 30 per simulated second over 1 s, each a pose message for the body.
-    assert payload.count(b"/bodies/1") >= 31
+    # 31 frames at 30 per simulated second over 1 s, each moving the sphere's batch.
+    assert payload.count(b"/fixed/0") >= 31
     assert 0.99 <= _duration(payload) <= 1.01
 
 

@@ -13,6 +13,7 @@ from support import world
 import kinetree as kt
 from kinetree.errors import InvalidArgumentError
 from kinetree.viz import scene as viz_scene
+from kinetree.viz.shapes import SHAPES, shape_of, torus_mesh
 from kinetree.viz.meshes import read_mesh
 
 
@@ -54,72 +55,84 @@ def pendulum(decorate=True):
     return system, matter, pin
 
 
-def test_every_decoration_type_becomes_its_shape_at_its_pose():
-    system, matter, _ = pendulum(decorate=False)
-    X = kt.Transform(kt.Rotation.about_z(0.3), [0.1, 0.2, 0.3])
+def test_every_decoration_type_has_its_shape():
     shapes = [
-        (kt.DecorativeSphere(0.2), "add_icosphere", {"radius": 0.2}),
-        (kt.DecorativeBrick([0.1, 0.2, 0.3]), "add_box", {"dimensions": (0.2, 0.4, 0.6)}),
-        (kt.DecorativeCylinder(0.1, 0.4), "add_cylinder", {"radius": 0.1, "height": 0.8}),
-        (kt.DecorativeEllipsoid([0.1, 0.2, 0.3]), "add_icosphere", {"scale": (0.1, 0.2, 0.3)}),
-        (kt.DecorativeLine([0, 0, 0], [1, 2, 3]), "add_line_segments", {}),
-        (kt.DecorativeFrame(0.5), "add_frame", {"axes_length": 0.5}),
-        (kt.DecorativeArrow([0, 0, 0], [0, 1, 0], 0.2), "add_arrows", {"head_length": 0.2}),
-        (kt.DecorativeMesh(([[0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]])),
-         "add_mesh_simple", {}),
-        (kt.DecorativeText("hello"), "add_label", {}),
-        (kt.DecorativePoint([1, 2, 3]), "add_point_cloud", {}),
-        (kt.DecorativeTorus(1.0, 0.1), "add_mesh_simple", {}),
+        (kt.DecorativeSphere(0.2), "mesh", 4 / 3 * math.pi * 0.2**3),
+        (kt.DecorativeBrick([0.1, 0.2, 0.3]), "mesh", 8 * 0.1 * 0.2 * 0.3),
+        (kt.DecorativeCylinder(0.1, 0.4), "mesh", math.pi * 0.1**2 * 0.8),
+        (kt.DecorativeEllipsoid([0.1, 0.2, 0.3]), "mesh", 4 / 3 * math.pi * 0.1 * 0.2 * 0.3),
+        (kt.DecorativeTorus(1.0, 0.1), "mesh", 2 * math.pi**2 * 1.0 * 0.1**2),
+        (kt.DecorativeMesh(trimesh.creation.box([1, 2, 3])), "mesh", 6.0),
+        (kt.DecorativeLine([0, 0, 0], [1, 2, 3]), "lines", None),
+        (kt.DecorativeArrow([0, 0, 0], [0, 1, 0], 0.2), "arrows", None),
+        (kt.DecorativeFrame(0.5), "axes", None),
+        (kt.DecorativeText("hello"), "label", None),
+        (kt.DecorativePoint([1, 2, 3]), "points", None),
     ]
-    assert {type(g) for g, _, _ in shapes} == set(viz_scene.DRAW)
-    for geometry, method, expected in shapes:
-        rec = Recorder()
-        viz_scene.draw(rec.scene, "/d", geometry, X)
-        kind, args, kwargs = rec.nodes["/d"]
-        assert kind == method, type(geometry).__name__
-        for key, value in expected.items():
-            assert np.allclose(kwargs[key], value), (type(geometry).__name__, key)
-        np.testing.assert_allclose(kwargs["position"], X.p)
-        np.testing.assert_allclose(kwargs["wxyz"], [math.cos(0.15), 0, 0, math.sin(0.15)])
-    line = Recorder()
-    viz_scene.draw(line.scene, "/l", kt.DecorativeLine([0, 0, 0], [1, 2, 3]), X)
-    np.testing.assert_allclose(line.nodes["/l"][1][0], [[[0, 0, 0], [1, 2, 3]]])
+    assert {type(g) for g, _, _ in shapes} == set(SHAPES)
+    for geometry, kind, volume in shapes:
+        shape = shape_of(geometry)
+        assert shape.kind == kind, type(geometry).__name__
+        if volume is not None:
+            mesh = trimesh.Trimesh(*shape.data, process=True)
+            assert mesh.is_watertight, type(geometry).__name__
+            assert mesh.volume == pytest.approx(volume, rel=0.02), type(geometry).__name__
+    # Simbody's cylinder runs along y; scale stretches the shape along D's axes.
+    v, _ = shape_of(kt.DecorativeCylinder(0.1, 0.4).set_scale([1, 2, 1])).data
+    np.testing.assert_allclose(np.ptp(v, axis=0), [0.2, 1.6, 0.2], rtol=1e-3)
+    np.testing.assert_allclose(shape_of(kt.DecorativeLine([0, 0, 0], [1, 2, 3])).data,
+                               [[0, 0, 0], [1, 2, 3]])
 
 
-def test_colour_opacity_and_representation_reach_the_node():
-    rec = Recorder()
-    g = (kt.DecorativeBrick([1, 1, 1]).set_color([1, 0.5, 0]).set_opacity(0.25)
-         .set_representation(kt.DecorativeGeometry.Representation.WIREFRAME))
-    viz_scene.draw(rec.scene, "/b", g, kt.Transform())
-    kwargs = rec.nodes["/b"][2]
-    assert kwargs["color"] == (255, 128, 0)
-    assert kwargs["opacity"] == 0.25 and kwargs["wireframe"] is True
-
-
-def test_torus_mesh_encloses_the_volume_of_a_torus():
-    vertices, faces = viz_scene._torus_mesh(1.0, 0.2, resolution=4)
-    mesh = trimesh.Trimesh(vertices, faces, process=True)
+def test_torus_has_the_topology_and_volume_of_a_torus():
+    mesh = trimesh.Trimesh(*torus_mesh(1.0, 0.2, resolution=4), process=True)
     assert mesh.is_watertight and mesh.euler_number == 0       # a torus: genus one
     assert mesh.volume == pytest.approx(2 * math.pi**2 * 1.0 * 0.2**2, rel=2e-3)
 
 
-def test_bodies_follow_their_transforms_in_ground():
-    system, matter, pin = pendulum()
+def test_same_meshes_are_instanced_in_one_batch_with_their_own_colours():
+    system, matter, forces, link = world()
+    link.add_decoration(kt.Transform(), kt.DecorativeSphere(0.1))
+    first = kt.MobilizedBody.Pin(matter.Ground(), kt.Transform(), link, kt.Transform())
+    second = kt.MobilizedBody.Pin(first, kt.Transform([0, -1, 0]), link, kt.Transform())
+    second.add_body_decoration(kt.Transform([0, 0, 0.5]), kt.DecorativeSphere(0.1)
+                               .set_color([1, 0.5, 0]).set_opacity(0.25))
+    second.add_body_decoration(kt.Transform(), kt.DecorativeBrick([1, 1, 1]).set_representation(
+        kt.DecorativeGeometry.Representation.WIREFRAME))
     state = system.realize_topology()
-    pin.set_one_q(state, 0, 0.7)
     rec = Recorder()
     scene = viz_scene.Scene(rec, system, state)
-    frame = scene.frame_of(state)
-    scene.show(frame)
-    X_GB = pin.get_body_transform(state)
-    node = rec.handles["/bodies/1"]
-    np.testing.assert_allclose(node.position, X_GB.p, atol=1e-15)
-    np.testing.assert_allclose(kt.Rotation.from_quaternion(node.wxyz).as_matrix(),
-                               X_GB.R.as_matrix(), atol=1e-14)
-    # The sphere hangs 0.5 m below the pin in the body frame: where X_GB puts that point.
-    sphere = next(v for k, v in rec.nodes.items() if k.startswith("/bodies/1/"))
-    assert sphere[0] == "add_icosphere"
-    np.testing.assert_allclose(sphere[2]["position"], [0, -0.5, 0])
+    scene.show(scene.frame_of(state))
+    meshes = [v for v in rec.nodes.values() if v[0] == "add_batched_meshes_simple"]
+    assert len(meshes) == 2
+    spheres = next(m for m in meshes if len(m[2]["batched_positions"]) == 3)
+    np.testing.assert_array_equal(spheres[2]["batched_colors"][2],
+                                  viz_scene.linear_rgb(np.array([255, 128, 0])))
+    np.testing.assert_allclose(spheres[2]["batched_opacities"], [1, 1, 0.25])
+    brick = next(m for m in meshes if len(m[2]["batched_positions"]) == 1)
+    assert brick[2]["wireframe"] is True
+
+
+def test_bodies_carry_their_decorations_to_X_GB_X_BD():
+    system, matter, pin = pendulum()
+    pin.add_body_decoration(kt.Transform(kt.Rotation.about_x(0.4), [0.1, 0, 0]),
+                            kt.DecorativeBrick([0.1, 0.1, 0.1]))
+    state = system.realize_topology()
+    rec = Recorder()
+    scene = viz_scene.Scene(rec, system, state)
+    scene.show(scene.frame_of(state))
+    for q in (0.7, -1.3):
+        pin.set_one_q(state, 0, q)
+        scene.show(scene.frame_of(state))
+        X_GB = pin.get_body_transform(state)
+        X_GD = X_GB @ kt.Transform(kt.Rotation.about_x(0.4), [0.1, 0, 0])
+        brick = next(h for n, h in rec.handles.items()
+                     if rec.nodes[n][0] == "add_batched_meshes_simple"
+                     and rec.nodes[n][1][0].shape[0] == 8)
+        np.testing.assert_allclose(brick.batched_positions[0], X_GD.p, atol=1e-15)
+        np.testing.assert_allclose(
+            kt.Rotation.from_quaternion(brick.batched_wxyzs[0]).as_matrix(),
+            X_GD.R.as_matrix(), atol=1e-14)
     assert rec.up == "+y"
 
 
@@ -145,19 +158,25 @@ def test_contact_surfaces_and_default_geometry_are_drawn():
     kt.MobilizedBody.Free(matter.Ground(), ball)
     tracker = kt.ContactTrackerSubsystem(system)
     kt.CompliantContactSubsystem(system, tracker)
+    state = system.realize_topology()
     rec = Recorder()
-    viz_scene.Scene(rec, system, system.realize_topology())
-    ground = [v for k, v in rec.nodes.items() if k.startswith("/ground/d")]
-    assert [g[0] for g in ground] == ["add_box"]                   # the half space
-    sphere = [v for k, v in rec.nodes.items() if k.startswith("/bodies/3/")]
-    assert [s[0] for s in sphere] == ["add_icosphere"]
-    np.testing.assert_allclose(sphere[0][2]["position"], [0, 0.1, 0])
-    assert sphere[0][2]["radius"] == 0.05
-    # The first link has nothing of its own: a frame and a line to where its child hangs.
-    first_link = [v for k, v in rec.nodes.items() if k.startswith("/bodies/1/")]
-    assert sorted(g[0] for g in first_link) == ["add_frame", "add_line_segments"]
-    line = next(g for g in first_link if g[0] == "add_line_segments")
-    np.testing.assert_allclose(line[1][0], [[[0, 0, 0], [0, -1, 0]]])
+    scene = viz_scene.Scene(rec, system, state)
+    scene.show(scene.frame_of(state))
+    kinds = {b.kind: b for b in scene._batches}
+    assert sorted(kinds) == ["axes", "lines", "mesh"]
+    slab, sphere = sorted((b for b in scene._batches if b.kind == "mesh"),
+                          key=lambda b: b.key[0])
+    assert slab.key[0] == "brick" and slab.bodies == [0]          # the half space
+    assert sphere.key[0] == "sphere" and sphere.bodies == [3]
+    assert sphere.key[1][0] == 0.05
+    np.testing.assert_allclose(sphere.p_BD[0], [0, 0.1, 0])
+    # The links have nothing of their own: a frame at each origin, and a line from the
+    # first to where the second hangs.
+    assert kinds["axes"].bodies == [1, 2] and kinds["lines"].bodies == [1]
+    np.testing.assert_allclose(kinds["lines"].data[0], [[0, 0, 0], [0, -1, 0]])
+    line = next(h for n, h in rec.handles.items() if rec.nodes[n][0] == "add_line_segments")
+    np.testing.assert_allclose(rec.nodes[line.name][1][0], [[[0, 0, 0], [0, -1, 0]]],
+                               atol=1e-15)
 
 
 def test_generators_and_custom_elements_add_per_frame_geometry():
@@ -179,8 +198,8 @@ def test_generators_and_custom_elements_add_per_frame_geometry():
                                atol=1e-15)
     scene.show(frame)
     scene.show(frame)
-    assert sorted(k for k in rec.nodes if k.startswith("/generated")) == [
-        "/generated/d0", "/generated/d1"]
+    generated = sorted(rec.nodes[k][0] for k in rec.nodes if k.startswith("/generated"))
+    assert generated == ["add_label", "add_point_cloud"]          # last frame's only
 
 
 def test_body_decoration_composes_with_the_geometry_transform():
@@ -294,8 +313,8 @@ def test_rod_and_custom_mobilizers_suggest_their_decorations():
     slide.set_one_q(state, 0, 0.4)
     rec = Recorder()
     scene = viz_scene.Scene(rec, system, state)
-    assert [v[0] for k, v in rec.nodes.items() if k.startswith("/ground/d")] == [
-        "add_line_segments"]
+    rail = next(b for b in scene._batches if b.kind == "lines")
+    assert rail.bodies == [0]
     frame = scene.frame_of(state)
     kinds = sorted(type(g).__name__ for _, g in frame.generated)
     assert kinds == ["DecorativeLine", "DecorativeText"]
@@ -323,3 +342,32 @@ def test_opensim_bone_meshes_read_whole():
         vertices, faces = read_mesh(path)
         assert len(vertices) == points and len(faces) >= polys
         assert np.all(np.abs(vertices) < 1.0)                    # metres: a bone, not mm
+
+
+def test_contact_force_arrows_show_the_weight_a_resting_ball_presses_down():
+    system, matter, forces, link = world()
+    mat = kt.ContactMaterial(1e7, 0.0, 0.5, 0.3, 0.0)
+    matter.Ground().upd_body().add_contact_surface(
+        kt.Transform(kt.Rotation.about_z(-math.pi / 2)),
+        kt.ContactSurface(kt.ContactGeometry.HalfSpace(), mat))
+    ball = kt.Body.Rigid(kt.MassProperties(2.0, [0, 0, 0], kt.Inertia(0.01)))
+    ball.add_contact_surface(kt.Transform(), kt.ContactSurface(kt.ContactGeometry.Sphere(0.1),
+                                                               mat))
+    body = kt.MobilizedBody.Slider(matter.Ground(), kt.Transform(kt.Rotation.about_z(math.pi / 2)),
+                                   ball, kt.Transform(kt.Rotation.about_z(math.pi / 2)))
+    tracker = kt.ContactTrackerSubsystem(system)
+    contact = kt.CompliantContactSubsystem(system, tracker)
+    state = system.realize_topology()
+    # Sink the ball until the Hertz force 4/3 k √R x^1.5 carries its weight, 2 g; two
+    # equal stiffnesses s combine to k = (s^⅔ s^⅔ / (s^⅔ + s^⅔))^1.5 = s / 2^1.5.
+    E = 1e7 / 2**1.5
+    x = (2.0 * 9.81 / (4 / 3 * E * math.sqrt(0.1))) ** (2 / 3)
+    body.set_one_q(state, 0, 0.1 - x)
+    arrows = []
+    kt.viz.ContactForceArrows(contact, newtons_per_metre=10).generate_decorations(state, arrows)
+    (arrow,) = arrows
+    start, end = arrow.get_start_point(), arrow.get_end_point()
+    np.testing.assert_allclose(end - start, [0, 2 * 9.81 / 10, 0], rtol=1e-9, atol=1e-12)
+    assert abs(start[1]) < x
+    with pytest.raises(InvalidArgumentError, match="CompliantContactSubsystem"):
+        kt.viz.ContactForceArrows(forces)

@@ -145,26 +145,32 @@ class Trajectory:
         every row; by default the template is the State at the end of the simulation (so
         a handler's changes are those in effect at the end), and a Trajectory read from a
         file needs one: ``traj.states(system.get_default_state())``."""
+        template = self._checked_template(template, "Trajectory.states")
+        return [self._row_state(template, i) for i in range(len(self))]
+
+    def _checked_template(self, template, where: str):
+        """``template`` (by default the recorded one), checked to fit the rows."""
         template = self._template if template is None else template
         if template is None:
             raise InvalidArgumentError(
-                "Trajectory.states: this Trajectory holds no State to copy (it was read from "
-                "a file); pass one of its System's, traj.states(system.get_default_state()).")
+                f"{where}: this Trajectory holds no State to copy (it was read from a "
+                f"file); pass one of its System's, traj.states(system.get_default_state()).")
         shape = (template.get_num_q(), template.get_num_u(), template.get_num_z())
         if shape != (self._q.shape[1], self._u.shape[1], self._z.shape[1]):
             raise InvalidArgumentError(
-                f"Trajectory.states: the template State has (nq, nu, nz) = {shape} but the "
-                f"rows have {(self._q.shape[1], self._u.shape[1], self._z.shape[1])}; pass "
-                f"a State of the System that made them.")
-        out = []
-        for i in range(len(self)):
-            s = template.copy()
-            s.set_time(self._t[i])
-            s.set_q(self._q[i])
-            s.set_u(self._u[i])
-            s.set_z(self._z[i])
-            out.append(s)
-        return out
+                f"{where}: the template State has (nq, nu, nz) = {shape} but the rows have "
+                f"{(self._q.shape[1], self._u.shape[1], self._z.shape[1])}; pass a State "
+                f"of the System that made them.")
+        return template
+
+    def _row_state(self, template, i: int):
+        """A copy of ``template`` with row i's t, q, u and z."""
+        s = template.copy()
+        s.set_time(self._t[i])
+        s.set_q(self._q[i])
+        s.set_u(self._u[i])
+        s.set_z(self._z[i])
+        return s
 
     # ---------------------------------------------------------------- files
     def to_csv(self, path) -> Path:

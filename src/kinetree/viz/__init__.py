@@ -3,7 +3,8 @@
 ``Visualizer`` (``visualizer.py``) serves a System's view to a browser through viser;
 ``decorations.py`` holds the DecorativeGeometry family; ``scene.py`` turns a System and a
 State into viser scene nodes; ``replay.py`` writes a Trajectory as a standalone page;
-``meshes.py`` reads mesh files. Nothing here imports viser until a view is made.
+``meshes.py`` reads mesh files; ``generators.py`` holds per-frame decorations drawn
+from results (contact forces as arrows). Nothing here imports viser until a view is made.
 """
 
 from kinetree.viz.decorations import (
@@ -20,10 +21,11 @@ from kinetree.viz.decorations import (
     DecorativeText,
     DecorativeTorus,
 )
+from kinetree.viz.generators import ContactForceArrows
 from kinetree.viz.meshes import read_mesh
 from kinetree.viz.visualizer import Visualizer
 
-__all__ = ["DecorativeArrow", "DecorativeBrick", "DecorativeCylinder", "DecorativeEllipsoid",
-           "DecorativeFrame", "DecorativeGeometry", "DecorativeLine", "DecorativeMesh",
-           "DecorativePoint", "DecorativeSphere", "DecorativeText", "DecorativeTorus",
-           "Visualizer", "read_mesh"]
+__all__ = ["ContactForceArrows", "DecorativeArrow", "DecorativeBrick", "DecorativeCylinder",
+           "DecorativeEllipsoid", "DecorativeFrame", "DecorativeGeometry", "DecorativeLine",
+           "DecorativeMesh", "DecorativePoint", "DecorativeSphere", "DecorativeText",
+           "DecorativeTorus", "Visualizer", "read_mesh"]

@@ -32,15 +32,6 @@ def frame_rows(t: np.ndarray, frame_rate: float) -> np.ndarray:
     return np.array(kept)
 
 
-def _row_state(template, traj, i: int):
-    state = template.copy()
-    state.set_time(float(traj.t[i]))
-    state.set_q(traj.q[i])
-    state.set_u(traj.u[i])
-    state.set_z(traj.z[i])
-    return state
-
-
 def write_replay(traj, path, system=None, *, frame_rate: float = 30.0,
                  title: str | None = None) -> Path:
     """Write ``traj`` as a standalone replay page at ``path`` (see
@@ -55,23 +46,18 @@ def write_replay(traj, path, system=None, *, frame_rate: float = 30.0,
         raise InvalidArgumentError(f"{where}: frame_rate must be positive, got {frame_rate!r}.")
     if len(traj) == 0:
         raise InvalidArgumentError(f"{where}: the Trajectory has no rows to replay.")
-    template = traj._template if traj._template is not None else system.get_default_state()
-    shape = (template.get_num_q(), template.get_num_u(), template.get_num_z())
-    if shape != (traj.q.shape[1], traj.u.shape[1], traj.z.shape[1]):
-        raise InvalidArgumentError(
-            f"{where}: the System has (nq, nu, nz) = {shape} but the rows have "
-            f"{(traj.q.shape[1], traj.u.shape[1], traj.z.shape[1])}; pass the System that "
-            f"made them.")
+    template = traj._checked_template(
+        system.get_default_state() if traj._template is None else None, where)
     rows = frame_rows(np.asarray(traj.t), float(frame_rate))
     server = start_server("127.0.0.1", 0)
     try:
-        first = _row_state(template, traj, rows[0])
+        first = traj._row_state(template, rows[0])
         scene = Scene(server, system, first)
         scene.fit_view(server, scene.frame_of(first))
         scene.show(scene.frame_of(first))
         recording = server.get_scene_serializer()
         for k, i in enumerate(rows):
-            scene.show(scene.frame_of(_row_state(template, traj, i)))
+            scene.show(scene.frame_of(traj._row_state(template, i)))
             if k + 1 < rows.size:
                 recording.insert_sleep(float(traj.t[rows[k + 1]] - traj.t[i]))
         page = recording.as_html()

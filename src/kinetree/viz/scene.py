@@ -1,14 +1,15 @@
 """The scene of one System in a viser server: what is drawn, and each frame's poses.
 
-``Scene`` builds the fixed part once: a node per mobilized body at X_GB holding that
-body's decorations at X_BD (its own decorations, its contact surfaces, or, for a body with
-neither, a frame and a line to each child), Ground's decorations, a ground grid, and the
-up direction opposite gravity. ``frame_of`` reads one State into a ``Frame`` (body poses
-and the per-frame decorations, in G), and ``Scene.show`` moves the nodes to it. A Frame is
-plain data, made in the simulation's thread and drawn in another.
+``Scene`` builds the fixed part once: every decoration fixed to a body (its own, its
+contact surfaces, or, for a body with neither, a frame and a line to each child) and to
+Ground, a ground grid, and the up direction opposite gravity. ``frame_of`` reads one State
+into a ``Frame`` (body poses and the per-frame decorations, in G), made in the
+simulation's thread; ``Scene.show`` draws it, in another.
 
-``DRAW`` maps each decoration type to the function that adds it to the scene: adding a
-decoration type is one class in ``decorations.py`` and one entry here.
+Decorations are drawn in batches (``Batch``): all those of one Shape key (the same mesh;
+lines of one thickness; ...) are one viser node whose instances or points move together,
+so a frame costs a few messages to the browser however many bodies the model has.
+``shapes.py`` says what each decoration type looks like.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
 from kinetree.system.stage import Stage
 from kinetree.viz import decorations as deco
+from kinetree.viz.shapes import shape_of
 
 CONTACT_COLOR = (0.45, 0.65, 0.85)
 DEFAULT_GEOMETRY_COLOR = (0.55, 0.55, 0.6)
@@ -43,147 +45,13 @@ def stop_server(server) -> None:
 
 
 class Frame(NamedTuple):
-    """One drawn instant: simulated time t (s), each body's origin p_GB (nb, 3, m) and
-    orientation as a unit quaternion wxyz_GB (nb, 4, scalar first) in Ground, and the
-    per-frame decorations as (X_GD, geometry) pairs in Ground."""
+    """One drawn instant: simulated time t (s), each body's orientation R_GB (nb, 3, 3) and
+    origin p_GB (nb, 3, m) in Ground, and the per-frame decorations as (X_GD, geometry)
+    pairs in Ground."""
     t: float
+    R_GB: np.ndarray
     p_GB: np.ndarray
-    wxyz_GB: np.ndarray
     generated: list
-
-
-def _rgb(geometry, fallback=None) -> tuple:
-    color = geometry.get_color() if geometry.has_color() or fallback is None else fallback
-    return tuple(int(round(255 * c)) for c in color)
-
-
-def _pose(X: Transform) -> dict:
-    return {"position": np.asarray(X.p, dtype=float),
-            "wxyz": X.R.convert_rotation_to_quaternion()}
-
-
-def _surface(g, fallback) -> dict:
-    """The keyword arguments every shaded viser shape takes."""
-    opacity = g.get_opacity()
-    return {"color": _rgb(g, fallback), "opacity": None if opacity >= 1 else opacity,
-            "wireframe": g.get_representation() == deco.Representation.WIREFRAME}
-
-
-def _draw_sphere(scene, name, g, X, fallback):
-    return scene.add_icosphere(name, radius=g.get_radius(), scale=tuple(g.get_scale_factors()),
-                               subdivisions=3 if g.get_resolution() <= 1 else 4,
-                               **_surface(g, fallback), **_pose(X))
-
-
-def _draw_brick(scene, name, g, X, fallback):
-    return scene.add_box(name, dimensions=tuple(2 * g.get_half_lengths()),
-                         scale=tuple(g.get_scale_factors()), **_surface(g, fallback), **_pose(X))
-
-
-def _draw_cylinder(scene, name, g, X, fallback):
-    # three.js cylinders run along y, as Simbody's do.
-    return scene.add_cylinder(name, radius=g.get_radius(), height=2 * g.get_half_height(),
-                              radial_segments=max(8, int(32 * g.get_resolution())),
-                              scale=tuple(g.get_scale_factors()), **_surface(g, fallback),
-                              **_pose(X))
-
-
-def _draw_ellipsoid(scene, name, g, X, fallback):
-    return scene.add_icosphere(name, radius=1.0, scale=tuple(g.get_radii() * g.get_scale_factors()),
-                               subdivisions=3, **_surface(g, fallback), **_pose(X))
-
-
-def _draw_line(scene, name, g, X, fallback):
-    points = np.array([[g.get_point1(), g.get_point2()]])
-    return scene.add_line_segments(name, points, _rgb(g, fallback),
-                                   thickness=g.get_line_thickness(), thickness_units="screen",
-                                   scale=tuple(g.get_scale_factors()), **_pose(X))
-
-
-def _draw_frame(scene, name, g, X, fallback):
-    length = g.get_axis_length() * float(np.max(g.get_scale_factors()))
-    return scene.add_frame(name, show_axes=True, axes_length=length,
-                           axes_radius=0.04 * length, **_pose(X))
-
-
-def _draw_arrow(scene, name, g, X, fallback):
-    start, end = g.get_start_point(), g.get_end_point()
-    length = float(np.linalg.norm(end - start))
-    tip = min(g.get_tip_length(), 0.5 * length) if length > 0 else g.get_tip_length()
-    return scene.add_arrows(name, np.array([[start, end]]), _rgb(g, fallback),
-                            shaft_radius=0.15 * tip, head_radius=0.4 * tip, head_length=tip,
-                            scale=tuple(g.get_scale_factors()), **_pose(X))
-
-
-def _draw_mesh(scene, name, g, X, fallback):
-    if g.get_representation() == deco.Representation.POINTS:
-        return scene.add_point_cloud(name, g.get_vertices().astype(np.float32),
-                                     _rgb(g, fallback), point_size=0.005,
-                                     scale=tuple(g.get_scale_factors()), **_pose(X))
-    return scene.add_mesh_simple(name, g.get_vertices().astype(np.float32),
-                                 g.get_faces().astype(np.uint32),
-                                 scale=tuple(g.get_scale_factors()), **_surface(g, fallback),
-                                 **_pose(X))
-
-
-def _draw_text(scene, name, g, X, fallback):
-    return scene.add_label(name, g.get_text(), **_pose(X))
-
-
-def _draw_point(scene, name, g, X, fallback):
-    return scene.add_point_cloud(name, np.array([g.get_point()], dtype=np.float32),
-                                 _rgb(g, fallback), point_size=0.01 * g.get_line_thickness(),
-                                 point_shape="circle", **_pose(X))
-
-
-def _torus_mesh(R: float, r: float, resolution: float) -> tuple[np.ndarray, np.ndarray]:
-    """Vertices and triangles of a torus about z: tube radius r circling at radius R."""
-    n, m = max(12, int(48 * resolution)), max(6, int(16 * resolution))
-    a = 2 * np.pi * np.arange(n) / n
-    b = 2 * np.pi * np.arange(m) / m
-    A, B = np.meshgrid(a, b, indexing="ij")
-    rho = R + r * np.cos(B)
-    vertices = np.stack([rho * np.cos(A), rho * np.sin(A), r * np.sin(B)], -1).reshape(-1, 3)
-    i, j = np.meshgrid(np.arange(n), np.arange(m), indexing="ij")
-    v00, v10 = i * m + j, ((i + 1) % n) * m + j
-    v01, v11 = i * m + (j + 1) % m, ((i + 1) % n) * m + (j + 1) % m
-    faces = np.concatenate([np.stack([v00, v10, v11], -1).reshape(-1, 3),
-                            np.stack([v00, v11, v01], -1).reshape(-1, 3)])
-    return vertices, faces
-
-
-def _draw_torus(scene, name, g, X, fallback):
-    vertices, faces = _torus_mesh(g.get_torus_radius(), g.get_tube_radius(),
-                                  g.get_resolution())
-    return scene.add_mesh_simple(name, vertices.astype(np.float32), faces.astype(np.uint32),
-                                 scale=tuple(g.get_scale_factors()), **_surface(g, fallback),
-                                 **_pose(X))
-
-
-DRAW = {
-    deco.DecorativeSphere: _draw_sphere,
-    deco.DecorativeBrick: _draw_brick,
-    deco.DecorativeCylinder: _draw_cylinder,
-    deco.DecorativeEllipsoid: _draw_ellipsoid,
-    deco.DecorativeLine: _draw_line,
-    deco.DecorativeFrame: _draw_frame,
-    deco.DecorativeArrow: _draw_arrow,
-    deco.DecorativeMesh: _draw_mesh,
-    deco.DecorativeText: _draw_text,
-    deco.DecorativePoint: _draw_point,
-    deco.DecorativeTorus: _draw_torus,
-}
-"""The drawing function of each decoration type: (scene, name, geometry, X, fallback
-colour) -> viser handle, X being the decoration's frame in its parent node's frame."""
-
-
-def draw(scene, name: str, geometry, X: Transform, fallback=None):
-    """Add ``geometry`` to the viser ``scene`` as node ``name`` at X."""
-    for kind in type(geometry).__mro__:
-        if kind in DRAW:
-            return DRAW[kind](scene, name, geometry, X, fallback)
-    raise TypeError(f"Visualizer: no drawing for {type(geometry).__name__}; subclass one of "
-                    f"the Decorative* types.")
 
 
 def contact_decoration(shape):
@@ -291,13 +159,6 @@ def orientations(R_GB: np.ndarray) -> np.ndarray:
     return ScipyRotation.from_matrix(R_GB).as_quat(scalar_first=True)
 
 
-def orientation_matrix(wxyz: np.ndarray) -> np.ndarray:
-    """The rotation matrix of one unit quaternion, scalar first."""
-    from scipy.spatial.transform import Rotation as ScipyRotation
-
-    return ScipyRotation.from_quat(wxyz, scalar_first=True).as_matrix()
-
-
 def frame_of(system, state, generators=(), implementations=()) -> Frame:
     """The Frame of ``state`` (realized through POSITION here if it is not): body poses,
     then what each generator's ``generate_decorations(state, geometry)`` and each custom
@@ -317,11 +178,133 @@ def frame_of(system, state, generators=(), implementations=()) -> Frame:
         if b != 0:
             X = Transform._trusted(Rotation._trusted(R_GB[b].copy()), p_GB[b].copy()) @ X
         generated.append((X, g))
-    return Frame(float(state.get_time()), p_GB.copy(), orientations(R_GB), generated)
+    return Frame(float(state.get_time()), R_GB.copy(), p_GB.copy(), generated)
+
+
+def _rgb(geometry, fallback) -> np.ndarray:
+    color = geometry.get_color() if geometry.has_color() else np.asarray(fallback)
+    return np.round(255 * color).astype(np.uint8)
+
+
+def linear_rgb(srgb: np.ndarray) -> np.ndarray:
+    """8-bit sRGB colours as the 8-bit linear values that three.js's per-instance and
+    per-vertex colours take (batched meshes, line segments, arrows): unlike a mesh's own
+    colour, those are not converted from sRGB on the way."""
+    c = srgb / 255.0
+    linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return np.round(255 * linear).astype(np.uint8)
+
+
+class Batch:
+    """Decorations of one Shape key drawn as one viser node. Each instance is a
+    decoration on body ``bodies[i]`` at (R_BD, p_BD); ``show`` places them all from the
+    body poses of a frame."""
+
+    def __init__(self, kind: str, key: tuple):
+        self.kind, self.key = kind, key
+        self.bodies, self.R_BD, self.p_BD, self.colors, self.opacities = [], [], [], [], []
+        self.data: list = []
+        self.handle = None
+
+    def add(self, b: int, X_BD: Transform, geometry, data, fallback) -> None:
+        self.bodies.append(b)
+        self.R_BD.append(X_BD.R.as_matrix())
+        self.p_BD.append(np.asarray(X_BD.p, dtype=float))
+        self.colors.append(_rgb(geometry, fallback))
+        self.opacities.append(geometry.get_opacity())
+        self.data.append(data)
+
+    def _poses(self, frame: Frame) -> tuple[np.ndarray, np.ndarray]:
+        """(R_GD (n, 3, 3), p_GD (n, 3)) of the instances."""
+        R_GB, p_GB = frame.R_GB[self._b], frame.p_GB[self._b]
+        return R_GB @ self._R, p_GB + np.einsum("nij,nj->ni", R_GB, self._p)
+
+    def _points(self, frame: Frame) -> np.ndarray:
+        """The instances' points (lines, arrows, points) in G, (m, 3)."""
+        R_GD, p_GD = self._poses(frame)
+        return (np.einsum("mij,mj->mi", R_GD[self._owner], self._local) + p_GD[self._owner])
+
+    def create(self, scene, name: str, frame: Frame) -> None:
+        """Add the node to the viser ``scene`` at the poses of ``frame``."""
+        self._b = np.array(self.bodies)
+        self._R, self._p = np.array(self.R_BD), np.array(self.p_BD)
+        colors = np.array(self.colors)
+        if self.kind in ("lines", "arrows", "points"):
+            self._local = np.concatenate(self.data)
+            self._owner = np.repeat(np.arange(len(self.data)), [len(d) for d in self.data])
+        if self.kind == "mesh":
+            vertices, faces = self.data[0]
+            R_GD, p_GD = self._poses(frame)
+            opacities = np.array(self.opacities)
+            self.handle = scene.add_batched_meshes_simple(
+                name, vertices.astype(np.float32), faces.astype(np.uint32),
+                batched_wxyzs=orientations(R_GD), batched_positions=p_GD,
+                batched_colors=linear_rgb(colors),
+                batched_opacities=None if np.all(opacities >= 1) else opacities,
+                wireframe=self.key[3], flat_shading=self.key[4], lod="off")
+        elif self.kind == "axes":
+            R_GD, p_GD = self._poses(frame)
+            length = self.key[0]
+            self.handle = scene.add_batched_axes(
+                name, batched_wxyzs=orientations(R_GD), batched_positions=p_GD,
+                axes_length=length, axes_radius=0.04 * length)
+        elif self.kind == "lines":
+            self.handle = scene.add_line_segments(
+                name, self._points(frame).reshape(-1, 2, 3),
+                np.repeat(linear_rgb(colors), 2, axis=0).reshape(-1, 2, 3),
+                thickness=self.key[0],
+                thickness_units="screen")
+        elif self.kind == "arrows":
+            tip = self.key[0]
+            self.handle = scene.add_arrows(
+                name, self._points(frame).reshape(-1, 2, 3), linear_rgb(colors),
+                shaft_radius=0.15 * tip,
+                head_radius=0.4 * tip, head_length=tip)
+        elif self.kind == "points":
+            self.handle = scene.add_point_cloud(
+                name, self._points(frame).astype(np.float32),
+                colors[self._owner], point_size=self.key[0], point_shape="circle")
+        else:
+            R_GD, p_GD = self._poses(frame)
+            self.handle = [scene.add_label(f"{name}_{i}", text, position=p_GD[i],
+                                           wxyz=orientations(R_GD[i:i + 1])[0])
+                           for i, text in enumerate(self.data)]
+
+    def show(self, frame: Frame) -> None:
+        """Move the instances to the body poses of ``frame``."""
+        if self.kind in ("mesh", "axes"):
+            R_GD, p_GD = self._poses(frame)
+            self.handle.batched_wxyzs = orientations(R_GD)
+            self.handle.batched_positions = p_GD
+        elif self.kind in ("lines", "arrows"):
+            self.handle.points = self._points(frame).reshape(-1, 2, 3)
+        elif self.kind == "points":
+            self.handle.points = self._points(frame).astype(np.float32)
+        else:
+            R_GD, p_GD = self._poses(frame)
+            for i, label in enumerate(self.handle):
+                label.position = p_GD[i]
+
+    def remove(self) -> None:
+        for handle in self.handle if isinstance(self.handle, list) else [self.handle]:
+            handle.remove()
+
+
+def batches(placed) -> list:
+    """The Batches of ``placed``, (body, X_BD, geometry, fallback colour) tuples: one per
+    Shape key, meshes of the same geometry instanced."""
+    out: dict = {}
+    for b, X_BD, g, fallback in placed:
+        shape = shape_of(g)
+        key = (shape.kind, shape.key)
+        if key not in out:
+            out[key] = Batch(shape.kind, shape.key)
+        out[key].add(b, X_BD, g, shape.data, fallback)
+    return list(out.values())
 
 
 class Scene:
-    """The nodes of one System in a viser server (``server.scene``)."""
+    """The nodes of one System in a viser server."""
 
     def __init__(self, server, system, state, *, show_default_geometry: bool = True,
                  ground_plane: bool = True, extra=()):
@@ -329,19 +312,16 @@ class Scene:
         matter = system.get_matter_subsystem()
         self._scene = scene
         self._system = system
-        self._nb = matter.get_num_bodies()
         self._implementations = _implementations(system)
         self._generated: list = []
+        self._ground_plane = ground_plane
         self.up = up_direction(system)
         scene.set_up_direction(self.up)
         self.length = length = length_scale(matter)
-        self._ground_plane = ground_plane
-        self._bodies = [None] + [scene.add_frame(f"/bodies/{b}", show_axes=False)
-                                 for b in range(1, self._nb)]
         fixed = [(g.get_body_id(), g) for g in
                  suggested_decorations(self._implementations, state, Stage.TOPOLOGY)]
         fixed += [(g.get_body_id(), g) for g in extra]
-        for b in range(self._nb):
+        for b in range(matter.get_num_bodies()):
             body = matter.get_mobilized_body(b).get_body()
             shown = [(b, body.get_decoration(k)) for k in range(body.get_num_decorations())]
             for k in range(body.get_num_contact_surfaces()):
@@ -355,9 +335,9 @@ class Scene:
                 shown = [(b, g) for g in _default_geometry(matter, b, length)]
             fixed += shown
         self._fixed = [(b, g) for b, g in fixed if b > 0]
-        for k, (b, g) in enumerate(fixed):
-            parent = "/ground" if b == 0 else f"/bodies/{b}"
-            draw(scene, f"{parent}/d{k}", g, g.get_transform())
+        self._batches = batches((b, g.get_transform(), g, deco.DEFAULT_COLOR)
+                                for b, g in fixed)
+        self._created = False
 
     def frame_of(self, state, generators=()) -> Frame:
         """The Frame of ``state`` with the decorations of ``generators`` and of the custom
@@ -392,17 +372,21 @@ class Scene:
         decorations are."""
         points = [frame.p_GB]
         for b, g in self._fixed:
-            R = orientation_matrix(frame.wxyz_GB[b])
-            points.append((frame.p_GB[b] + R @ g.get_transform().p)[None])
+            points.append((frame.p_GB[b] + frame.R_GB[b] @ g.get_transform().p)[None])
         return np.concatenate(points)
 
     def show(self, frame: Frame) -> None:
-        """Move every body node to ``frame`` and replace the per-frame decorations."""
-        for b in range(1, self._nb):
-            node = self._bodies[b]
-            node.position = frame.p_GB[b]
-            node.wxyz = frame.wxyz_GB[b]
-        for handle in self._generated:
-            handle.remove()
-        self._generated = [draw(self._scene, f"/generated/d{k}", g, X_GD)
-                           for k, (X_GD, g) in enumerate(frame.generated)]
+        """Draw ``frame``: the fixed decorations moved to its body poses, the per-frame
+        ones replaced."""
+        for k, batch in enumerate(self._batches):
+            if self._created:
+                batch.show(frame)
+            else:
+                batch.create(self._scene, f"/fixed/{k}", frame)
+        self._created = True
+        for batch in self._generated:
+            batch.remove()
+        self._generated = batches((0, X_GD, g, deco.DEFAULT_COLOR)
+                                  for X_GD, g in frame.generated)
+        for k, batch in enumerate(self._generated):
+            batch.create(self._scene, f"/generated/{k}", frame)
