@@ -13,8 +13,8 @@ from support import world
 import kinetree as kt
 from kinetree.errors import InvalidArgumentError
 from kinetree.viz import scene as viz_scene
-from kinetree.viz.shapes import SHAPES, shape_of, torus_mesh
 from kinetree.viz.meshes import read_mesh
+from kinetree.viz.shapes import SHAPES, shape_of, torus_mesh
 
 
 class Recorder:
