@@ -28,6 +28,17 @@ class Shape(NamedTuple):
     data: object
 
 
+def _midpoint(vertices: list, middle: dict, i: int, j: int) -> int:
+    """The index of the vertex on the sphere halfway between vertices i and j, added to
+    ``vertices`` the first time an edge asks for it."""
+    key = (min(i, j), max(i, j))
+    if key not in middle:
+        m = vertices[i] + vertices[j]
+        vertices.append(m / np.linalg.norm(m))
+        middle[key] = len(vertices) - 1
+    return middle[key]
+
+
 @lru_cache(maxsize=8)
 def unit_sphere(subdivisions: int) -> tuple[np.ndarray, np.ndarray]:
     """An icosphere of radius 1: an icosahedron whose triangles are split in four
@@ -42,18 +53,9 @@ def unit_sphere(subdivisions: int) -> tuple[np.ndarray, np.ndarray]:
     vertices = [np.array(v, dtype=float) / np.linalg.norm(v) for v in vertices]
     for _ in range(subdivisions):
         middle: dict = {}
-
-        def split(i, j):
-            key = (min(i, j), max(i, j))
-            if key not in middle:
-                m = vertices[i] + vertices[j]
-                vertices.append(m / np.linalg.norm(m))
-                middle[key] = len(vertices) - 1
-            return middle[key]
-
         finer = []
         for a, b, c in faces:
-            ab, bc, ca = split(a, b), split(b, c), split(c, a)
+            ab, bc, ca = (_midpoint(vertices, middle, i, j) for i, j in ((a, b), (b, c), (c, a)))
             finer += [(a, ab, ca), (b, bc, ab), (c, ca, bc), (ab, bc, ca)]
         faces = finer
     return np.array(vertices), np.array(faces)
