@@ -4,6 +4,7 @@ perturbed by up to 0.1 rad or m in every q are brought back within 1e-10, and th
 constrained accelerations realized afterwards leave no acceleration errors."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -85,10 +86,12 @@ def test_perturbed_loops_project_back_and_realize_without_acceleration_errors(
        to_branch=st.booleans())
 def test_loops_of_bodies_far_apart_in_mass_solve_with_a_small_residual(
         seed, closure, to_branch):
-    """Masses spread over 1e-4..1e4 kg (as in test_fuzz_conditioning, whose note says why
-    not wider): the constrained u̇ and multipliers satisfy the
-    equations of motion M u̇ + Gᵀ λ = f - c to a backward error of 1e-10 wherever the
-    mass matrix has cond(M) < 1e12, and the acceleration errors are round-off."""
+    """Masses spread over 1e-4..1e4 kg (at 1e-6..1e6, seed 227 of ``random_loop`` with
+    cond(M) = 3e11 is reported as having no solution: its acceleration errors after the
+    solve are round-off grown past the consistency test): the constrained u̇ and
+    multipliers satisfy the equations of motion M u̇ + Gᵀ λ = f - c to a backward error
+    of 1e-10 wherever the mass matrix has cond(M) < 1e12, and the acceleration errors are
+    round-off."""
     rng = np.random.default_rng(seed)
     system, state = random_loop(rng, closure, to_branch, mass_decades=4.0)
     state.set_u(rng.uniform(-1.0, 1.0, state.get_num_u()))
@@ -163,3 +166,29 @@ def test_jointed_bodies_and_their_free_constrained_copies_agree_after_projection
             np.testing.assert_allclose(free.get_body_velocity(state),
                                        jointed.get_body_velocity(state), rtol=0,
                                        atol=TOLERANCE)
+
+
+@pytest.mark.parametrize("seed, closure, to_branch", [
+    (3, "Ball", True), (16, "Rod", False), (59, "Weld", True), (150, "Ball", False)])
+def test_loops_the_articulated_method_cannot_hold_are_solved_through_the_mass_matrix(
+        seed, closure, to_branch):
+    """Masses over 1e-6..1e6 kg: these loops leave an articulated inertia so
+    ill-conditioned that the realization solves through the factored mass matrix
+    (``kernels/dense.py``), the constraint solve's M⁻¹ Gᵀ included; the equations of
+    motion then hold to round-off."""
+    rng = np.random.default_rng(seed)
+    system, state = random_loop(rng, closure, to_branch, mass_decades=6.0)
+    state.set_u(rng.uniform(-1.0, 1.0, state.get_num_u()))
+    system.project(state, TOLERANCE)
+    system.realize(state, kt.Stage.ACCELERATION)
+    matter = system.get_matter_subsystem()
+    assert matter.get_tree_data(state, kt.Stage.MODEL).status[4] == 1     # through M
+    M, G = matter.calc_m(state), matter.calc_g(state)
+    udot, lam = state.get_u_dot(), state.get_multipliers()
+    bias = matter.calc_residual_force(state, np.zeros(udot.size),
+                                      np.zeros((matter.get_num_bodies(), 6)),
+                                      np.zeros(udot.size))
+    residual = M @ udot + G.T @ lam + bias
+    scale = (np.linalg.norm(M, 2) * np.linalg.norm(udot)
+             + np.linalg.norm(G.T @ lam) + np.linalg.norm(bias))
+    assert np.linalg.norm(residual) <= 1e-12 * scale

@@ -78,9 +78,15 @@ TreeCache = namedtuple("TreeCache", [
     "Ic",                # (nb, 6, 6) composite inertias of CRBA
     "zero",              # (nb, 6) zeros: the bias terms of M u̇ products
     "T", "Fc",           # (6, 6) scratch of one body's step; CRBA's force columns
-    "status",            # (3,) int64: [0 ok, else 1 + index of a body whose D is singular;
-                         # nb; nu]
+    "M_dense",           # (nu, nu) for nu <= DENSE_LIMIT, else (0, 0): the mass matrix and
+                         # its Cholesky factor (lower triangle) when the tree is solved by M
+    "status",            # (5,) int64: [0 ok, else 1 + index of a body whose D is singular;
+                         # nb; nu; M_dense's size; 1 if u̇ comes from M_dense, else 0]
 ])
+
+DENSE_LIMIT = 64
+"""The most mobilities for which the cache holds a dense mass matrix (32 KB), the
+articulated-body method's fallback for ill-conditioned trees (``kernels/dense.py``)."""
 
 kernel = numba.njit(cache=True, _nrt=False)
 """Decorator of the tree sweeps. They allocate nothing, so they are compiled without
@@ -175,9 +181,10 @@ def unpack_tree(tree_i, tree_f, kinds):
 @numba.njit(cache=True, inline="always")
 def unpack_cache(buf, status):
     """TreeCache views of the flat cache buffer (``nb * _CACHE_FLOATS_PER_BODY + nu *
-    _CACHE_FLOATS_PER_MOBILITY + _CACHE_FLOATS_SHARED`` floats) and the status array,
-    which also holds nb and nu. The scratch T and Fc are shared by all bodies, so a step's
-    temporaries stay in L1 instead of streaming through memory with the per-body rows."""
+    _CACHE_FLOATS_PER_MOBILITY + _CACHE_FLOATS_SHARED`` floats, then the dense mass
+    matrix's) and the status array, which also holds nb, nu and the dense size. The
+    scratch T and Fc are shared by all bodies, so a step's temporaries stay in L1 instead
+    of streaming through memory with the per-body rows."""
     nb, nu = status[1], status[2]
     m33 = (nb, 3, 3)
     m66 = (nb, 6, 6)
@@ -212,9 +219,10 @@ def unpack_cache(buf, status):
     zero, at = take_view(buf, at, v6)
     T, at = take_view(buf, at, (6, 6))
     Fc, at = take_view(buf, at, (6, 6))
+    M_dense, at = take_view(buf, at, (status[3], status[3]))
     return TreeCache(R_FM, p_FM, R_GF, r_F, R_GB, p_GB, p_PB, H_F_cols, H_cols, com_G,
                      I_G, V_FM, V_GB, V_PB, c, b, hdot_u, P, U_cols, Dinv, z, eps, A_GB,
-                     A_work, F_work, Ic, zero, T, Fc, status)
+                     A_work, F_work, Ic, zero, T, Fc, M_dense, status)
 
 
 def cache_views(buf: np.ndarray, status: np.ndarray) -> TreeCache:
@@ -237,11 +245,13 @@ def pack_tree(model: TreeModel) -> tuple[np.ndarray, np.ndarray]:
 def allocate_cache(nb: int, nu: int) -> tuple[np.ndarray, np.ndarray]:
     """Zeroed cache buffers (buf, status) for a tree of ``nb`` bodies (Ground included)
     and ``nu`` mobilities; Ground's orientation is the identity."""
+    dense = nu if nu <= DENSE_LIMIT else 0
     buf = np.zeros(nb * _CACHE_FLOATS_PER_BODY + nu * _CACHE_FLOATS_PER_MOBILITY
-                   + _CACHE_FLOATS_SHARED)
-    status = np.array([0, nb, nu], dtype=np.int64)
+                   + _CACHE_FLOATS_SHARED + dense * dense)
+    status = np.array([0, nb, nu, dense, 0], dtype=np.int64)
     cache = cache_views(buf, status)
-    assert cache.Fc.ctypes.data + cache.Fc.nbytes == buf.ctypes.data + buf.nbytes, \
+    assert (cache.Fc.ctypes.data + cache.Fc.nbytes + 8 * dense * dense
+            == buf.ctypes.data + buf.nbytes), \
         "the _CACHE_FLOATS_* sizes disagree with unpack_cache's fields"
     cache.R_GB[0] = np.eye(3)
     return buf, status

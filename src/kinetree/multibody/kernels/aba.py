@@ -17,7 +17,13 @@ forces at once: the constraint solve's M⁻¹ Gᵀ.
 
 import numba
 
+from kinetree.multibody.kernels.dense import (
+    dense_accelerations,
+    dense_inverse_mass_rows,
+    factor_mass_matrix,
+)
 from kinetree.multibody.kernels.small import (
+    PIVOT_TOLERANCE,
     invert_spd_in_place,
     shift_acceleration_from_parent,
     shift_force_to_parent_add,
@@ -30,8 +36,9 @@ from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, u
 @numba.njit(cache=True, forceinline=True)
 def _articulate(P, H, U, Dinv, W, nu, for_parent):
     """One body of the inertia sweep: U = P H, D⁻¹ = (Hᵀ U)⁻¹, then, if the parent is a
-    moving body (``for_parent``), P -= U D⁻¹ Uᵀ (with W = U D⁻¹ as work space). False if D
-    is singular."""
+    moving body (``for_parent``), P -= U D⁻¹ Uᵀ (with W = U D⁻¹ as work space). Returns
+    D's smallest relative pivot (``invert_spd_in_place``); P is left alone if D is
+    singular."""
     for j in range(nu):
         for i in range(6):
             s = 0.0
@@ -44,10 +51,9 @@ def _articulate(P, H, U, Dinv, W, nu, for_parent):
                 s += H[k, i] * U[k, j]
             Dinv[i, j] = s
             Dinv[j, i] = s
-    if not invert_spd_in_place(Dinv, nu):
-        return False
-    if not for_parent:
-        return True
+    pivot = invert_spd_in_place(Dinv, nu)
+    if not (pivot > PIVOT_TOLERANCE and for_parent):
+        return pivot
     for i in range(6):
         for j in range(nu):
             s = 0.0
@@ -61,7 +67,7 @@ def _articulate(P, H, U, Dinv, W, nu, for_parent):
                 s -= W[i, k] * U[j, k]
             P[i, j] = s
             P[j, i] = s
-    return True
+    return pivot
 
 
 @numba.njit(cache=True, forceinline=True)
@@ -82,50 +88,66 @@ def _articulate_identity(P, U, Dinv, for_parent):
     for i in range(6):
         for j in range(6):
             U[i, j] = Dinv[i, j] = P[i, j]
-    if not invert_spd_in_place(Dinv, 6):
-        return False
-    if for_parent:
+    pivot = invert_spd_in_place(Dinv, 6)
+    if pivot > PIVOT_TOLERANCE and for_parent:
         P[:, :] = 0.0
-    return True
+    return pivot
 
 
 @numba.njit(cache=True, forceinline=True)
 def articulate_step(tree, cache, b):
     """Body b's U, D⁻¹ and P⁺ (its children already added into P[b]), P⁺ shifted into its
-    parent's P; False if D is singular."""
+    parent's P; returns D's smallest relative pivot (not above PIVOT_TOLERANCE: D is
+    singular, and nothing is passed on)."""
     nu, p = tree.nu[b], tree.parent[b]
     P = cache.P
     H, U = mobility_rows(tree, cache.H_cols, b).T, mobility_rows(tree, cache.U_cols, b).T
     Dinv, W = mobility_rows(tree, cache.Dinv, b), cache.T
     if nu == 1:
-        ok = _articulate(P[b], H, U, Dinv, W, 1, p != 0)
+        pivot = _articulate(P[b], H, U, Dinv, W, 1, p != 0)
     elif nu == 6:
         if _is_identity(H):
-            ok = _articulate_identity(P[b], U, Dinv, p != 0)
+            pivot = _articulate_identity(P[b], U, Dinv, p != 0)
         else:
-            ok = _articulate(P[b], H, U, Dinv, W, 6, p != 0)
+            pivot = _articulate(P[b], H, U, Dinv, W, 6, p != 0)
     else:
-        ok = _articulate(P[b], H, U, Dinv, W, nu, p != 0)
-    if ok and p != 0:
+        pivot = _articulate(P[b], H, U, Dinv, W, nu, p != 0)
+    if pivot > PIVOT_TOLERANCE and p != 0:
         shift_inertia_to_parent_add(P[b], cache.p_PB[b], cache.T, P[p])
-    return ok
+    return pivot
+
+
+ILL_CONDITIONED = 1e-6
+"""A D whose smallest relative pivot is below this may have lost too many digits for the
+P⁺ it passes on (random trees with masses over 1e-6..1e6 kg showed backward errors above
+1e-10 down to pivots of 1e-7): the tree is solved through its mass matrix instead
+(``kernels/dense.py``). One-mobility bodies never trigger it (their pivot is 1)."""
 
 
 @numba.njit(cache=True, forceinline=True)
 def inertia_sweep(tree, cache):
-    """Fill P, U and Dinv; sets cache.status[0] to 1 + b if body b's D is singular (a
-    massless body at a tip, for instance), else 0. Each body's P ends as P - U D⁻¹ Uᵀ,
-    the articulated inertia its parent feels through the mobilizer."""
+    """Fill P, U and Dinv, each body's P ending as P - U D⁻¹ Uᵀ, the articulated inertia
+    its parent feels through the mobilizer. Where a body's D is singular or ill-conditioned
+    (extreme mass ratios: a 1e-6 kg body carrying 3e5 kg) and the tree is small enough to
+    hold M (cache.M_dense), M is factored instead and status[4] set to 1: u̇ then comes
+    from M (``dense.py``). Otherwise status[0] is set to 1 + b for a singular D of body b
+    (a massless body at a tip, for instance), or left 0."""
     nb = tree.parent.shape[0]
     P = cache.P
     P[0, :, :] = 0.0
     for b in range(1, nb):
         spatial_inertia(tree.mass[b], cache.com_G[b], cache.I_G[b], P[b])
     cache.status[0] = 0
+    cache.status[4] = 0
     for b in range(nb - 1, 0, -1):
-        if not articulate_step(tree, cache, b):
-            cache.status[0] = b + 1
-            return
+        pivot = articulate_step(tree, cache, b)
+        if not pivot > ILL_CONDITIONED:
+            if cache.M_dense.shape[0] > 0 and factor_mass_matrix(tree, cache):
+                cache.status[4] = 1
+                return
+            if not pivot > PIVOT_TOLERANCE:
+                cache.status[0] = b + 1
+                return
 
 
 @kernel
@@ -224,7 +246,11 @@ def acceleration_step(tree, cache, c, A, udot, b):
 def acceleration_sweep(tree, cache, c, bias, A, f, F, udot):
     """u̇ (into ``udot``) for mobility forces f and body forces F, with the Coriolis
     accelerations ``c`` and gyroscopic forces ``bias`` (cache.c and cache.b, or zeros),
-    the body accelerations into ``A`` (nb, 6)."""
+    the body accelerations into ``A`` (nb, 6); through M when the inertia sweep chose
+    it (status[4])."""
+    if cache.status[4] == 1:
+        dense_accelerations(tree, cache, c, bias, A, f, F, udot)
+        return
     nb = tree.parent.shape[0]
     z = cache.z
     for b in range(nb):
@@ -306,7 +332,11 @@ def inverse_mass_rows(tree, cache, F, Y, Z, A, E, T, k):
     Bodies whose subtree carries no force are skipped on the way in (they pass nothing
     on): the constraint solve's unit forces load only the paths from constrained bodies
     to Ground. Work space: Z and A (nb, 6, BLOCK) the articulated forces and the body
-    accelerations, E (nu, BLOCK) the ε, T (2, 6, BLOCK)."""
+    accelerations, E (nu, BLOCK) the ε, T (2, 6, BLOCK). Through M's factor when the
+    inertia sweep chose it (status[4])."""
+    if cache.status[4] == 1:
+        dense_inverse_mass_rows(cache, F, Y, k)
+        return
     nb = tree.parent.shape[0]
     for b in range(nb):
         for i in range(6):

@@ -48,12 +48,13 @@ from kinetree.multibody.constraint_table import (
     unpack_constraints,
 )
 from kinetree.multibody.kernels.aba import BLOCK, inverse_mass_rows
+from kinetree.multibody.kernels.acceleration import body_accelerations
 from kinetree.multibody.kernels.ancestor_frame import (
     relative_acceleration,
     relative_pose,
     relative_velocity,
 )
-from kinetree.multibody.kernels.small import rotate3, shift_acceleration_from_parent, vec3
+from kinetree.multibody.kernels.small import rotate3, vec3
 from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, unpack_tree
 
 RANK_TOLERANCE = 1e-12
@@ -327,20 +328,6 @@ def solve_semidefinite(G, Y, b, x, L, pivots, S):
 
 
 @numba.njit(cache=True, forceinline=True)
-def body_accelerations(tree, cache, udot, A):
-    """A (nb x 6, in G) = J u̇ + the Coriolis terms: the body accelerations of u̇."""
-    A[0, :] = 0.0
-    for b in range(1, tree.parent.shape[0]):
-        Ab, H, us = A[b], mobility_rows(tree, cache.H_cols, b), tree.u_start[b]
-        shift_acceleration_from_parent(A[tree.parent[b]], cache.p_PB[b], Ab)
-        for i in range(6):
-            s = cache.c[b, i]
-            for j in range(tree.nu[b]):
-                s += H[j, i] * udot[us + j]
-            Ab[i] += s
-
-
-@numba.njit(cache=True, forceinline=True)
 def constraint_acceleration(kinds, tree, cache, con, udot, udoterr, multipliers):
     """Turn the unconstrained u̇ (``udot``, with the body accelerations in cache.A_GB) into
     the constrained u̇ in place, with its body accelerations; the multipliers λ and the
@@ -365,7 +352,7 @@ def constraint_acceleration(kinds, tree, cache, con, udot, udoterr, multipliers)
         multipliers[j] = lam
         for k in range(udot.shape[0]):
             udot[k] -= lam * con.Y[j, k]
-    body_accelerations(tree, cache, udot, cache.A_GB)
+    body_accelerations(tree, cache, cache.c, udot, cache.A_GB)
     acceleration_error_sweep(kinds, cache, con, cache.A_GB, udot, udoterr)
     before, left = 0.0, 0.0
     for j in range(m):

@@ -4,6 +4,8 @@ Composite inertias Ic accumulate tip to base; then for each body i, the force co
 Fc = Ic_i H_i climb to every ancestor j, giving the blocks M_ji = H_jᵀ Fc (and M_ij = M_jiᵀ).
 """
 
+import numba
+
 from kinetree.multibody.kernels.small import (
     shift_force_to_parent_add,
     shift_inertia_to_parent_add,
@@ -14,9 +16,13 @@ from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, u
 
 @kernel
 def calc_mass_matrix(tree_i, tree_f, kinds, buf, status, M):
+    """``mass_matrix`` on the flat model and cache buffers."""
+    mass_matrix(unpack_tree(tree_i, tree_f, kinds), unpack_cache(buf, status), M)
+
+
+@numba.njit(cache=True, forceinline=True)
+def mass_matrix(tree, cache, M):
     """Fill the n x n mass matrix M (POSITION must be filled)."""
-    tree = unpack_tree(tree_i, tree_f, kinds)
-    cache = unpack_cache(buf, status)
     nb = tree.parent.shape[0]
     Ic = cache.Ic
     for b in range(1, nb):

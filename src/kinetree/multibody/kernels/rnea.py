@@ -5,6 +5,8 @@ Base to tip: A = phiᵀ A_P + H u̇ + c. Each body then needs F = M A + b - F_ap
 origin; tip to base these accumulate into the parent and f_res = Hᵀ F - f.
 """
 
+import numba
+
 from kinetree.multibody.kernels.small import (
     shift_acceleration_from_parent,
     shift_force_to_parent_add,
@@ -21,6 +23,13 @@ def calc_residual_forces(tree_i, tree_f, kinds, buf, status, velocity_terms, udo
     cache = unpack_cache(buf, status)
     c = cache.c if velocity_terms else cache.zero
     bias = cache.b if velocity_terms else cache.zero
+    residual_forces(tree, cache, c, bias, udot, f, F, out)
+
+
+@numba.njit(cache=True, forceinline=True)
+def residual_forces(tree, cache, c, bias, udot, f, F, out):
+    """``out`` = M u̇ + (the velocity terms ``c`` and ``bias``, cache.c and cache.b or
+    zeros) - f - Jᵀ F, with cache.A_work and cache.F_work as work space."""
     nb = tree.parent.shape[0]
     A, Fn = cache.A_work, cache.F_work
     A[0, :] = 0.0

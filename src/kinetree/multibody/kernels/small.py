@@ -185,24 +185,30 @@ def spatial_inertia_times(m, c, inertia, A, out):
     out[5] = m * (a2 + A[0] * c[1] - A[1] * c[0])
 
 
-_PIVOT_TOLERANCE = 1e-14
+PIVOT_TOLERANCE = 1e-14
+"""The smallest pivot, relative to its own diagonal entry, of a matrix taken as positive
+definite: below it the matrix is singular."""
 
 
 @numba.njit(cache=True, forceinline=True)
 def invert_spd_in_place(A, n):
     """Invert the leading n x n block (n <= 6) of a symmetric positive definite A in
-    place (Gauss-Jordan; SPD needs no pivoting). Returns False if a pivot is not positive
-    or is below 1e-14 of its own diagonal entry: the test of the matrix scaled to a unit
-    diagonal, so rotational (kg m²) and translational (kg) entries of very different
-    sizes do not hide or fake a singular direction."""
+    place (Gauss-Jordan; SPD needs no pivoting). Returns the smallest pivot relative to
+    its own diagonal entry (1 for a diagonal A): the pivots of the matrix scaled to a unit
+    diagonal, so rotational (kg m²) and translational (kg) entries of very different sizes
+    do not hide or fake a singular direction. If one is not above PIVOT_TOLERANCE the
+    inversion stops there and returns it: A is singular."""
     last = n - 1
     diagonal = (A[0, 0], A[min(1, last), min(1, last)], A[min(2, last), min(2, last)],
                 A[min(3, last), min(3, last)], A[min(4, last), min(4, last)],
                 A[min(5, last), min(5, last)])
+    smallest = 1.0
     for k in range(n):
         piv = A[k, k]
-        if not piv > _PIVOT_TOLERANCE * diagonal[k]:
-            return False
+        relative = piv / diagonal[k] if diagonal[k] > 0.0 else 0.0
+        if not relative > PIVOT_TOLERANCE:
+            return relative if relative == relative else 0.0      # NaN: singular too
+        smallest = min(smallest, relative)
         A[k, k] = 1.0
         for j in range(n):
             A[k, j] /= piv
@@ -212,4 +218,4 @@ def invert_spd_in_place(A, n):
                 A[i, k] = 0.0
                 for j in range(n):
                     A[i, j] -= f * A[k, j]
-    return True
+    return smallest
