@@ -160,3 +160,43 @@ def test_simulate_with_a_reporter_feeds_the_view(pendulum):
     traj = kt.simulate(system, state, 0.2, progress=False)
     assert traj.t[-1] == pytest.approx(0.2)
     assert len(viz.get_frame_log()) >= 1
+
+
+def test_camera_and_scene_settings_reach_the_page(pendulum):
+    system, state, viz = pendulum
+    server = viz.get_server()
+    X_GC = kt.Transform(kt.Rotation.about_y(np.pi / 2), [3, 1, 0])
+    viz.set_camera_transform(X_GC)
+    np.testing.assert_allclose(server.initial_camera.position, [3, 1, 0])
+    # Simbody's camera looks along its -z: here -x of Ground, toward the origin.
+    np.testing.assert_allclose(server.initial_camera.look_at, [2, 1, 0], atol=1e-15)
+    np.testing.assert_allclose(server.initial_camera.up, [0, 1, 0], atol=1e-15)
+    viz.point_camera_at([0, -0.5, 0], [0, 1, 0])
+    np.testing.assert_allclose(server.initial_camera.look_at, [0, -0.5, 0])
+    viz.set_camera_field_of_view(0.5).set_camera_clipping_planes(0.1, 50)
+    assert server.initial_camera.fov == 0.5 and server.initial_camera.far == 50
+    viz.set_system_up_direction("+z").set_ground_height(-2.0).set_show_sim_time(True)
+    viz.draw_frame_now(state)
+    assert viz._scene.up == "+z"
+    viz.zoom_camera_to_show_all_geometry()
+    assert np.linalg.norm(server.initial_camera.look_at - [0, -0.5, 0]) < 0.5
+    for bad in (lambda: viz.set_system_up_direction("up"),
+                lambda: viz.set_camera_field_of_view(4.0),
+                lambda: viz.set_camera_clipping_planes(1, 0.5)):
+        with pytest.raises(kt.errors.InvalidArgumentError, match="Visualizer"):
+            bad()
+
+
+def test_rubber_band_line_joins_two_stations_every_frame(pendulum):
+    system, state, viz = pendulum
+    viz.add_rubber_band_line(0, [1, 0, 0], 1, [0, -0.5, 0],
+                             kt.DecorativeLine().set_color("blue"))
+    pin = system.get_matter_subsystem().get_mobilized_body(1)
+    for q in (0.0, 1.0):
+        pin.set_one_q(state, 0, q)
+        frame = viz._frame(state)
+        (X, line), = frame.generated
+        np.testing.assert_allclose(line.get_point1(), [1, 0, 0])
+        np.testing.assert_allclose(line.get_point2(),
+                                   pin.find_station_location_in_ground(state, [0, -0.5, 0]))
+        np.testing.assert_allclose(line.get_color(), [0, 0, 1])

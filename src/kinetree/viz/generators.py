@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
+from kinetree.math.transform import Transform
 from kinetree.system.stage import Stage
-from kinetree.viz.decorations import DecorativeArrow
+from kinetree.viz.decorations import DecorativeArrow, DecorativeLine
 
 
 class ContactForceArrows:
@@ -45,3 +46,26 @@ class ContactForceArrows:
             length = magnitude / self._scale
             geometry.append(DecorativeArrow(force.point, force.point + f / self._scale,
                                             tip_length=0.25 * length).set_color(self._color))
+
+
+class RubberBandLine:
+    """A line from a station on one body to a station on another (each in its body's
+    frame, m), drawn in Ground every frame: a cable, a muscle's line of action, a
+    spring (Simbody's rubber band line)."""
+
+    def __init__(self, system, body1: int, station1, body2: int, station2, line=None):
+        matter = system.get_matter_subsystem()
+        self._bodies = (matter.get_mobilized_body(body1), matter.get_mobilized_body(body2))
+        self._stations = tuple(np.asarray(p, dtype=float).reshape(3) for p in
+                               (station1, station2))
+        if line is not None and not isinstance(line, DecorativeLine):
+            raise InvalidArgumentError(
+                f"Visualizer.add_rubber_band_line: the line is a DecorativeLine (its colour "
+                f"and thickness), got {type(line).__name__}.")
+        self._line = DecorativeLine() if line is None else line
+
+    def generate_decorations(self, state, geometry: list) -> None:
+        ends = [b.find_station_location_in_ground(state, p)
+                for b, p in zip(self._bodies, self._stations)]
+        geometry.append(self._line.copy().set_end_points(*ends).set_body_id(0)
+                        .set_transform(Transform()))

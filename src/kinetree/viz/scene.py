@@ -307,7 +307,8 @@ class Scene:
     """The nodes of one System in a viser server."""
 
     def __init__(self, server, system, state, *, show_default_geometry: bool = True,
-                 ground_plane: bool = True, extra=()):
+                 ground_plane: bool = True, extra=(), up: str | None = None,
+                 ground_height: float | None = None):
         scene = server.scene
         matter = system.get_matter_subsystem()
         self._scene = scene
@@ -315,7 +316,8 @@ class Scene:
         self._implementations = _implementations(system)
         self._generated: list = []
         self._ground_plane = ground_plane
-        self.up = up_direction(system)
+        self._ground_height = ground_height
+        self.up = up_direction(system) if up is None else up
         scene.set_up_direction(self.up)
         self.length = length = length_scale(matter)
         fixed = [(g.get_body_id(), g) for g in
@@ -344,18 +346,21 @@ class Scene:
         elements for POSITION."""
         return frame_of(self._system, state, generators, self._implementations)
 
-    def fit_view(self, server, frame: Frame) -> None:
+    def fit_view(self, server, frame: Frame, grid: bool = True) -> None:
         """Point the page's first camera at the bodies and their decorations in
-        ``frame``, from above and far enough to see them all, and lay the ground grid
-        through Ground's origin, or below the model if it hangs lower."""
+        ``frame``, from above and far enough to see them all, and (with ``grid``) lay the
+        ground grid at the ground height, by default through Ground's origin, or below
+        the model if it hangs lower."""
         points = self._extent(frame)
         centre = 0.5 * (points.min(axis=0) + points.max(axis=0))
         size = max(float(np.ptp(points, axis=0).max()), 4 * self.length)
         k = "xyz".index(self.up[1])
         up = np.zeros(3)
         up[k] = 1.0 if self.up[0] == "+" else -1.0
-        if self._ground_plane:
-            height = min(0.0, float((points @ up).min()) - size)
+        if self._ground_plane and grid:
+            height = self._ground_height
+            if height is None:
+                height = min(0.0, float((points @ up).min()) - size)
             plane = {"x": "yz", "y": "zx", "z": "xy"}[self.up[1]]
             grid = 10 * max(self.length, size / 4)
             self._scene.add_grid("/ground/grid", width=grid, height=grid,

@@ -103,7 +103,9 @@ class Visualizer:
         self._system = system
         self._server = start_server(host, port)
         self._options = {"show_default_geometry": show_default_geometry,
-                         "ground_plane": ground_plane}
+                         "ground_plane": ground_plane, "up": None, "ground_height": None}
+        self._last_frame: Frame | None = None
+        self._sim_time = None
         self._scene: Scene | None = None
         self._decorations: list = []
         self._generators: list = []
@@ -198,6 +200,97 @@ class Visualizer:
     def get_desired_buffer_length_in_sec(self) -> float:
         return self._lag
 
+    # ------------------------------------------------------ scene and camera
+    def set_system_up_direction(self, direction: str) -> Visualizer:
+        """The Ground axis drawn up: "+x", "+y", "+z", "-x", "-y" or "-z" (by default the
+        one opposite gravity, "+y" without gravity)."""
+        if direction not in ("+x", "+y", "+z", "-x", "-y", "-z"):
+            raise InvalidArgumentError(
+                f"Visualizer.set_system_up_direction: use one of '+x', '+y', '+z', '-x', "
+                f"'-y', '-z', got {direction!r}.")
+        self._options["up"] = direction
+        self._scene = None          # rebuilt at the next frame
+        return self
+
+    def set_ground_height(self, height) -> Visualizer:
+        """Where the ground grid lies along the up direction (m; by default through
+        Ground's origin, or below the model if it hangs lower)."""
+        h = float(height)
+        if not np.isfinite(h):
+            raise InvalidArgumentError(
+                f"Visualizer.set_ground_height: the height must be finite, got {height!r}.")
+        self._options["ground_height"] = h
+        self._scene = None
+        return self
+
+    def set_background_color(self, color) -> Visualizer:
+        """The page's background, RGB in [0, 1] (or a colour name)."""
+        rgb = DecorativeGeometry().set_color(color).get_color()
+        self._server.scene.set_background_image(
+            np.full((2, 2, 3), np.round(255 * rgb), dtype=np.uint8), format="png")
+        return self
+
+    def set_show_sim_time(self, show: bool) -> Visualizer:
+        """Show the simulated time of the frame drawn in the control panel."""
+        if show and self._sim_time is None:
+            self._sim_time = self._server.gui.add_markdown("t = ")
+        elif not show and self._sim_time is not None:
+            self._sim_time.remove()
+            self._sim_time = None
+        return self
+
+    def _camera(self, **values) -> None:
+        """Set the camera of the page (its first view) and of every open page."""
+        cameras = [self._server.initial_camera]
+        cameras += [client.camera for client in self._server.get_clients().values()]
+        for camera in cameras:
+            for name, value in values.items():
+                setattr(camera, name, value)
+
+    def set_camera_transform(self, X_GC) -> Visualizer:
+        """Put the camera at X_GC (a Transform in Ground, m): looking along its -z, its y
+        up, as Simbody's camera frame."""
+        R = X_GC.R.as_matrix()
+        p = np.asarray(X_GC.p, dtype=float)
+        self._camera(position=p, look_at=p - R[:, 2], up=R[:, 1])
+        return self
+
+    def point_camera_at(self, point, up_direction) -> Visualizer:
+        """Turn the camera, where it is, to look at ``point`` (m, in Ground) with
+        ``up_direction`` up."""
+        self._camera(look_at=np.asarray(point, dtype=float),
+                     up=np.asarray(up_direction, dtype=float))
+        return self
+
+    def zoom_camera_to_show_all_geometry(self) -> Visualizer:
+        """Aim the camera at the bodies of the last frame drawn, from far enough to see
+        them all (what the page does at the first frame)."""
+        if self._scene is not None and self._last_frame is not None:
+            self._scene.fit_view(self._server, self._last_frame, grid=False)
+            camera = self._server.initial_camera
+            self._camera(position=camera.position, look_at=camera.look_at, up=camera.up)
+        return self
+
+    def set_camera_field_of_view(self, angle) -> Visualizer:
+        """The camera's vertical field of view (rad)."""
+        a = float(angle)
+        if not 0 < a < np.pi:
+            raise InvalidArgumentError(
+                f"Visualizer.set_camera_field_of_view: the angle is in (0, π) rad, got "
+                f"{angle!r}.")
+        self._camera(fov=a)
+        return self
+
+    def set_camera_clipping_planes(self, near, far) -> Visualizer:
+        """Draw only what lies between ``near`` and ``far`` (m) from the camera."""
+        near, far = float(near), float(far)
+        if not 0 < near < far < np.inf:
+            raise InvalidArgumentError(
+                f"Visualizer.set_camera_clipping_planes: need 0 < near < far, got near "
+                f"{near!r}, far {far!r}.")
+        self._camera(near=near, far=far)
+        return self
+
     # ---------------------------------------------------------- decorations
     def add_decoration(self, body: int, X_BD, geometry: DecorativeGeometry) -> int:
         """Draw ``geometry`` fixed to mobilized body ``body`` (0: Ground) at X_BD, in
@@ -222,6 +315,16 @@ class Visualizer:
                 f"generate_decorations(state, geometry) method.")
         self._generators.append(generator)
         return len(self._generators) - 1
+
+    def add_rubber_band_line(self, body1: int, station1, body2: int, station2,
+                             line=None) -> int:
+        """A line drawn every frame from ``station1`` on mobilized body ``body1`` to
+        ``station2`` on ``body2`` (each in its body's frame, m), as ``line`` (a
+        DecorativeLine, for its colour and thickness) looks."""
+        from kinetree.viz.generators import RubberBandLine
+
+        return self.add_decoration_generator(
+            RubberBandLine(self._system, body1, station1, body2, station2, line))
 
     # ---------------------------------------------------------------- input
     def add_input_listener(self, listener: InputListener) -> int:
@@ -265,6 +368,21 @@ class Visualizer:
                 f"Visualizer.set_slider_value: no slider {slider_id!r}; add it with "
                 f"add_slider first.")
         self._sliders[slider_id].value = float(value)
+        return self
+
+    def set_slider_range(self, slider_id: int, min_value, max_value) -> Visualizer:
+        """Change slider ``slider_id``'s range."""
+        if slider_id not in self._sliders:
+            raise InvalidArgumentError(
+                f"Visualizer.set_slider_range: no slider {slider_id!r}; add it with "
+                f"add_slider first.")
+        lo, hi = float(min_value), float(max_value)
+        if not (np.isfinite([lo, hi]).all() and lo < hi):
+            raise InvalidArgumentError(
+                f"Visualizer.set_slider_range: need finite min < max, got {min_value!r}, "
+                f"{max_value!r}.")
+        handle = self._sliders[slider_id]
+        handle.min, handle.max, handle.step = lo, hi, (hi - lo) / 1000
         return self
 
     def add_menu(self, title: str, menu_id: int, items) -> Visualizer:
@@ -386,6 +504,9 @@ class Visualizer:
         with self._draw_lock:
             with self._server.atomic():
                 self._scene.show(frame)
+                if self._sim_time is not None:
+                    self._sim_time.content = f"t = {frame.t:.4f} s"
+            self._last_frame = frame
             self._last_drawn = time.perf_counter()
             self._log.append((self._last_drawn, frame.t, reported))
 
@@ -401,6 +522,10 @@ class Visualizer:
                     return False
                 self._cond.wait(left)
             return not self._undrawn
+
+    def flush_frames(self) -> None:
+        """Wait until every reported frame has been drawn (Simbody's flushFrames)."""
+        self.wait_for_frames()
 
     def get_frame_log(self) -> np.ndarray:
         """One row per frame drawn: wall time it was drawn, its simulated time, and the
