@@ -502,8 +502,11 @@ class Visualizer:
 
     def _draw(self, frame: Frame, reported: float) -> None:
         with self._draw_lock:
+            scene = self._scene
+            if scene is None:       # a setting changed: the next frame rebuilds the scene
+                return
             with self._server.atomic():
-                self._scene.show(frame)
+                scene.show(frame)
                 if self._sim_time is not None:
                     self._sim_time.content = f"t = {frame.t:.4f} s"
             self._last_frame = frame

@@ -17,9 +17,10 @@ from kinetree.multibody.kernels.acceleration import body_accelerations
 from kinetree.multibody.kernels.crba import mass_matrix
 from kinetree.multibody.kernels.rnea import residual_forces
 from kinetree.multibody.kernels.small import PIVOT_TOLERANCE
+from kinetree.multibody.tree_model import kernel
 
 
-@numba.njit(cache=True, forceinline=True)
+@kernel
 def factor_mass_matrix(tree, cache):
     """M into cache.M_dense, then its Cholesky factor L into the lower triangle (M stays
     in the upper). False if M is not positive definite: a pivot not above PIVOT_TOLERANCE
@@ -59,7 +60,7 @@ def cholesky_solve(L, x):
         x[i] = s / L[i, i]
 
 
-@numba.njit(cache=True, forceinline=True)
+@kernel
 def dense_accelerations(tree, cache, c, bias, A, f, F, udot):
     """``aba.acceleration_sweep`` through the factored M: u̇ = -M⁻¹ (c - f - Jᵀ F), the
     bracket being inverse dynamics at u̇ = 0, then the body accelerations into A."""
