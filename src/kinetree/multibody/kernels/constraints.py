@@ -54,6 +54,7 @@ from kinetree.multibody.kernels.ancestor_frame import (
     relative_pose,
     relative_velocity,
 )
+from kinetree.multibody.kernels.dense import cholesky_solve
 from kinetree.multibody.kernels.small import rotate3, vec3
 from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, unpack_tree
 
@@ -310,16 +311,7 @@ def solve_semidefinite(G, Y, b, x, L, pivots, S):
         for j in range(k + 1, r):
             for i in range(j, r):
                 C[i, j] -= C[i, k] * C[j, k]
-    for i in range(r):
-        s = v[i]
-        for j in range(i):
-            s -= C[i, j] * v[j]
-        v[i] = s / C[i, i]
-    for i in range(r - 1, -1, -1):
-        s = v[i]
-        for j in range(i + 1, r):
-            s -= C[j, i] * v[j]
-        v[i] = s / C[i, i]
+    cholesky_solve(C, v[:r])
     for i in range(m):
         s = 0.0
         for j in range(min(i + 1, r)):
