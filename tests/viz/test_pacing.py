@@ -159,6 +159,7 @@ def test_simulate_with_a_reporter_feeds_the_view(pendulum):
     system.add_event_reporter(kt.Visualizer.Reporter(viz, 0.01))
     traj = kt.simulate(system, state, 0.2, progress=False)
     assert traj.t[-1] == pytest.approx(0.2)
+    assert viz.wait_for_frames(timeout=10)          # drawn on the drawing thread
     assert len(viz.get_frame_log()) >= 1
 
 
