@@ -168,6 +168,16 @@ class MobilizedBody:
     def get_num_q(self, state) -> int:
         return int(self._tree(state, Stage.MODEL, "get_num_q").tree.nq[self._index])
 
+    def get_first_q_index(self, state) -> int:
+        """Where this mobilizer's q begin among the matter subsystem's q (MODEL)."""
+        return int(self._tree(state, Stage.MODEL, "get_first_q_index").tree.q_start[
+            self._index])
+
+    def get_first_u_index(self, state) -> int:
+        """Where this mobilizer's u begin among the matter subsystem's u (MODEL)."""
+        return int(self._tree(state, Stage.MODEL, "get_first_u_index").tree.u_start[
+            self._index])
+
     def get_num_u(self, state) -> int:
         return int(self._tree(state, Stage.MODEL, "get_num_u").tree.nu[self._index])
 
@@ -354,6 +364,37 @@ class MobilizedBody:
         R_AB = in_body_A.get_body_rotation(state).as_matrix().T @ \
             self.get_body_rotation(state).as_matrix()
         return V_AB[3:] + np.cross(V_AB[:3], R_AB @ np.asarray(station_B, dtype=float))
+
+    def express_vector_in_ground_frame(self, state, vector_B) -> np.ndarray:
+        """v_G = R_GB v_B: a vector given in this body's frame, expressed in Ground."""
+        return self.get_body_rotation(state) @ np.asarray(vector_B, dtype=float)
+
+    def express_ground_vector_in_body_frame(self, state, vector_G) -> np.ndarray:
+        """v_B = R_GBᵀ v_G: a vector given in Ground, expressed in this body's frame."""
+        return self.get_body_rotation(state).as_matrix().T @ np.asarray(vector_G, dtype=float)
+
+    def express_vector_in_another_body_frame(self, state, vector_B, in_body_A) -> np.ndarray:
+        """v_A = R_GAᵀ R_GB v_B: a vector given in this body's frame, expressed in body
+        A's."""
+        return in_body_A.express_ground_vector_in_body_frame(
+            state, self.express_vector_in_ground_frame(state, vector_B))
+
+    def find_body_transform_in_another_body(self, state, in_body_A) -> Transform:
+        """X_AB = X_GA⁻¹ X_GB: this body's frame measured from and expressed in body A's."""
+        return in_body_A.get_body_transform(state).invert() @ self.get_body_transform(state)
+
+    def find_body_rotation_in_another_body(self, state, in_body_A) -> Rotation:
+        """R_AB = R_GAᵀ R_GB."""
+        return in_body_A.get_body_rotation(state).invert() @ self.get_body_rotation(state)
+
+    def find_body_origin_location_in_another_body(self, state, to_body_A) -> np.ndarray:
+        """p_AB (m, in A): this body's origin measured from body A's."""
+        return self.find_station_location_in_another_body(state, np.zeros(3), to_body_A)
+
+    def find_mass_center_location_in_ground(self, state) -> np.ndarray:
+        """p_G of this body's mass center (m)."""
+        return self.find_station_location_in_ground(
+            state, self.get_body_mass_properties(state).get_mass_center())
 
     def find_station_location_in_ground(self, state, station_B) -> np.ndarray:
         """p_GS for a station S fixed on the body, given as p_BS (m)."""
@@ -564,4 +605,10 @@ MobilizedBody.Ellipsoid = _Ellipsoid
 MobilizedBody.Custom = _Custom
 MobilizedBody.FunctionBased = _FunctionBased
 MobilizedBody.Ground = Ground
+# Simbody's other names for the same mobilizers.
+MobilizedBody.Revolute = MobilizedBody.Torsion = MobilizedBody.Pin
+MobilizedBody.Prismatic = MobilizedBody.Slider
+MobilizedBody.Spherical = MobilizedBody.Orientation = MobilizedBody.Ball
+MobilizedBody.Cartesian = MobilizedBody.CartesianCoords = MobilizedBody.Translation
+MobilizedBody.PolarCoords = MobilizedBody.BendStretch
 
