@@ -63,6 +63,8 @@ def test_every_decoration_type_has_its_shape():
         (kt.DecorativeEllipsoid([0.1, 0.2, 0.3]), "mesh", 4 / 3 * math.pi * 0.1 * 0.2 * 0.3),
         (kt.DecorativeTorus(1.0, 0.1), "mesh", 2 * math.pi**2 * 1.0 * 0.1**2),
         (kt.DecorativeMesh(trimesh.creation.box([1, 2, 3])), "mesh", 6.0),
+        (kt.DecorativeMesh(kt.ContactGeometry.TriangleMesh(
+            *kt.viz.shapes.unit_sphere(3))), "mesh", 4.0 / 3.0 * math.pi),
         (kt.DecorativeLine([0, 0, 0], [1, 2, 3]), "lines", None),
         (kt.DecorativeArrow([0, 0, 0], [0, 1, 0], 0.2), "arrows", None),
         (kt.DecorativeFrame(0.5), "axes", None),

@@ -398,6 +398,14 @@ class TriangleMesh(ContactGeometry):
         """The number of triangular faces."""
         return len(self._faces)
 
+    def get_vertices(self) -> np.ndarray:
+        """All vertex positions (n, 3) in the surface frame S (m), read-only."""
+        return self._vertices
+
+    def get_faces(self) -> np.ndarray:
+        """All faces (m, 3) as indices of their vertices, read-only."""
+        return self._faces
+
     def is_smooth(self) -> bool:
         """Whether normals are interpolated from the vertex normals (else per face)."""
         return self._smooth

@@ -613,7 +613,7 @@ class Integrator:
         time when t0 + h is within the time tolerance of it, so that fixed steps land on
         report times n h exactly instead of drifting past them by rounding."""
         t_end = t0 + h
-        tol = 1e-14 * max(1.0, abs(t_end))
+        tol = self._time_tol(t_end)
         if self._stop_now - t_end <= tol:
             return self._stop_now
         if abs(self._report_now - t_end) <= tol:

@@ -22,11 +22,8 @@ def as_triangles(mesh, where: str) -> tuple[np.ndarray, np.ndarray]:
     a trimesh.Trimesh or a (vertices, faces) pair, checked."""
     if isinstance(mesh, (str, Path)):
         vertices, faces = read_mesh(mesh)
-    elif hasattr(mesh, "get_num_vertices") and hasattr(mesh, "get_face_vertex"):
-        vertices = np.array([mesh.get_vertex_position(i)
-                             for i in range(mesh.get_num_vertices())])
-        faces = np.array([[mesh.get_face_vertex(f, k) for k in range(3)]
-                          for f in range(mesh.get_num_faces())])
+    elif hasattr(mesh, "get_vertices") and hasattr(mesh, "get_faces"):
+        vertices, faces = mesh.get_vertices(), mesh.get_faces()
     elif hasattr(mesh, "vertices") and hasattr(mesh, "faces"):
         vertices, faces = mesh.vertices, mesh.faces
     elif isinstance(mesh, (tuple, list)) and len(mesh) == 2:

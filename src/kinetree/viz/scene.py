@@ -181,9 +181,9 @@ def frame_of(system, state, generators=(), implementations=()) -> Frame:
     return Frame(float(state.get_time()), R_GB.copy(), p_GB.copy(), generated)
 
 
-def _rgb(geometry, fallback) -> np.ndarray:
-    color = geometry.get_color() if geometry.has_color() else np.asarray(fallback)
-    return np.round(255 * color).astype(np.uint8)
+def _rgb(geometry) -> np.ndarray:
+    """A decoration's colour (the default where none was set) in 8 bits."""
+    return np.round(255 * geometry.get_color()).astype(np.uint8)
 
 
 def linear_rgb(srgb: np.ndarray) -> np.ndarray:
@@ -206,11 +206,11 @@ class Batch:
         self.data: list = []
         self.handle = None
 
-    def add(self, b: int, X_BD: Transform, geometry, data, fallback) -> None:
+    def add(self, b: int, X_BD: Transform, geometry, data) -> None:
         self.bodies.append(b)
         self.R_BD.append(X_BD.R.as_matrix())
         self.p_BD.append(np.asarray(X_BD.p, dtype=float))
-        self.colors.append(_rgb(geometry, fallback))
+        self.colors.append(_rgb(geometry))
         self.opacities.append(geometry.get_opacity())
         self.data.append(data)
 
@@ -291,15 +291,15 @@ class Batch:
 
 
 def batches(placed) -> list:
-    """The Batches of ``placed``, (body, X_BD, geometry, fallback colour) tuples: one per
+    """The Batches of ``placed``, (body, X_BD, geometry) triples: one per
     Shape key, meshes of the same geometry instanced."""
     out: dict = {}
-    for b, X_BD, g, fallback in placed:
+    for b, X_BD, g in placed:
         shape = shape_of(g)
         key = (shape.kind, shape.key)
         if key not in out:
             out[key] = Batch(shape.kind, shape.key)
-        out[key].add(b, X_BD, g, shape.data, fallback)
+        out[key].add(b, X_BD, g, shape.data)
     return list(out.values())
 
 
@@ -337,8 +337,7 @@ class Scene:
                 shown = [(b, g) for g in _default_geometry(matter, b, length)]
             fixed += shown
         self._fixed = [(b, g) for b, g in fixed if b > 0]
-        self._batches = batches((b, g.get_transform(), g, deco.DEFAULT_COLOR)
-                                for b, g in fixed)
+        self._batches = batches((b, g.get_transform(), g) for b, g in fixed)
         self._created = False
 
     def frame_of(self, state, generators=()) -> Frame:
@@ -391,7 +390,6 @@ class Scene:
         self._created = True
         for batch in self._generated:
             batch.remove()
-        self._generated = batches((0, X_GD, g, deco.DEFAULT_COLOR)
-                                  for X_GD, g in frame.generated)
+        self._generated = batches((0, X_GD, g) for X_GD, g in frame.generated)
         for k, batch in enumerate(self._generated):
             batch.create(self._scene, f"/generated/{k}", frame)

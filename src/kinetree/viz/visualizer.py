@@ -57,6 +57,15 @@ def _positive(value, where: str, what: str) -> float:
     return v
 
 
+def _range(min_value, max_value, where: str) -> tuple[float, float]:
+    lo, hi = float(min_value), float(max_value)
+    if not (np.isfinite([lo, hi]).all() and lo < hi):
+        raise InvalidArgumentError(
+            f"Visualizer.{where}: a slider needs finite min < max, got min {min_value!r}, "
+            f"max {max_value!r}.")
+    return lo, hi
+
+
 class Reporter(PeriodicEventReporter):
     """An event reporter that reports the State to a Visualizer every ``report_interval``
     seconds of simulated time; by default one frame period of simulated time
@@ -121,7 +130,6 @@ class Visualizer:
         self._cond = threading.Condition()
         self._draw_lock = threading.Lock()
         self._closed = False
-        self._failure: BaseException | None = None
         self._last_kept = -np.inf
         self._last_drawn = -np.inf
         self._log: list = []
@@ -345,11 +353,12 @@ class Visualizer:
     def add_slider(self, title: str, slider_id: int, min_value, max_value, value) -> Visualizer:
         """A slider in the page's control panel; moving it sends (slider_id, value) to the
         input listeners."""
-        lo, hi, v = (float(x) for x in (min_value, max_value, value))
-        if not (np.isfinite([lo, hi, v]).all() and lo < hi and lo <= v <= hi):
+        lo, hi = _range(min_value, max_value, "add_slider")
+        v = float(value)
+        if not lo <= v <= hi:
             raise InvalidArgumentError(
-                f"Visualizer.add_slider: '{title}' needs finite min < max with the value "
-                f"between them, got min {min_value!r}, max {max_value!r}, value {value!r}.")
+                f"Visualizer.add_slider: '{title}' needs its value between min and max, got "
+                f"{value!r} outside [{lo}, {hi}].")
         handle = self._server.gui.add_slider(str(title), min=lo, max=hi, step=(hi - lo) / 1000,
                                              initial_value=v)
 
@@ -363,25 +372,20 @@ class Visualizer:
 
     def set_slider_value(self, slider_id: int, value) -> Visualizer:
         """Move slider ``slider_id`` (listeners are not told: the program moved it)."""
+        self._slider(slider_id, "set_slider_value").value = float(value)
+        return self
+
+    def _slider(self, slider_id: int, where: str):
         if slider_id not in self._sliders:
             raise InvalidArgumentError(
-                f"Visualizer.set_slider_value: no slider {slider_id!r}; add it with "
-                f"add_slider first.")
-        self._sliders[slider_id].value = float(value)
-        return self
+                f"Visualizer.{where}: no slider {slider_id!r}; add it with add_slider "
+                f"first.")
+        return self._sliders[slider_id]
 
     def set_slider_range(self, slider_id: int, min_value, max_value) -> Visualizer:
         """Change slider ``slider_id``'s range."""
-        if slider_id not in self._sliders:
-            raise InvalidArgumentError(
-                f"Visualizer.set_slider_range: no slider {slider_id!r}; add it with "
-                f"add_slider first.")
-        lo, hi = float(min_value), float(max_value)
-        if not (np.isfinite([lo, hi]).all() and lo < hi):
-            raise InvalidArgumentError(
-                f"Visualizer.set_slider_range: need finite min < max, got {min_value!r}, "
-                f"{max_value!r}.")
-        handle = self._sliders[slider_id]
+        handle = self._slider(slider_id, "set_slider_range")
+        lo, hi = _range(min_value, max_value, "set_slider_range")
         handle.min, handle.max, handle.step = lo, hi, (hi - lo) / 1000
         return self
 
@@ -486,7 +490,6 @@ class Visualizer:
             try:
                 self._draw(frame, reported)
             except Exception as error:          # the view fails, the simulation goes on
-                self._failure = error
                 with self._cond:
                     self._closed = True
                     self._queue.clear()
