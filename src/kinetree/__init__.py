@@ -62,7 +62,7 @@ from kinetree.multibody.check_constraint import check_constraint
 from kinetree.multibody.check_mobilizer import check_mobilizer
 from kinetree.study import Assembler, AssemblyCondition, Markers, QValue, Trajectory, simulate
 from kinetree.study.time_stepper import TimeStepper
-from kinetree.system import Stage, State, Subsystem, System
+from kinetree.system import Measure, Stage, State, Subsystem, System
 from kinetree.system.events import (
     EventTriggerInfo,
     PeriodicEventHandler,
@@ -134,6 +134,7 @@ __all__ = [
     "Integrator",
     "Markers",
     "MassProperties",
+    "Measure",
     "MobilizedBody",
     "MultibodySystem",
     "PeriodicEventHandler",

@@ -82,8 +82,9 @@ def residual_check(system: kt.MultibodySystem, matter: kt.SimbodyMatterSubsystem
     mass matrix, inverse dynamics (c − f) and the multipliers' generalized forces."""
     system.realize(state, kt.Stage.ACCELERATION)
     M = matter.calc_m(state)
-    bias = matter.calc_residual_force(state, matter.upd_mobility_forces(state),
-                                      matter.upd_body_forces(state), np.zeros(M.shape[0]))
+    bias = matter.calc_residual_force_ignoring_constraints(
+        state, matter.upd_mobility_forces(state), matter.upd_body_forces(state),
+        np.zeros(M.shape[0]))
     g_t_lambda = matter.multiply_by_g_transpose(state, state.get_multipliers())
     expected = np.linalg.solve(M, -bias - g_t_lambda)
     return float(np.abs(state.get_u_dot() - expected).max())

@@ -45,6 +45,9 @@ FORCES = {
     "constant_torque": 10,
     "global_damper": 11,
     "linear_bushing": 12,
+    "gravity": 13,
+    "discrete_forces": 14,
+    "mobility_discrete_force": 15,
 }
 """Force element type codes (column 0 of a force table), one module each in
 forces/elements/, each with a ``calc``. Force.Custom has none: its Python runs beside the
@@ -73,6 +76,10 @@ CONSTRAINTS = {
     "no_slip1d": 8,
     "constant_speed": 9,
     "constant_acceleration": 10,
+    "point_on_plane_contact": 11,
+    "sphere_on_plane_contact": 12,
+    "sphere_on_sphere_contact": 13,
+    "line_on_line_contact": 14,
 }
 """Constraint type codes (column 0 of a constraint table), one module each in
 multibody/constraints/, each with compiled ``acceleration_errors`` and ``forces``, and

@@ -104,8 +104,8 @@ def generalized_force(system, matter, state):
     f = matter.upd_mobility_forces(state).copy()
     F = matter.upd_body_forces(state).copy()
     zero = np.zeros(n)
-    return (-matter.calc_residual_force(state, f, F, zero)
-            + matter.calc_residual_force(state, zero, 0 * F, zero))
+    return (-matter.calc_residual_force_ignoring_constraints(state, f, F, zero)
+            + matter.calc_residual_force_ignoring_constraints(state, zero, 0 * F, zero))
 
 
 CONSERVATIVE = {

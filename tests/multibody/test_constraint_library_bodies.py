@@ -172,8 +172,8 @@ def kkt(matter, state):
     independent operator, solved in the minimum-norm sense (redundant rows allowed)."""
     n = len(state.get_u())
     d = matter.get_tree_data(state, kt.Stage.DYNAMICS, "test")
-    f_minus_c = -matter.calc_residual_force(state, d.mobility_forces, d.body_forces,
-                                            np.zeros(n))
+    f_minus_c = -matter.calc_residual_force_ignoring_constraints(
+        state, d.mobility_forces, d.body_forces, np.zeros(n))
     M, G = matter.calc_m(state), matter.calc_g(state)
     b = -matter.calc_bias_for_multiply_by_g(state)
     m = G.shape[0]

@@ -184,7 +184,7 @@ def kkt(matter, state):
     dynamics, G column by column and b = -bias."""
     n = len(state.get_u())
     f, F = applied_forces(matter, state)
-    f_minus_c = -matter.calc_residual_force(state, f, F, np.zeros(n))
+    f_minus_c = -matter.calc_residual_force_ignoring_constraints(state, f, F, np.zeros(n))
     M, G = matter.calc_m(state), matter.calc_g(state)
     b = -matter.calc_bias_for_multiply_by_g(state)
     m = G.shape[0]
@@ -358,7 +358,7 @@ def test_prescribed_motion_follows_f_and_its_force_is_the_inverse_dynamics_force
         # inverse dynamics with the solved u̇: the residual M u̇ - f is the force the
         # constraint applies, -Gᵀλ, alone
         mobility, body = applied_forces(matter, s)
-        residual = matter.calc_residual_force(s, mobility, body, s.get_u_dot())
+        residual = matter.calc_residual_force_ignoring_constraints(s, mobility, body, s.get_u_dot())
         driving = c.get_constrained_mobility_forces_as_vector(s)   # the gimbal's 3 u: Gᵀλ
         gimbal_u = [_u_index(s, b["gimbal"], k) for k in range(3)]
         np.testing.assert_allclose(residual[gimbal_u], -driving, rtol=0, atol=1e-9)
@@ -394,8 +394,9 @@ def test_prescribed_pendulum_torque_is_the_analytic_one():
             pytest.approx(tau, abs=1e-9)
         # and by inverse dynamics with the prescribed θ̈, independent of the solve
         mobility, body = applied_forces(matter, s)
-        assert matter.calc_residual_force(s, mobility, body, [theta_dd])[0] == \
-            pytest.approx(tau, abs=1e-9)
+        residual = matter.calc_residual_force_ignoring_constraints(s, mobility, body,
+                                                                   [theta_dd])
+        assert residual[0] == pytest.approx(tau, abs=1e-9)
 
     rk4_run(system, system.realize_topology(), 1e-2, 30, check)
 

@@ -57,8 +57,8 @@ def kkt(system, matter, state):
     the minimum-norm sense."""
     n = len(state.get_u())
     d = matter.get_tree_data(state, kt.Stage.DYNAMICS, "test")
-    f_minus_c = -matter.calc_residual_force(state, d.mobility_forces, d.body_forces,
-                                            np.zeros(n))
+    f_minus_c = -matter.calc_residual_force_ignoring_constraints(
+        state, d.mobility_forces, d.body_forces, np.zeros(n))
     M, G = matter.calc_m(state), matter.calc_g(state)
     b = -matter.calc_bias_for_multiply_by_g(state)
     m = G.shape[0]
@@ -193,8 +193,8 @@ def test_disabling_removes_the_equations():
     assert len(state.get_multipliers()) == 0
     d = matter.get_tree_data(state, kt.Stage.DYNAMICS, "test")
     free_udot = matter.multiply_by_m_inv(
-        state, -matter.calc_residual_force(state, d.mobility_forces, d.body_forces,
-                                           np.zeros(len(constrained))))
+        state, -matter.calc_residual_force_ignoring_constraints(
+            state, d.mobility_forces, d.body_forces, np.zeros(len(constrained))))
     np.testing.assert_allclose(state.get_u_dot(), free_udot, atol=1e-10)
     assert np.abs(state.get_u_dot() - constrained).max() > 1e-3
     rods[0].enable(state)
@@ -309,11 +309,11 @@ def test_n_transposes_and_pq_match_explicit_matrices_and_finite_differences():
     system, matter, rods = model(inner=True)
     state = consistent_state(system, np.random.default_rng(9))
     nq, nu = len(state.get_q()), len(state.get_u())
-    N = np.column_stack([matter.multiply_by_n(state, e) for e in np.eye(nu)])
+    N = np.column_stack([matter.multiply_by_n(state, False, e) for e in np.eye(nu)])
     N_inv = np.column_stack([matter.multiply_by_n_inv(state, e) for e in np.eye(nq)])
     rng = np.random.default_rng(10)
     f_q, x_u = rng.normal(size=nq), rng.normal(size=nu)
-    np.testing.assert_allclose(matter.multiply_by_n(state, f_q, transpose=True), N.T @ f_q,
+    np.testing.assert_allclose(matter.multiply_by_n(state, True, f_q), N.T @ f_q,
                                atol=1e-13)
     np.testing.assert_allclose(matter.multiply_by_n_inv(state, x_u, transpose=True),
                                N_inv.T @ x_u, atol=1e-13)

@@ -290,7 +290,8 @@ def test_aba_equals_mass_matrix_dynamics_on_a_mixed_tree(euler):
         n, nb = udot.size, matter.get_num_bodies()
         f = np.zeros(n)
         f[4], f[8] = 1.5, -0.7       # the slider's u and the tip's second u
-        c = matter.calc_residual_force(state, np.zeros(n), np.zeros((nb, 6)), np.zeros(n))
+        c = matter.calc_residual_force_ignoring_constraints(state, np.zeros(n),
+                                                            np.zeros((nb, 6)), np.zeros(n))
         M = matter.calc_m(state)
         np.testing.assert_allclose(udot, np.linalg.solve(M, f - c), rtol=1e-10, atol=1e-10)
         np.testing.assert_allclose(matter.multiply_by_m_inv(state, f - c), udot, atol=1e-10)
@@ -332,13 +333,14 @@ def test_hinge_quantities_are_rates(euler):
         Vdot = (body.get_mobilizer_velocity(plus) - body.get_mobilizer_velocity(minus)) \
             / (2 * H_STEP)
         np.testing.assert_allclose(cache.hdot_u[b], Vdot, atol=1e-7)
-    ndot = (matter.multiply_by_n(plus, u) - matter.multiply_by_n(minus, u)) / (2 * H_STEP)
+    ndot = (matter.multiply_by_n(plus, False, u)
+            - matter.multiply_by_n(minus, False, u)) / (2 * H_STEP)
     udot = np.array(matter.get_u_dot(state))
     np.testing.assert_allclose(matter.get_q_dot_dot(state),
-                               matter.multiply_by_n(state, udot) + ndot, atol=1e-7)
+                               matter.multiply_by_n(state, False, udot) + ndot, atol=1e-7)
     n = u.size
-    N = np.column_stack([matter.multiply_by_n(state, e) for e in np.eye(n)])
-    NT = np.column_stack([matter.multiply_by_n(state, e, transpose=True)
+    N = np.column_stack([matter.multiply_by_n(state, False, e) for e in np.eye(n)])
+    NT = np.column_stack([matter.multiply_by_n(state, True, e)
                           for e in np.eye(q.size)])
     np.testing.assert_allclose(NT, N.T, atol=1e-15)
     N_inv = np.column_stack([matter.multiply_by_n_inv(state, e) for e in np.eye(q.size)])
@@ -486,5 +488,6 @@ def test_n_dot_operator_of_a_custom_quaternion():
     v = rng.normal(size=matter.get_u(state).size)
     plus = _shifted(system, matter, state, q + H_STEP * qdot)
     minus = _shifted(system, matter, state, q - H_STEP * qdot)
-    expected = (matter.multiply_by_n(plus, v) - matter.multiply_by_n(minus, v)) / (2 * H_STEP)
+    expected = (matter.multiply_by_n(plus, False, v)
+                - matter.multiply_by_n(minus, False, v)) / (2 * H_STEP)
     np.testing.assert_allclose(matter.multiply_by_n_dot(state, v), expected, atol=1e-8)

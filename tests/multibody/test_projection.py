@@ -103,8 +103,8 @@ def test_loops_of_bodies_far_apart_in_mass_solve_with_a_small_residual(
         return
     udot, lam = state.get_u_dot(), state.get_multipliers()
     zero_forces = np.zeros((matter.get_num_bodies(), 6))
-    bias = matter.calc_residual_force(state, np.zeros(udot.size), zero_forces,
-                                      np.zeros(udot.size))            # c (no forces)
+    bias = matter.calc_residual_force_ignoring_constraints(
+        state, np.zeros(udot.size), zero_forces, np.zeros(udot.size))   # c (no forces)
     G = matter.calc_g(state)
     residual = M @ udot + G.T @ lam + bias
     scale = (np.linalg.norm(M, 2) * np.linalg.norm(udot)
@@ -185,9 +185,8 @@ def test_loops_the_articulated_method_cannot_hold_are_solved_through_the_mass_ma
     assert matter.get_tree_data(state, kt.Stage.MODEL).status[4] == 1     # through M
     M, G = matter.calc_m(state), matter.calc_g(state)
     udot, lam = state.get_u_dot(), state.get_multipliers()
-    bias = matter.calc_residual_force(state, np.zeros(udot.size),
-                                      np.zeros((matter.get_num_bodies(), 6)),
-                                      np.zeros(udot.size))
+    bias = matter.calc_residual_force_ignoring_constraints(
+        state, np.zeros(udot.size), np.zeros((matter.get_num_bodies(), 6)), np.zeros(udot.size))
     residual = M @ udot + G.T @ lam + bias
     scale = (np.linalg.norm(M, 2) * np.linalg.norm(udot)
              + np.linalg.norm(G.T @ lam) + np.linalg.norm(bias))

@@ -8,7 +8,8 @@ System's realization order:
 - a built-in subsystem contributes its compiled part and the Python it still needs
   (custom mobilizers' pre-passes, constraints, Force.Custom elements);
 - any other subsystem, and a built-in one whose class overrides a realize hook, has its
-  hooks called as System.realize would, so every hook a user writes is honored.
+  hooks called as System.realize would, so every hook a user writes is honored;
+- the measures a subsystem adopted do their stage's work after the subsystem's.
 
 A request to realize up to some stage then becomes a short list of actions in which
 consecutive stages with no Python between them share one compiled call: a model made of
@@ -45,6 +46,24 @@ def _keeps_hooks(subsystem, built_in: type) -> bool:
     """Whether ``subsystem`` realizes with ``built_in``'s own hooks (none overridden)."""
     return isinstance(subsystem, built_in) and all(
         getattr(type(subsystem), hook) is getattr(built_in, hook) for hook in _HOOKS.values())
+
+
+def _hooks_and_measures(subsystem) -> dict:
+    """{stage: [work]}: the realize hooks ``subsystem`` overrides from TIME on, each
+    followed by its measures' work of that stage in one call (the part is marked realized
+    after the call)."""
+    work = {g: [getattr(subsystem, hook)] for g, hook in _HOOKS.items()
+            if getattr(type(subsystem), hook) is not getattr(Subsystem, hook)}
+    for g, (measures,) in subsystem._measure_work().items():
+        work[g] = [_then(work[g][0], measures) if g in work else measures]
+    return work
+
+
+def _then(first, second):
+    def both(state):
+        first(state)
+        second(state)
+    return both
 
 
 class RealizationPlan:
@@ -85,10 +104,10 @@ class RealizationPlan:
                 compliant = ss
                 self._add(i, {}, ss._python_work(state))
             else:
-                self._add(i, {}, {g: [getattr(ss, hook)] for g, hook in _HOOKS.items()
-                                  if getattr(type(ss), hook) is not getattr(Subsystem, hook)})
+                self._add(i, {}, _hooks_and_measures(ss))
                 continue
             self._compiled_parts.append(i)
+            self._add(i, {}, ss._measure_work())
         if compiled:
             table = NO_FORCES
             if forces is not None:

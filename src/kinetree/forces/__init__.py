@@ -3,12 +3,16 @@
 from kinetree.forces.custom import Custom
 from kinetree.forces.elements.constant_force import ConstantForce
 from kinetree.forces.elements.constant_torque import ConstantTorque
+from kinetree.forces.elements.discrete_forces import DiscreteForces
 from kinetree.forces.elements.global_damper import GlobalDamper
+from kinetree.forces.elements.gravity import Gravity
 from kinetree.forces.elements.linear_bushing import LinearBushing
 from kinetree.forces.elements.mobility_constant_force import MobilityConstantForce
+from kinetree.forces.elements.mobility_discrete_force import MobilityDiscreteForce
 from kinetree.forces.elements.mobility_linear_damper import MobilityLinearDamper
 from kinetree.forces.elements.mobility_linear_spring import MobilityLinearSpring
 from kinetree.forces.elements.mobility_linear_stop import MobilityLinearStop
+from kinetree.forces.elements.thermostat import Thermostat
 from kinetree.forces.elements.two_point_constant_force import TwoPointConstantForce
 from kinetree.forces.elements.two_point_linear_damper import TwoPointLinearDamper
 from kinetree.forces.elements.two_point_linear_spring import TwoPointLinearSpring
@@ -19,12 +23,16 @@ from kinetree.forces.general import GeneralForceSubsystem
 
 Force.ConstantForce = ConstantForce
 Force.ConstantTorque = ConstantTorque
+Force.DiscreteForces = DiscreteForces
 Force.GlobalDamper = GlobalDamper
+Force.Gravity = Gravity
 Force.LinearBushing = LinearBushing
 Force.MobilityConstantForce = MobilityConstantForce
+Force.MobilityDiscreteForce = MobilityDiscreteForce
 Force.MobilityLinearDamper = MobilityLinearDamper
 Force.MobilityLinearSpring = MobilityLinearSpring
 Force.MobilityLinearStop = MobilityLinearStop
+Force.Thermostat = Thermostat
 Force.TwoPointConstantForce = TwoPointConstantForce
 Force.TwoPointLinearDamper = TwoPointLinearDamper
 Force.TwoPointLinearSpring = TwoPointLinearSpring

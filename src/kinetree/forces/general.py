@@ -19,6 +19,7 @@ from kinetree.engine.kinds import Kinds
 from kinetree.errors import InvalidArgumentError
 from kinetree.forces.elements._table import FORCE_I_COLUMNS, TableForce
 from kinetree.forces.elements.dispatch import calc_force_elements
+from kinetree.forces.force import Force
 from kinetree.forces.force_subsystem import ForceSubsystem
 from kinetree.system.stage import Stage
 
@@ -59,6 +60,7 @@ class GeneralForceSubsystem(ForceSubsystem):
         params, at = [], 0
         for k, f in enumerate(forces):
             if isinstance(f, TableForce):
+                f._lay_out(self._matter())
                 force_i[k, :4] = f._row()
                 force_i[k, 4] = at
                 params.append(f._defaults)
@@ -172,13 +174,87 @@ class GeneralForceSubsystem(ForceSubsystem):
         return self.get_system().get_matter_subsystem()
 
     # ------------------------------------------------------------ elements
+    def _force_index(self, force, where: str) -> int:
+        """The index of ``force``: one of this subsystem's Force elements, or its index."""
+        if isinstance(force, Force):
+            if force._forces is not self:
+                raise InvalidArgumentError(
+                    f"GeneralForceSubsystem.{where}: the {type(force).__name__} belongs to "
+                    f"another force subsystem.")
+            return force._index
+        if isinstance(force, (bool, np.bool_)) or not isinstance(force, (int, np.integer)) \
+                or not 0 <= force < len(self._forces):
+            raise InvalidArgumentError(
+                f"GeneralForceSubsystem.{where}: no force {force!r}; give one of its Force "
+                f"elements or an index 0..{len(self._forces) - 1}.")
+        return int(force)
+
+    upd_force = get_force
+
+    def get_multibody_system(self):
+        """The MultibodySystem this subsystem belongs to."""
+        return self.get_system()
+
     def is_force_disabled(self, state, force) -> bool:
-        return not self.get_discrete_variable(state, self._enabled_index)[force._index]
+        """Whether ``force`` (an element of this subsystem or its index) is disabled in
+        ``state``."""
+        k = self._force_index(force, "is_force_disabled")
+        return not self.get_discrete_variable(state, self._enabled_index)[k]
 
     def set_force_is_disabled(self, state, force, disabled: bool) -> None:
+        """Disable (True) or enable ``force`` (an element or its index) in ``state``; an
+        Instance-stage change."""
+        k = self._force_index(force, "set_force_is_disabled")
         enabled = list(self.get_discrete_variable(state, self._enabled_index))
-        enabled[force._index] = not disabled
+        enabled[k] = not disabled
         self.set_discrete_variable(state, self._enabled_index, enabled)
+
+    def calc_force_contributions_sum(self, state, force_indexes, body_forces=None,
+                                     mobility_forces=None) -> tuple[np.ndarray, np.ndarray]:
+        """The sum of the forces the elements ``force_indexes`` (elements of this
+        subsystem or their indices, in any order) would apply if ``state`` were realized
+        to DYNAMICS, the disabled ones contributing nothing: (body forces, bodies x 6, rows
+        [moment about the body origin; force] in N m and N, in Ground, Ground's row
+        first; mobility forces, one per u). ``state`` must be realized far enough for each
+        element (POSITION, or VELOCITY for a damper; if unsure, VELOCITY). Arrays given as
+        ``body_forces`` and ``mobility_forces`` are zeroed and filled in place, and
+        returned."""
+        where = "GeneralForceSubsystem.calc_force_contributions_sum"
+        if isinstance(force_indexes, (Force, int, np.integer)):
+            raise InvalidArgumentError(
+                f"{where}: force_indexes must be a list of elements or indices; wrap a single "
+                f"one in a list.")
+        chosen = [self._force_index(k, "calc_force_contributions_sum") for k in force_indexes]
+        enabled = self.get_discrete_variable(state, self._enabled_index)
+        chosen = [k for k in chosen if enabled[k]]
+        table = [k for k in chosen if isinstance(self._forces[k], TableForce)]
+        stage = max((self._forces[k].STAGE for k in table), default=Stage.MODEL)
+        matter = self._matter()
+        d = matter.get_tree_data(state, stage, where)
+        F = self._output(body_forces, d.body_forces.shape, where, "body_forces")
+        f = self._output(mobility_forces, d.mobility_forces.shape, where, "mobility_forces")
+        if table:
+            calc_force_elements(self._kinds, np.array(table, dtype=np.int64), self._force_i,
+                                self._params_array(state), d.tree_i, d.tree_f, d.kinds,
+                                d.buf, d.status, *matter._kernel_q_u(state), F, f,
+                                np.zeros(len(self._forces)))
+        for k in chosen:
+            if not isinstance(self._forces[k], TableForce):
+                self._forces[k].calc_force(state, F, None, f)
+        return F, f
+
+    @staticmethod
+    def _output(given, shape: tuple, where: str, what: str) -> np.ndarray:
+        """A zeroed array of ``shape``: ``given`` (checked) or a new one."""
+        if given is None:
+            return np.zeros(shape)
+        if not isinstance(given, np.ndarray) or given.shape != shape or \
+                given.dtype != np.float64 or not given.flags.writeable:
+            raise InvalidArgumentError(
+                f"{where}: {what} must be a writable float64 array of shape {shape}, or "
+                f"None for a new one.")
+        given[...] = 0.0
+        return given
 
     def _element_params(self, state, force) -> np.ndarray:
         """The parameters of table element ``force`` in ``state`` (read-only view)."""

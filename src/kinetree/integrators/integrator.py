@@ -99,6 +99,8 @@ class Integrator:
     compiled_method: int | None = None
     _CHECKPOINT: tuple = ()
     """The method's own attributes a checkpoint saves (study/checkpoint.py)."""
+    _initializes_measures = True
+    """Whether initialize() starts the measures afresh (a checkpoint's go on as saved)."""
 
     # The last step's ends (s), the next and the last step size (s), and the counters.
     _t0, _t1 = _Control(control.T0), _Control(control.T1)
@@ -367,7 +369,7 @@ class Integrator:
         self._group_ends = np.array([nq, nq + nu, ny], dtype=np.int64)
         self._allocate(ny)
         self._runs_compiled = self._compiles_runs()
-        self._begin_continuous_interval()
+        self._begin_continuous_interval(start=self._initializes_measures)
 
     def _replace_advanced_state(self, state) -> None:
         """Make ``state`` (a State of this System, e.g. one an event handler changed) the
@@ -384,18 +386,30 @@ class Integrator:
             return
         self._begin_continuous_interval()
 
-    def _begin_continuous_interval(self) -> None:
+    def _begin_continuous_interval(self, start: bool = False) -> None:
         """Start integrating from the advanced State as it is now (after initialize or an
         event): the work States take its discrete variables, the step size is estimated
-        afresh, and the trigger functions get new starting values."""
+        afresh, and the trigger functions get new starting values. At the ``start`` of a
+        study the measures are initialized and the auto-update discrete variables take
+        their first update values, as Simbody's Integrator::initialize does."""
         state = self._advanced
-        self._scratch = state.copy()
-        self._interpolated = state.copy()
-        # Compiled runs of steps, when the System offers them for this State.
-        self._stepper = self._system._compiled_stepper(state)
+        self._auto_updates = state._has_auto_update_variables()
+        # Compiled runs of steps, when the System offers them for this State (never with
+        # auto-update variables, which change between steps).
+        self._stepper = None if self._auto_updates else \
+            self._system._compiled_stepper(state)
         self._h_next = math.nan
         self._project(state, force=True)
+        if start:
+            self._system.initialize_measures(state)
+            if self._auto_updates:
+                # The first update values become the variables, and are computed afresh.
+                self._realize(state)
+                state.auto_update_discrete_variables()
+                state.invalidate_all(Stage.INSTANCE)
         self._realize(state)
+        self._scratch = state.copy()
+        self._interpolated = state.copy()
         self._unit_weights = self._system.calc_y_unit_weights(state)
         self._triggers = self._system.get_event_triggers(state)
         self._trigger_values = self._system.calc_event_trigger_values(state, self._triggers)
@@ -571,6 +585,11 @@ class Integrator:
         """Hook: put back what ``_history`` returned."""
 
     def _try_step(self, t_stop: float) -> None:
+        # A step begins: the auto-update discrete variables take the values computed at
+        # its start, in the work States too (Simbody's autoUpdateDiscreteVariables).
+        if self._auto_updates and self._advanced.auto_update_discrete_variables():
+            self._scratch._take_auto_update_values(self._advanced)
+            self._interpolated._take_auto_update_values(self._advanced)
         t0 = self._t1
         self._t0 = t0
         self._y0[:] = self._y1

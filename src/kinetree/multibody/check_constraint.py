@@ -450,7 +450,7 @@ def check_constraint(constraint, state, *, project: bool = True, seed: int = 0,
 
     # ------------------------------------------------------------ holonomic
     if mp:
-        qdot_x = matter.multiply_by_n(work, x)
+        qdot_x = matter.multiply_by_n(work, False, x)
 
         def position_map():
             """P x = ∂perr/∂q · N x (t fixed), with its error estimate."""
@@ -482,7 +482,7 @@ def check_constraint(constraint, state, *, project: bool = True, seed: int = 0,
 
         def paerr_is_second_derivative():
             qdot_m = np.array(work.get_q_dot())
-            qddot = matter.multiply_by_n_dot(work, u_m) + matter.multiply_by_n(work, y)
+            qddot = matter.multiply_by_n_dot(work, u_m) + matter.multiply_by_n(work, False, y)
             size = SECOND_DIFFERENCE_FACTOR * step
             h = min(_step(size, *qdot_m, 1.0),
                     np.sqrt(size / max(_max_abs(qddot), 1e-300)))
@@ -639,7 +639,7 @@ def _project(constraint, work, tolerance: float, step: float) -> str | None:
         if np.max(np.abs(perr), initial=0.0) <= tolerance:
             break
         q = np.array(work.get_q())
-        N = np.column_stack([matter.multiply_by_n(work, e) for e in np.eye(nu)])
+        N = np.column_stack([matter.multiply_by_n(work, False, e) for e in np.eye(nu)])
         h = step * 1e-2
         P = np.column_stack([(perr_at(q + h * n) - perr_at(q - h * n)) / (2 * h)
                              for n in N.T])

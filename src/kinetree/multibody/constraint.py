@@ -539,5 +539,18 @@ class Constraint:
         _, f = self._matter._constraint_forces(state, self, "get_constrained_mobility_forces")
         return f
 
+    def calc_power(self, state) -> float:
+        """The power (W) this constraint applies to the system: the forces it applies
+        (the negated constraint forces) dotted with the velocities they act on, -(Σ F_B ·
+        V_GB + Σ f_u u) over its constrained bodies and mobilities. Positive when it adds
+        energy; within round-off of zero for a workless constraint, so its integral is the
+        work a working one (ConstantSpeed driving a mobility, say) does (ACCELERATION)."""
+        F = self.get_constrained_body_forces_as_vector(state)
+        f = self.get_constrained_mobility_forces_as_vector(state)
+        V = np.array([b.get_body_velocity(state) for b in self._impl._bodies]).reshape(-1, 6)
+        u = [np.asarray(m.get_u(state), dtype=float) for m in self._impl._mobilizers]
+        u = np.concatenate(u) if u else np.zeros(0)
+        return -float(np.sum(F * V) + f @ u)
+
     def __repr__(self) -> str:
         return f"<{self._name()}>"

@@ -55,6 +55,7 @@ from kinetree.multibody.kernels.n_matrix import (
 )
 from kinetree.multibody.kernels.rnea import calc_residual_forces
 from kinetree.multibody.mobilized_body import Ground, MobilizedBody
+from kinetree.multibody.operators import MatterOperators
 from kinetree.multibody.tree_model import (
     PARAM_SIZE,
     TreeCache,
@@ -105,7 +106,7 @@ class TreeData:
                         None if self.custom is None else copy.deepcopy(self.custom, memo))
 
 
-class SimbodyMatterSubsystem(Subsystem):
+class SimbodyMatterSubsystem(MatterOperators, Subsystem):
     """The bodies and mobilizers of a MultibodySystem (Simbody's matter subsystem)."""
 
     def __init__(self, system):
@@ -555,38 +556,42 @@ class SimbodyMatterSubsystem(Subsystem):
                                 d.cache.zero, out)
         return out
 
-    def calc_residual_force(self, state, applied_mobility_forces, applied_body_forces,
-                            known_udot) -> np.ndarray:
-        """Inverse dynamics: f_res = M u̇ + c(q, u) - f_applied - Jᵀ F_applied, the extra
-        mobility forces that would produce ``known_udot`` (VELOCITY needed)."""
-        d = self.get_tree_data(state, Stage.VELOCITY, "SimbodyMatterSubsystem.calc_residual_force")
+    def calc_residual_force_ignoring_constraints(self, state, applied_mobility_forces,
+                                                 applied_body_forces, known_udot) -> np.ndarray:
+        """Inverse dynamics of the tree: f_res = M u̇ + c(q, u) - f_applied - Jᵀ F_applied,
+        the extra mobility forces that would produce ``known_udot`` were there no
+        constraints; an empty argument counts as zeros (VELOCITY needed)."""
+        where = "calc_residual_force_ignoring_constraints"
+        d = self.get_tree_data(state, Stage.VELOCITY, f"SimbodyMatterSubsystem.{where}")
         n = d.mobility_forces.size
-        udot = self._vector(known_udot, n, "calc_residual_force")
-        f = self._vector(applied_mobility_forces, n, "calc_residual_force")
-        F = np.asarray(applied_body_forces, dtype=float)
-        if F.shape != d.body_forces.shape:
-            raise InvalidArgumentError(
-                f"SimbodyMatterSubsystem.calc_residual_force: body forces must have shape "
-                f"{d.body_forces.shape}, got {F.shape}.")
+        udot = self._optional_vector(known_udot, n, where)
+        f = self._optional_vector(applied_mobility_forces, n, where)
+        F = self._optional_body_forces(applied_body_forces, where)
         out = np.zeros(n)
         calc_residual_forces(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, True, udot, f, F, out)
         return out
 
-    def multiply_by_n(self, state, u, transpose: bool = False) -> np.ndarray:
-        """N(q) u: the q̇ that the speeds u produce; with ``transpose``, Nᵀ f: the
-        generalized forces (one per u) equivalent to q-space forces f (POSITION)."""
+    def multiply_by_n(self, state, transpose: bool, in_) -> np.ndarray:
+        """Simbody's multiplyByN(s, transpose, in): N(q) in_ for u-like ``in_`` (the q̇
+        that speeds u produce); with ``transpose``, Nᵀ in_ for q-like ``in_`` (the
+        generalized forces, one per u, equivalent to q-space forces) (POSITION)."""
         d = self.get_tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.multiply_by_n")
         nq, nu = d.qdotdot_work.size, d.mobility_forces.size
+        if not isinstance(transpose, (bool, np.bool_)):
+            raise InvalidArgumentError(
+                "SimbodyMatterSubsystem.multiply_by_n(state, transpose, in_): the second "
+                "argument is the transpose flag (Simbody's order), got "
+                f"{type(transpose).__name__}; call multiply_by_n(state, False, u).")
         if transpose:
             out = np.zeros(nu)
-            f = self._vector(u, nq, "multiply_by_n")
+            f = self._vector(in_, nq, "multiply_by_n")
             multiply_by_n_transpose(d.tree_i, d.tree_f, d.kinds, self._kernel_q_u(state)[0], f,
                                     np.zeros((2, 7)), out)
             if d.custom is not None:
                 d.custom.n_transpose(f, out)
             return out
         out = np.zeros(nq)
-        u = self._vector(u, nu, "multiply_by_n")
+        u = self._vector(in_, nu, "multiply_by_n")
         multiply_by_n(d.tree_i, d.tree_f, d.kinds, self._kernel_q_u(state)[0], u, out)
         if d.custom is not None:
             d.custom.n_mult(u, out)
@@ -619,31 +624,6 @@ class SimbodyMatterSubsystem(Subsystem):
         J = np.zeros((6 * len(self._bodies), d.mobility_forces.size))
         calc_system_jacobian(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, J)
         return J
-
-    def calc_station_jacobian(self, state, mobod, station_B) -> np.ndarray:
-        """JS (3 x nu) with v_GS = JS u for the station S (m, in mobod's frame): one
-        O(n) transpose product per row."""
-        n = self.get_tree_data(state, Stage.POSITION, "calc_station_jacobian").mobility_forces.size
-        rows = [self.multiply_by_station_jacobian_transpose(state, mobod, station_B, e)
-                for e in np.eye(3)]
-        return np.array(rows).reshape(3, n)
-
-    def multiply_by_station_jacobian(self, state, mobod, station_B, u) -> np.ndarray:
-        """v_GS = JS u (m/s) for speeds u, in O(n)."""
-        V = self.multiply_by_system_jacobian(state, u)[mobod.get_mobilized_body_index()]
-        r = mobod.get_body_rotation(state) @ np.asarray(station_B, dtype=float)
-        return V[3:] + np.cross(V[:3], r)
-
-    def multiply_by_station_jacobian_transpose(self, state, mobod, station_B,
-                                               force_G) -> np.ndarray:
-        """JSᵀ f: the generalized forces equivalent to force f (N, in Ground) applied at
-        the station, in O(n)."""
-        F = np.zeros((len(self._bodies), 6))
-        b = mobod.get_mobilized_body_index()
-        r = mobod.get_body_rotation(state) @ np.asarray(station_B, dtype=float)
-        f = np.asarray(force_G, dtype=float)
-        F[b, :3], F[b, 3:] = np.cross(r, f), f
-        return self.multiply_by_system_jacobian_transpose(state, F)
 
     def multiply_by_system_jacobian(self, state, u) -> np.ndarray:
         """J u as (nb, 6): every body's spatial velocity for speeds u, in O(n)."""
@@ -884,10 +864,13 @@ class SimbodyMatterSubsystem(Subsystem):
         d, data = self._constraint_operands(state, Stage.POSITION, "calc_g_transpose")
         return cs.calc_g_transpose(state, data, d)
 
-    def multiply_by_g(self, state, udot) -> np.ndarray:
-        """G u̇ (m), without the bias b, in O(n + m) (VELOCITY)."""
+    def multiply_by_g(self, state, udot, bias=None) -> np.ndarray:
+        """G u̇ (m), without the bias b, in O(n + m) (VELOCITY); ``bias`` from
+        calc_bias_for_multiply_by_g saves recomputing it in repeated calls."""
         d, data = self._constraint_operands(state, Stage.VELOCITY, "multiply_by_g")
-        return cs.multiply_by_g(state, data, d, self._vector(udot, data.nu, "multiply_by_g"))
+        return cs.multiply_by_g(state, data, d, self._vector(udot, data.nu, "multiply_by_g"),
+                                None if bias is None else self._vector(bias, data.m,
+                                                                       "multiply_by_g"))
 
     def calc_bias_for_multiply_by_g(self, state) -> np.ndarray:
         """The acceleration errors at u̇ = 0 (that is -b), so udoterr = G u̇ + this."""
@@ -962,7 +945,8 @@ class SimbodyMatterSubsystem(Subsystem):
         """Move q along N Δu, halving the step until |perr| decreases; False if no step
         of the halvings does."""
         q_start = np.array(self.get_q(state))
-        dq = self.multiply_by_n(state, self._project_on_rows(state, d, data, perr, data.mp))
+        dq = self.multiply_by_n(state, False,
+                                self._project_on_rows(state, d, data, perr, data.mp))
         size = np.linalg.norm(perr)
         for _ in range(self.PROJECTION_HALVINGS):
             self.upd_q(state)[:] = q_start + dq

@@ -104,3 +104,34 @@ class MultibodySystem(System):
     def calc_energy(self, state) -> float:
         """Kinetic plus potential energy (J); needs DYNAMICS."""
         return self.calc_kinetic_energy(state) + self.calc_potential_energy(state)
+
+    def get_rigid_body_forces(self, state, stage):
+        """The body spatial forces the force subsystems have applied through ``stage``
+        (MODEL..DYNAMICS): (bodies x 6), rows [moment about the body origin; force] (N m;
+        N, in Ground), Ground's row first; read-only. Every force is applied during
+        DYNAMICS, so through an earlier stage they are zero. Needs ``stage``."""
+        return self._applied_forces(state, stage, "get_rigid_body_forces")[0]
+
+    def get_mobility_forces(self, state, stage):
+        """The generalized forces (one per u, N or N m) the force subsystems have applied
+        through ``stage`` (MODEL..DYNAMICS), as ``get_rigid_body_forces``; read-only."""
+        return self._applied_forces(state, stage, "get_mobility_forces")[1]
+
+    def _applied_forces(self, state, stage, method: str) -> tuple:
+        """(body forces, mobility forces) through ``stage``, read-only."""
+        where = f"MultibodySystem.{method}"
+        g = Stage.coerce(stage, where)
+        if not Stage.MODEL <= g <= Stage.DYNAMICS:
+            raise InvalidArgumentError(
+                f"{where}: forces are accumulated at stages MODEL through DYNAMICS; got "
+                f"{g.name}. Ask for DYNAMICS for all of them.")
+        self.require_stage(state, g, where)
+        d = self.get_matter_subsystem().get_tree_data(state, Stage.MODEL, where)
+        forces = (d.body_forces.view(), d.mobility_forces.view())
+        if g < Stage.DYNAMICS:
+            forces = (forces[0].copy(), forces[1].copy())
+            forces[0].fill(0.0)
+            forces[1].fill(0.0)
+        for a in forces:
+            a.flags.writeable = False
+        return forces

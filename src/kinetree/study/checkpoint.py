@@ -72,7 +72,11 @@ def load(path, stepper) -> None:
         raise StateMismatchError(
             f"{where}: {path} is damaged: {type(error).__name__} {error}.") from None
     state = State._from_parts(system, t, parts, str(path))
-    stepper.initialize(state)
+    integ._initializes_measures = False      # the measures go on from the saved State
+    try:
+        stepper.initialize(state)
+    finally:
+        del integ._initializes_measures
     for name, value in values.items():
         current = getattr(integ, name, None)
         if isinstance(current, np.ndarray) and isinstance(value, np.ndarray) and \

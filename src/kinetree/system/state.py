@@ -59,12 +59,19 @@ class _Block:
 
 
 class _DiscreteVariable:
-    __slots__ = ("stage", "alloc_stage", "value")
+    """``time`` is the time (s) of the State when the value last changed (nan: never);
+    ``update`` is the cache entry holding an auto-update variable's next value, of index
+    ``update_index`` in its subsystem's cache (None and -1 for an ordinary variable)."""
+
+    __slots__ = ("stage", "alloc_stage", "value", "time", "update", "update_index")
 
     def __init__(self, stage: Stage, alloc_stage: Stage, value):
         self.stage = stage
         self.alloc_stage = alloc_stage
         self.value = value
+        self.time = math.nan
+        self.update = None
+        self.update_index = -1
 
 
 class _CacheEntry:
@@ -583,6 +590,59 @@ class State:
         part.discrete.append(_DiscreteVariable(stage, g, value))
         return len(part.discrete) - 1
 
+    def _allocate_auto_update_discrete(self, index: int, stage, value, depends_on) -> int:
+        """A discrete variable whose update value lives in a lazy cache entry of earliest
+        stage ``depends_on``: ``auto_update_discrete_variables`` swaps the two once the
+        entry is current (Simbody's allocateAutoUpdateDiscreteVariable)."""
+        i = self._allocate_discrete(index, stage, value)
+        part = self._parts[index]
+        where = f"Subsystem '{part.name}'.allocate_auto_update_discrete_variable"
+        depends_on = Stage.coerce(depends_on, where)
+        c = self._allocate_cache(index, max(depends_on, _TOPOLOGY), Stage.INFINITY,
+                                 _copy.deepcopy(value))
+        part.discrete[i].update = part.cache[c]
+        part.discrete[i].update_index = c
+        return i
+
+    def _discrete_changed(self, d: _DiscreteVariable) -> None:
+        """A discrete variable was given a new value at this State's time: the State backs
+        up below its stage and an auto-update variable's pending update is dropped."""
+        d.time = self._t
+        if d.update is not None:
+            d.update.version = -1
+        self._invalidate(d.stage)
+
+    def auto_update_discrete_variables(self) -> bool:
+        """Give every auto-update discrete variable whose update value is current that
+        value (the two are swapped and the update marked stale), stamped with this State's
+        time. No stage is invalidated: results were computed from the update values.
+        Integrators call this at the start of each step, as Simbody's do; returns whether
+        any variable changed."""
+        swapped = False
+        for part in self._parts:
+            for d in part.discrete:
+                ce = d.update
+                if ce is not None and self._cache_is_current(part, ce):
+                    d.value, ce.value = ce.value, d.value
+                    d.time = self._t
+                    ce.version = -1
+                    swapped = True
+        return swapped
+
+    def _has_auto_update_variables(self) -> bool:
+        return any(d.update is not None for part in self._parts for d in part.discrete)
+
+    def _take_auto_update_values(self, source: State) -> None:
+        """Copy the auto-update discrete variables of ``source`` (a State of the same
+        System) into this one, their pending updates here dropped: an integrator's work
+        States follow its advanced State from step to step."""
+        for mine, theirs in zip(self._parts, source._parts):
+            for d, e in zip(mine.discrete, theirs.discrete):
+                if e.update is not None and d.update is not None:
+                    d.value = _copy.deepcopy(e.value)
+                    d.time = e.time
+                    d.update.version = -1
+
     def _allocate_cache(self, index: int, earliest, latest, value) -> int:
         part = self._part(index, "State.allocate_cache_entry")
         where = f"Subsystem '{part.name}'.allocate_cache_entry"
@@ -765,7 +825,7 @@ class State:
 
     def _set_discrete_value(self, d: _DiscreteVariable, value) -> None:
         d.value = value
-        self._invalidate(d.stage)
+        self._discrete_changed(d)
 
     def __repr__(self) -> str:
         if self._y is None:

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from kinetree.errors import StageTooLowError
+from kinetree.errors import InvalidArgumentError, StageTooLowError
 from kinetree.system.hooks import RealizeHooks
 from kinetree.system.stage import Stage
 
@@ -179,7 +179,7 @@ class Subsystem(RealizeHooks):
         """The value, to change in place; the State backs up below the variable's stage."""
         self._check(state)
         d = state._discrete(self._index, index, "upd_discrete_variable")
-        state._invalidate(d.stage)
+        state._discrete_changed(d)
         return d.value
 
     def set_discrete_variable(self, state, index: int, value) -> None:
@@ -187,6 +187,70 @@ class Subsystem(RealizeHooks):
         self._check(state)
         d = state._discrete(self._index, index, "set_discrete_variable")
         state._set_discrete_value(d, value)
+
+    def get_discrete_var_last_update_time(self, state, index: int) -> float:
+        """The time (s) at which the variable last got a new value, by a set or upd call or
+        an auto-update; nan if never since it was allocated."""
+        self._check(state)
+        return state._discrete(self._index, index, "get_discrete_var_last_update_time").time
+
+    # ------------------------------------ auto-update discrete variables
+    def allocate_auto_update_discrete_variable(self, state, invalidates, value,
+                                               update_depends_on) -> int:
+        """Allocate a discrete variable that updates itself: its *update value*, a lazy
+        cache entry computable once ``update_depends_on`` is realized, replaces the value
+        at the start of each integrator step when it has been computed (marked realized)
+        since the State last changed (``State.auto_update_discrete_variables``). That swap
+        invalidates nothing, so compute results from the update value, as integrators use
+        a step's new q rather than the old; an explicit set or upd of the variable
+        invalidates ``invalidates`` as for any discrete variable and drops the pending
+        update. Returns the variable's index."""
+        return state._allocate_auto_update_discrete(self._index, invalidates, value,
+                                                    update_depends_on)
+
+    def _update_entry(self, state, index: int, where: str) -> int:
+        """The cache index of auto-update variable ``index``'s update value."""
+        self._check(state)
+        d = state._discrete(self._index, index, where)
+        if d.update is None:
+            raise InvalidArgumentError(
+                f"{self._where(where)}: discrete variable {index} is not an auto-update "
+                f"variable; allocate it with allocate_auto_update_discrete_variable.")
+        return d.update_index
+
+    def get_discrete_var_update_index(self, state, index: int) -> int:
+        """The cache-entry index of an auto-update variable's update value (-1 for an
+        ordinary discrete variable)."""
+        self._check(state)
+        return state._discrete(self._index, index, "get_discrete_var_update_index").update_index
+
+    def get_discrete_var_update_value(self, state, index: int):
+        """The value the variable will take at the next auto-update; raises unless it has
+        been computed since the State last changed (as ``get_cache_entry``)."""
+        return self.get_cache_entry(
+            state, self._update_entry(state, index, "get_discrete_var_update_value"))
+
+    def upd_discrete_var_update_value(self, state, index: int):
+        """The update value, to fill in place; call
+        ``mark_discrete_var_update_value_realized`` when it is complete."""
+        return self.upd_cache_entry(
+            state, self._update_entry(state, index, "upd_discrete_var_update_value"))
+
+    def set_discrete_var_update_value(self, state, index: int, value) -> None:
+        """Replace the update value (for immutable values such as floats); mark it realized
+        after."""
+        self.set_cache_entry(
+            state, self._update_entry(state, index, "set_discrete_var_update_value"), value)
+
+    def is_discrete_var_update_value_realized(self, state, index: int) -> bool:
+        """Whether the update value has been computed since the State last changed."""
+        return self.is_cache_value_realized(
+            state, self._update_entry(state, index, "is_discrete_var_update_value_realized"))
+
+    def mark_discrete_var_update_value_realized(self, state, index: int) -> None:
+        """Declare the update value computed; the next auto-update will install it."""
+        self.mark_cache_value_realized(
+            state, self._update_entry(state, index, "mark_discrete_var_update_value_realized"))
 
     # -------------------------------------------------------- cache entries
     def get_cache_entry(self, state, index: int):
@@ -217,6 +281,12 @@ class Subsystem(RealizeHooks):
     def mark_cache_value_realized(self, state, index: int) -> None:
         """Declare the value computed and current until its inputs change."""
         state._mark_cache_value_realized(self._index, index)
+
+    def mark_cache_value_not_realized(self, state, index: int) -> None:
+        """Declare the value stale, though no state variable changed: a lazy entry is then
+        computed again when next asked for (one whose latest stage the State has reached
+        stays current)."""
+        state._cache(self._index, index, "mark_cache_value_not_realized")[1].version = -1
 
     # ------------------------------------------- this subsystem's variables
     def _part(self, state, method: str):
@@ -317,6 +387,77 @@ class Subsystem(RealizeHooks):
         part = self._err_part(state, "upd_event_triggers_by_stage")
         return state._triggers[part.trigger_slices[stage]]
 
+    # ------------------------------------------------------------ measures
+    _measures: tuple | list = ()
+
+    def adopt_measure(self, measure) -> int:
+        """Make this subsystem the owner of ``measure`` (a ``Measure``): its state variables
+        and cache entries are then allocated in this subsystem's part of every State, and
+        its stage work runs after this subsystem's own hooks. A measure constructed with a
+        subsystem is adopted by it; returns the measure's index here. Like every
+        structural change this is a topology change: call ``system.realize_topology()``
+        for States that see the measure."""
+        from kinetree.system.measure import Measure
+
+        if not isinstance(measure, Measure):
+            raise InvalidArgumentError(
+                f"{self._where('adopt_measure')}: expected a Measure, got "
+                f"{type(measure).__name__}.")
+        if measure._subsystem is not None:
+            raise InvalidArgumentError(
+                f"{self._where('adopt_measure')}: this {type(measure).__qualname__} already "
+                f"belongs to subsystem '{measure._subsystem.get_name()}'; make another "
+                f"measure for this one.")
+        measure._check_owner(self)
+        self.invalidate_subsystem_topology_cache()
+        if not self._measures:
+            self._measures = []
+        measure._subsystem, measure._index = self, len(self._measures)
+        self._measures.append(measure)
+        measure._adopted()
+        return measure._index
+
+    def get_num_measures(self) -> int:
+        return len(self._measures)
+
+    def get_measure(self, index: int):
+        """The measure adopted with index ``index``."""
+        try:
+            return self._measures[index]
+        except (IndexError, TypeError):
+            raise InvalidArgumentError(
+                f"{self._where('get_measure')}: no measure {index!r}; this subsystem has "
+                f"{len(self._measures)}.") from None
+
+    def _realize_measures(self, state, stage: Stage) -> None:
+        """This subsystem's measures' work of ``stage``, after its own hook (as Simbody's
+        Subsystem::Guts realizes its measures)."""
+        for m in self._measures:
+            m._realize(stage, state)
+
+    def _measure_work(self) -> dict:
+        """{stage: [work(state)]} for the stages from TIME on at which some measure of this
+        subsystem has work: what a RealizationPlan runs after the subsystem's own."""
+        work = {}
+        for g in range(Stage.TIME, Stage.REPORT + 1):
+            busy = [m for m in self._measures if m._has_hook(Stage(g))]
+            if busy:
+                work[Stage(g)] = [_MeasureWork(busy, Stage(g))]
+        return work
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} '{self._name}' index={self._index}>"
+
+
+class _MeasureWork:
+    """Some measures' work of one stage, callable with the State."""
+
+    __slots__ = ("measures", "stage")
+
+    def __init__(self, measures: list, stage: Stage):
+        self.measures, self.stage = measures, stage
+
+    def __call__(self, state) -> None:
+        for m in self.measures:
+            m._realize(self.stage, state)
 

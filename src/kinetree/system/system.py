@@ -184,7 +184,10 @@ class System:
             for i in self._order:
                 part = parts[i]
                 if part.stage < g:
-                    getattr(subsystems[i], hook)(state)
+                    subsystem = subsystems[i]
+                    getattr(subsystem, hook)(state)
+                    if subsystem._measures:
+                        subsystem._realize_measures(state, g)
                     part.stage = g
         finally:
             state._realizing = None
@@ -193,6 +196,18 @@ class System:
         elif g == Stage.INSTANCE:
             state._pack_instance()
         state._stage = g
+
+    def initialize_measures(self, state: State) -> None:
+        """Start every adopted measure's own variables from ``state``, as at the start of a
+        study: an Integrate from its initial-condition measure, an extreme from its
+        operand's value now, a Delay's memory from its source's value now, and so on.
+        ``Integrator.initialize`` calls it (Simbody's Initialization event); call it
+        yourself when stepping a State by hand. The State is realized as far as the
+        measures need."""
+        self._check_state(state, "System.initialize_measures")
+        for subsystem in self._subsystems:
+            for measure in subsystem._measures:
+                measure._initialize(state)
 
     def _realization_order(self) -> range | list[int]:
         """Subsystem indices in the order their hooks run within a stage: adoption order

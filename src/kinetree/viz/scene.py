@@ -111,14 +111,16 @@ def suggested_decorations(implementations, state, stage) -> list:
 def up_direction(system) -> str:
     """viser's up axis: the Ground axis nearest to -g of the system's gravity, "+y" (as in
     Simbody's examples) when it has none."""
+    from kinetree.forces.elements.gravity import Gravity
     from kinetree.forces.elements.uniform_gravity import UniformGravity
 
     for s in range(system.get_num_subsystems()):
         sub = system.get_subsystem(s)
         for f in range(sub.get_num_forces() if hasattr(sub, "get_num_forces") else 0):
             force = sub.get_force(f)
-            if isinstance(force, UniformGravity):
-                g = np.asarray(force.get_default_gravity(), dtype=float)
+            if isinstance(force, (UniformGravity, Gravity)):
+                g = np.asarray(force.get_default_gravity() if isinstance(force, UniformGravity)
+                               else force.get_default_gravity_vector(), dtype=float)
                 if np.linalg.norm(g) > 0:
                     k = int(np.argmax(np.abs(g)))
                     return ("-" if g[k] > 0 else "+") + "xyz"[k]

@@ -37,6 +37,11 @@ class TableForce(Force):
         """(code, body1, body2, which) of this element's table row."""
         return self.CODE, self._body1, self._body2, self._which
 
+    def _lay_out(self, matter) -> None:
+        """Fix ``_defaults`` at TOPOLOGY, for an element whose parameters grow with the
+        tree (one per body, one per u) and so can only be laid out once the bodies are
+        all there; the others fixed theirs at construction."""
+
     def _check_model(self, tree) -> None:
         """Raise if the element does not fit the tree laid out at MODEL (a coordinate out
         of range); most elements always fit."""
