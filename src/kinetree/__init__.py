@@ -55,6 +55,7 @@ from kinetree.multibody import (
     Body,
     Constraint,
     MobilizedBody,
+    Motion,
     MultibodySystem,
     SimbodyMatterSubsystem,
 )
@@ -135,6 +136,7 @@ __all__ = [
     "Markers",
     "MassProperties",
     "MobilizedBody",
+    "Motion",
     "MultibodySystem",
     "PeriodicEventHandler",
     "PeriodicEventReporter",

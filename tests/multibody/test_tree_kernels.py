@@ -95,7 +95,8 @@ class Realized:
     def __init__(self, tree, q, u):
         self.tree_i, self.tree_f = pack_tree(tree)
         self.kinds = tree.kinds
-        self.buf, self.status = allocate_cache(len(tree.parent), int(np.sum(tree.nu)))
+        self.buf, self.status = allocate_cache(
+            len(tree.parent), int(np.sum(tree.nu)), int(np.sum(tree.nq)))
         self.cache = unpack_cache(self.buf, self.status)
         calc_position_kinematics(self.tree_i, self.tree_f, self.kinds, q, self.buf,
                                  self.status)
