@@ -55,7 +55,7 @@ from kinetree.multibody.kernels.n_matrix import (
     normalize_quaternions,
 )
 from kinetree.multibody.kernels.rnea import calc_residual_forces
-from kinetree.multibody.mobilized_body import Ground, MobilizedBody
+from kinetree.multibody.mobilized_body import Direction, Ground, MobilizedBody
 from kinetree.multibody.motion import Level, write_prescriptions
 from kinetree.multibody.tree_model import (
     PARAM_SIZE,
@@ -234,6 +234,7 @@ class SimbodyMatterSubsystem(Subsystem):
         code = np.zeros(nb, dtype=np.int64)
         nq = np.zeros(nb, dtype=np.int64)
         nu = np.zeros(nb, dtype=np.int64)
+        reversed_ = np.zeros(nb, dtype=np.int64)
         prm = np.zeros((nb, PARAM_SIZE))
         R_PF = np.tile(np.eye(3), (nb, 1, 1))
         R_MB = R_PF.copy()
@@ -248,6 +249,7 @@ class SimbodyMatterSubsystem(Subsystem):
             code[i] = mod.CODE
             nq[i] = b.get_default_q(euler).size
             nu[i] = b._default_u.size
+            reversed_[i] = b._direction == Direction.REVERSE
             prm[i] = b._params
             R_PF[i], p_PF[i] = b._X_PF.R.as_matrix(), b._X_PF.p
             X_MB = b._X_BM.invert()
@@ -258,8 +260,8 @@ class SimbodyMatterSubsystem(Subsystem):
             inertia[i] = mp.get_inertia().as_mat33()
         q_start = np.concatenate([[0], np.cumsum(nq)[:-1]]).astype(np.int64)
         u_start = np.concatenate([[0], np.cumsum(nu)[:-1]]).astype(np.int64)
-        return TreeModel(parent, code, q_start, nq, u_start, nu, prm, R_PF, p_PF, R_MB, p_MB,
-                         mass, com, inertia, Kinds("mobilizers", code))
+        return TreeModel(parent, code, q_start, nq, u_start, nu, reversed_, prm, R_PF, p_PF,
+                         R_MB, p_MB, mass, com, inertia, Kinds("mobilizers", code))
 
     def get_tree_data(self, state, stage: Stage = Stage.MODEL,
                       where: str = "SimbodyMatterSubsystem.get_tree_data") -> TreeData:

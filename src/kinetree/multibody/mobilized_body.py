@@ -10,6 +10,7 @@ constructor, defaults, and the accessors that read the State.
 from __future__ import annotations
 
 import math
+from enum import IntEnum
 
 import numpy as np
 
@@ -51,14 +52,35 @@ def _transform(value, where: str) -> Transform:
     raise InvalidArgumentError(f"{where}: expected a Transform, got {type(value).__name__}.")
 
 
+class Direction(IntEnum):
+    """Which way a mobilizer's coordinates run (Simbody's MobilizedBody::Direction). A
+    REVERSE mobilizer's q and u describe the motion of its inboard frame F in its outboard
+    frame M, as if the child were the parent: the same joint, defined from the other side
+    (a model file's joint whose parent is the tree's child)."""
+
+    FORWARD = 0
+    REVERSE = 1
+
+
+def _split_direction(args: tuple, direction) -> tuple:
+    """(args, direction) with a Direction given as the last positional argument (Simbody's
+    place for it) taken out."""
+    if args and isinstance(args[-1], Direction):
+        return args[:-1], args[-1]
+    return args, Direction(direction)
+
+
 class MobilizedBody:
     """Base of every mobilized body; construct one of the nested types, e.g.
     ``MobilizedBody.Pin(parent, X_PF, body, X_BM)`` or ``MobilizedBody.Pin(parent, body)``
-    (both frames identity)."""
+    (both frames identity); ``MobilizedBody.Direction.REVERSE`` as a last argument (or
+    ``direction=``) makes the mobilizer reversed."""
 
     _module = weld
+    Direction = Direction
 
-    def __init__(self, parent: MobilizedBody, *args):
+    def __init__(self, parent: MobilizedBody, *args, direction=Direction.FORWARD):
+        args, self._direction = _split_direction(args, direction)
         where = f"MobilizedBody.{type(self).__name__}"
         if not isinstance(parent, MobilizedBody):
             raise InvalidArgumentError(
@@ -356,9 +378,29 @@ class MobilizedBody:
         self._matter.upd_q(state)[sl] = self._fit_q(state, X_FM, sl.stop - sl.start)
 
     def _fit_q(self, state, X_FM: Transform, nq: int) -> np.ndarray:
-        """The nq q of this type's rule for X_FM."""
-        return self._module.q_to_fit_transform(X_FM.R.as_matrix(),
-                                               np.array(X_FM.p, dtype=float), self._params, nq)
+        """The nq q of this type's rule for X_FM (for X_MF = X_FM⁻¹ when reversed)."""
+        X = self._own_transform(X_FM)
+        return self._module.q_to_fit_transform(X.R.as_matrix(), np.array(X.p, dtype=float),
+                                               self._params, nq)
+
+    def _own_transform(self, X_FM: Transform) -> Transform:
+        """The transform this mobilizer's kind computes from q: X_FM, or X_MF reversed."""
+        return X_FM.invert() if self._direction == Direction.REVERSE else X_FM
+
+    def _own_velocity(self, state, V_FM: np.ndarray) -> np.ndarray:
+        """The velocity this mobilizer's kind maps u to: V_FM, or reversed F's velocity in
+        M, w_MF = -R_FMᵀ w_FM and v_MF = R_FMᵀ (w_FM × p_FM - v_FM), at the current q."""
+        if self._direction != Direction.REVERSE:
+            return V_FM
+        X = self._mobilizer_transform_now(state, "set_u_to_fit_velocity")
+        R, w, v = X.R.as_matrix(), V_FM[:3], V_FM[3:]
+        return np.concatenate([-R.T @ w, R.T @ (np.cross(w, X.p) - v)])
+
+    def get_direction(self) -> Direction:
+        return self._direction
+
+    def is_reversed(self) -> bool:
+        return self._direction == Direction.REVERSE
 
     def set_u_to_fit_velocity(self, state, V_FM) -> None:
         """Set u so that V_FM = H u matches the given [w_FM; v_FM] (in F) as well as the
@@ -377,9 +419,20 @@ class MobilizedBody:
         self._matter.upd_u(state)[sl] = self._fit_u(state, V, sl.stop - sl.start)
 
     def _fit_u(self, state, V_FM: np.ndarray, nu: int) -> np.ndarray:
-        """The nu u of this type's rule for V_FM = [w_FM; v_FM] (in F) at the current q."""
+        """The nu u of this type's rule for V_FM = [w_FM; v_FM] (in F) at the current q
+        (for F's velocity in M when reversed)."""
         q = np.array(self.get_q(state), dtype=float)
-        return self._module.u_to_fit_velocity(q, V_FM[:3], V_FM[3:], self._params)
+        V = self._own_velocity(state, V_FM)
+        return self._module.u_to_fit_velocity(q, V[:3], V[3:], self._params)
+
+    def _mobilizer_transform_now(self, state, method: str) -> Transform:
+        """X_FM from this mobilizer's current q alone (a Custom or FunctionBased one's from
+        its State realized to POSITION)."""
+        if hasattr(self, "_impl"):
+            c = self._tree(state, Stage.POSITION, method).cache
+            return Transform(Rotation._trusted(c.R_FM[self._index].copy()),
+                             c.p_FM[self._index].copy())
+        return self._mobilizer_now(state, method)[0]
 
     def _mobilizer_now(self, state, method: str) -> tuple:
         """(X_FM, V_FM) from this mobilizer's current q and u alone: its own X_FM(q) and
@@ -396,6 +449,10 @@ class MobilizedBody:
         R, p, H = np.eye(3), np.zeros(3), np.zeros((6, u.size))
         self._module.x_fm(q, self._params, R, p)
         self._module.h_fm(q, self._params, H)
+        if self._direction == Direction.REVERSE:
+            R, p = R.T, -R.T @ p
+            a, b = R @ H[:3], R @ H[3:]
+            H = np.vstack([-a, np.cross(p[:, None], a, axis=0) - b])
         return Transform(Rotation._trusted(R), p), H @ u
 
     def set_q_to_fit_rotation(self, state, R_FM) -> None:
@@ -625,6 +682,7 @@ class Ground(MobilizedBody):
         self._parent = None
         self._matter = matter
         self._X_PF = self._X_BM = Transform()
+        self._direction = Direction.FORWARD
         self._mass_properties = None
         self._body = Body.Ground()._adopted_copy(matter)
         self._default_q = self._default_q_euler = np.zeros(0)
@@ -651,7 +709,8 @@ class _Screw(MobilizedBody):
 
     _module = screw
 
-    def __init__(self, parent, *args):
+    def __init__(self, parent, *args, direction=Direction.FORWARD):
+        args, direction = _split_direction(args, direction)
         if len(args) not in (2, 4):
             raise InvalidArgumentError(
                 "MobilizedBody.Screw: call it as Screw(parent, X_PF, body, X_BM, pitch) or "
@@ -660,7 +719,7 @@ class _Screw(MobilizedBody):
         if not math.isfinite(pitch):
             raise InvalidArgumentError(
                 f"MobilizedBody.Screw: the pitch (m/rad) is {pitch}; it must be finite.")
-        super().__init__(parent, *args[:-1])
+        super().__init__(parent, *args[:-1], direction=direction)
         self._params[0] = pitch
 
     def get_default_pitch(self) -> float:
@@ -673,7 +732,8 @@ class _Ellipsoid(MobilizedBody):
 
     _module = ellipsoid
 
-    def __init__(self, parent, *args):
+    def __init__(self, parent, *args, direction=Direction.FORWARD):
+        args, direction = _split_direction(args, direction)
         if len(args) not in (2, 4):
             raise InvalidArgumentError(
                 "MobilizedBody.Ellipsoid: call it as Ellipsoid(parent, X_PF, body, X_BM, "
@@ -683,7 +743,7 @@ class _Ellipsoid(MobilizedBody):
             raise InvalidArgumentError(
                 f"MobilizedBody.Ellipsoid: radii must be three positive lengths, got "
                 f"{args[-1]!r}.")
-        super().__init__(parent, *args[:-1])
+        super().__init__(parent, *args[:-1], direction=direction)
         self._params[:3] = radii
 
     def get_default_radii(self) -> np.ndarray:
@@ -700,7 +760,8 @@ class _Custom(MobilizedBody):
     _module = custom
     Implementation = custom.Implementation
 
-    def __init__(self, parent, *args):
+    def __init__(self, parent, *args, direction=Direction.FORWARD):
+        args, direction = _split_direction(args, direction)
         where = f"MobilizedBody.{type(self).__name__}"
         if len(args) not in (2, 4):
             raise InvalidArgumentError(
@@ -719,7 +780,7 @@ class _Custom(MobilizedBody):
             raise InvalidArgumentError(
                 f"{where}: the implementation was made for another matter subsystem; "
                 f"construct it with the parent's matter subsystem.")
-        super().__init__(parent, *args[:-1])
+        super().__init__(parent, *args[:-1], direction=direction)
         self._impl = impl
         impl._mobod = self
         if impl._identity_n:
@@ -736,14 +797,16 @@ class _Custom(MobilizedBody):
     def _fit_q(self, state, X_FM: Transform, nq: int) -> np.ndarray:
         """The implementation's fit of X_FM (its ``set_q_to_fit_transform``: a numerical fit
         unless it has its own)."""
-        return custom._checked_vector(self._impl.set_q_to_fit_transform(state, X_FM), nq,
-                                      self._impl, "set_q_to_fit_transform")
+        return custom._checked_vector(
+            self._impl.set_q_to_fit_transform(state, self._own_transform(X_FM)), nq,
+            self._impl, "set_q_to_fit_transform")
 
     def _fit_u(self, state, V_FM: np.ndarray, nu: int) -> np.ndarray:
         """The implementation's fit of V_FM (its ``set_u_to_fit_velocity``: least squares
         on H unless it has its own)."""
-        return custom._checked_vector(self._impl.set_u_to_fit_velocity(state, V_FM), nu,
-                                      self._impl, "set_u_to_fit_velocity")
+        return custom._checked_vector(
+            self._impl.set_u_to_fit_velocity(state, self._own_velocity(state, V_FM)), nu,
+            self._impl, "set_u_to_fit_velocity")
 
 
 class _FunctionBased(_Custom):
@@ -754,7 +817,8 @@ class _FunctionBased(_Custom):
     sequence, functions[3:6] distances (m) along axes[3:6] fixed in F (default axes x, y, z
     for both); function i takes the coordinates listed in coord_indices[i]."""
 
-    def __init__(self, parent, *args):
+    def __init__(self, parent, *args, direction=Direction.FORWARD):
+        args, direction = _split_direction(args, direction)
         if args and isinstance(args[0], Transform):
             frames, rest = args[:3], args[3:]
         else:
@@ -770,7 +834,7 @@ class _FunctionBased(_Custom):
                 f"(matter.Ground() for the first body), got {type(parent).__name__}.")
         impl = function_based.FunctionBasedImplementation(
             parent._matter, *rest[:3], rest[3] if len(rest) == 4 else None)
-        super().__init__(parent, *frames, impl)
+        super().__init__(parent, *frames, impl, direction=direction)
 
 
 _Custom.__name__ = "Custom"

@@ -34,6 +34,7 @@ TreeModel = namedtuple("TreeModel", [
     "nq",         # (nb,) int64
     "u_start",    # (nb,) int64: first u of the body's mobilizer
     "nu",         # (nb,) int64
+    "reversed",   # (nb,) int64: 1 if the mobilizer is reversed (its q define X_MF, not X_FM)
     "prm",        # (nb, PARAM_SIZE): mobilizer parameters
     "R_PF",       # (nb, 3, 3): inboard frame F on the parent P
     "p_PF",       # (nb, 3)
@@ -183,7 +184,7 @@ def _take_view_overload(buf, at, shape):
 
 @numba.njit(cache=True, inline="always")
 def unpack_tree(tree_i, tree_f, kinds):
-    """TreeModel views of the model buffers: ``tree_i`` (nb, 6) int64, one row of
+    """TreeModel views of the model buffers: ``tree_i`` (nb, 7) int64, one row of
     integers per body (every sweep reads several of a body's at once), ``tree_f`` flat;
     ``kinds`` the Kinds of its mobilizers, which the hinge switches are compiled for."""
     nb = tree_i.shape[0]
@@ -198,7 +199,7 @@ def unpack_tree(tree_i, tree_f, kinds):
     com_B, at = take_view(tree_f, at, v3)
     inertia_B, at = take_view(tree_f, at, m33)
     return TreeModel(tree_i[:, 0], tree_i[:, 1], tree_i[:, 2], tree_i[:, 3], tree_i[:, 4],
-                     tree_i[:, 5],
+                     tree_i[:, 5], tree_i[:, 6],
                      prm, R_PF, p_PF, R_MB, p_MB, mass, com_B, inertia_B, kinds)
 
 
@@ -269,7 +270,7 @@ def pack_tree(model: TreeModel) -> tuple[np.ndarray, np.ndarray]:
     """The two model buffers (tree_i, tree_f) holding ``model``'s arrays (its ``kinds``
     travels beside them)."""
     tree_i = np.array([model.parent, model.code, model.q_start, model.nq, model.u_start,
-                       model.nu], dtype=np.int64).T.copy()
+                       model.nu, model.reversed], dtype=np.int64).T.copy()
     tree_f = np.concatenate([np.ascontiguousarray(a, dtype=float).ravel() for a in (
         model.prm, model.R_PF, model.p_PF, model.R_MB, model.p_MB, model.mass, model.com_B,
         model.inertia_B)])
