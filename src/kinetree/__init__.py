@@ -55,6 +55,7 @@ from kinetree.multibody import (
     Body,
     Constraint,
     MobilizedBody,
+    Motion,
     MultibodySystem,
     SimbodyMatterSubsystem,
 )
@@ -136,6 +137,7 @@ __all__ = [
     "MassProperties",
     "Measure",
     "MobilizedBody",
+    "Motion",
     "MultibodySystem",
     "PeriodicEventHandler",
     "PeriodicEventReporter",

@@ -46,7 +46,8 @@ def realize_unchecked(tree, q, u):
     r = Realized.__new__(Realized)
     r.tree_i, r.tree_f = pack_tree(tree)
     r.kinds = tree.kinds
-    r.buf, r.status = allocate_cache(len(tree.parent), int(np.sum(tree.nu)))
+    r.buf, r.status = allocate_cache(
+            len(tree.parent), int(np.sum(tree.nu)), int(np.sum(tree.nq)))
     r.cache = unpack_cache(r.buf, r.status)
     calc_position_kinematics(r.tree_i, r.tree_f, r.kinds, q, r.buf, r.status)
     r.qdot = np.zeros_like(q)

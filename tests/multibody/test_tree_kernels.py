@@ -75,7 +75,8 @@ def random_tree(rng, kinds, euler=False):
     prm[:, :3] = rng.uniform(0.05, 0.2, (nb, 3))
     tree = TreeModel(
         parent=np.array(parent), code=np.array(code), q_start=np.array(qs),
-        nq=np.array(nq), u_start=np.array(us), nu=np.array(nu), prm=prm,
+        nq=np.array(nq), u_start=np.array(us), nu=np.array(nu),
+        reversed=np.zeros(nb, dtype=np.int64), prm=prm,
         R_PF=rotations(nb), p_PF=rng.uniform(-1, 1, (nb, 3)),
         R_MB=rotations(nb), p_MB=rng.uniform(-1, 1, (nb, 3)),
         mass=mass, com_B=com, inertia_B=inertia, kinds=Kinds("mobilizers", code),
@@ -95,7 +96,8 @@ class Realized:
     def __init__(self, tree, q, u):
         self.tree_i, self.tree_f = pack_tree(tree)
         self.kinds = tree.kinds
-        self.buf, self.status = allocate_cache(len(tree.parent), int(np.sum(tree.nu)))
+        self.buf, self.status = allocate_cache(
+            len(tree.parent), int(np.sum(tree.nu)), int(np.sum(tree.nq)))
         self.cache = unpack_cache(self.buf, self.status)
         calc_position_kinematics(self.tree_i, self.tree_f, self.kinds, q, self.buf,
                                  self.status)

@@ -3,11 +3,13 @@ compiled call, over any range of stages from POSITION to ACCELERATION (MuJoCo's
 ``mj_forward``, with Simbody's stages). Read top to bottom, it is the model's whole data
 flow:
 
-  POSITION      X_FM, X_GB, hinge matrices H, mass properties in G   position_sweep
+  POSITION      the prescribed bodies' q                              prescribe_positions
+                X_FM, X_GB, hinge matrices H, mass properties in G   position_sweep
                 each quaternion's normalization error                 quaternion_errors
                 each constraint's position errors                     constraint_position
                 the contact surfaces' overlapping pairs                contact_search
-  VELOCITY      V_GB, the bias terms, q̇ = N u                        velocity_sweep
+  VELOCITY      the prescribed bodies' u                              prescribe_velocities
+                V_GB, the bias terms, q̇ = N u                        velocity_sweep
                 each constraint's velocity errors                     constraint_velocity
   DYNAMICS      articulated-body inertias P, U, D⁻¹                   inertia_sweep
                 body and mobility forces zeroed, then every enabled
@@ -16,10 +18,13 @@ flow:
                 the compliant force of every point contact and
                 elastic foundation spring, or the Hunt-Crossley and
                 elastic foundation forces of OpenSim's elements       contact_forces
-  ACCELERATION  u̇ from the applied forces by the articulated-body
+  ACCELERATION  the prescribed bodies' u̇                             prescribe_accelerations
+                u̇ from the applied forces by the articulated-body
                 method                                                acceleration_sweep
+                the prescribed mobilities' forces τ                   motion_forces
                 u̇ corrected by the constraint multipliers λ, and
                 the acceleration errors left                          constraint_acceleration
+                τ again, with the constraint forces                   constrained_motion_forces
                 q̈ = N u̇ + Ṅ u                                       qdotdot_sweep
 
 The staged realization (``System.realize`` to one stage at a time) and the fused one
@@ -50,6 +55,13 @@ from kinetree.multibody.kernels.constraints import (
 )
 from kinetree.multibody.kernels.n_matrix import qdotdot_sweep, quaternion_errors
 from kinetree.multibody.kernels.position import position_sweep
+from kinetree.multibody.kernels.prescribed import (
+    constrained_motion_forces,
+    motion_forces,
+    prescribe_accelerations,
+    prescribe_positions,
+    prescribe_velocities,
+)
 from kinetree.multibody.kernels.velocity import velocity_sweep
 from kinetree.multibody.tree_model import kernel, unpack_cache, unpack_tree
 from kinetree.system.stage import Stage
@@ -103,6 +115,7 @@ def realize_stages(first, last, tree_i, tree_f, mobilizer_kinds, buf, status, q,
     contacts = unpack_contacts(contact_i, contact_f)
     con = unpack_constraints(con_i, con_index, con_f, con_buf, udot.shape[0])
     if first <= POSITION <= last:
+        prescribe_positions(tree, cache, q)
         position_sweep(tree, cache, q)
         quaternion_errors(q, quaternion_q, quaternion_err)
         constraints_at_position(constraint_kinds, tree, cache, con, qerr)
@@ -110,6 +123,7 @@ def realize_stages(first, last, tree_i, tree_f, mobilizer_kinds, buf, status, q,
         if contacts.header[7] != 0:
             return OVERFLOW
     if first <= VELOCITY <= last:
+        prescribe_velocities(tree, cache, u)
         velocity_sweep(tree, cache, q, u, qdot)
         constraints_at_velocity(constraint_kinds, tree, cache, con, u, uerr)
     if first <= DYNAMICS <= last:
@@ -126,10 +140,15 @@ def realize_stages(first, last, tree_i, tree_f, mobilizer_kinds, buf, status, q,
         contact_forces(contact_kinds, contacts, transition_velocity, cache.p_GB, cache.V_GB,
                        body_forces)
     if first <= ACCELERATION <= last:
+        prescribe_accelerations(tree, cache, udot)
         acceleration_sweep(tree, cache, cache.c, cache.b, cache.A_GB, mobility_forces,
                            body_forces, udot)
+        motion_forces(tree, cache, mobility_forces)
         inconsistent = constraints_at_acceleration(constraint_kinds, tree, cache, con, udot,
                                                    udoterr, multipliers)
+        if con.m > 0:
+            constrained_motion_forces(tree, cache, udot, mobility_forces, body_forces, con.G,
+                                      multipliers)
         qdotdot_sweep(tree, q, u, udot, qdotdot_work, qdotdot)
         if inconsistent:
             return INCONSISTENT

@@ -125,6 +125,8 @@ class RealizationPlan:
             # for the compiled callers of the same compiled code (engine/step.py)
             self.realize_address = native_address(realize_stages, (0, 0, *self._arguments))
             self._matter = matter
+            # the time prescribed motion is evaluated at: the cache buffer's last float
+            self._time = self._arguments[3][-1:]
         else:
             self._arguments = None
 
@@ -192,6 +194,8 @@ class RealizationPlan:
         if actions is None:
             actions = self._actions[key] = self._plan(*key)
         parts = state._parts
+        if self._arguments is not None:
+            self._time[0] = state._t
         if len(actions) == 2 and actions[0][0] == _KERNEL:
             # Only built-in elements from here to the target: one call, then the marks.
             failed = self._realize(actions[0][1], actions[0][2], *self._arguments)

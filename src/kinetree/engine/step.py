@@ -167,7 +167,7 @@ def _project_constraints(kinds, realize, arguments, y, scratch, tolerance, force
             return PROJECTION_FAILED
         _copy(q, q_start)
         constraint_rows(kinds, tree, cache, con)
-        project_rows(con, mp, qerr, du)
+        project_rows(tree, cache, con, mp, qerr, du)
         n_sweep(tree, q, du, dq)
         size = _norm(qerr)
         shrunk = False
@@ -194,7 +194,7 @@ def _project_constraints(kinds, realize, arguments, y, scratch, tolerance, force
         failed = call_native_spread(realize, VELOCITY, VELOCITY, arguments)
         if failed == 0 and _largest(uerr) > tolerance:
             constraint_rows(kinds, tree, cache, con)
-            project_rows(con, uerr.shape[0], uerr, du)
+            project_rows(tree, cache, con, uerr.shape[0], uerr, du)
             for i in range(nu):
                 u[i] += du[i]
     if failed != 0:
@@ -205,9 +205,12 @@ def _project_constraints(kinds, realize, arguments, y, scratch, tolerance, force
 
 
 @numba.njit(cache=True, forceinline=True)
-def _derivative(realize, y, arguments, ydot):
-    """ẏ = f(y) by realizing the State whose arrays are ``arguments`` (``realize``: the
-    address of the compiled ``realize_stages``); 0 or why not."""
+def _derivative(realize, t, y, arguments, ydot):
+    """ẏ = f(t, y) by realizing the State whose arrays are ``arguments`` (``realize``: the
+    address of the compiled ``realize_stages``; t, in the cache buffer's last float, is
+    what prescribed motion reads); 0 or why not."""
+    buf = arguments[_BUF]
+    buf[buf.shape[0] - 1] = t
     q, u = arguments[_Q], arguments[_U]
     nq = q.shape[0]
     _copy(y[:nq], q)
@@ -303,7 +306,7 @@ def run_steps(run):
         t1 = control_f[T1]
         tol = time_tol(t1)
         if control_i[END_PENDING]:
-            failed = _derivative(realize, y1, arguments, ydot1)
+            failed = _derivative(realize, t1, y1, arguments, ydot1)
             if failed != 0:
                 return failed
             control_i[END_PENDING] = 0
@@ -333,7 +336,10 @@ def run_steps(run):
                 k[0, :] = ydot0
                 for i in range(1, s):
                     combine(y0, h, a[i], k, i, stage_y)
-                    failed = _derivative(realize, stage_y, arguments, k[i])
+                    c_i = 0.0
+                    for j in range(i):
+                        c_i += a[i, j]
+                    failed = _derivative(realize, t0 + c_i * h, stage_y, arguments, k[i])
                     if failed != 0:
                         # This attempt never happened: it is taken again after the repair.
                         control_i[REALIZATIONS] -= i - 1
@@ -370,6 +376,8 @@ def run_steps(run):
                 h_new = h * min(MAX_GROWTH, max(1.0, factor))
             if not constrained:
                 break
+            buf = arguments[_BUF]
+            buf[buf.shape[0] - 1] = t0 + h
             projected = call_native(project, arguments[_CONSTRAINT_KINDS], realize,
                                     arguments, y1, work[6:9], control_f[CONSTRAINT_TOL],
                                     control_i[PROJECT] != 0)

@@ -458,7 +458,8 @@ def mobilizer_functions(mobod: MobilizedBody, state) -> MobilizerFunctions:
 
     def hinge_transpose(q, F_M):
         s, c = realized(q)
-        if hasattr(impl, H_TRANSPOSE):
+        if hasattr(impl, H_TRANSPOSE) and not mobod.is_reversed():
+            # a reversed body's H is its implementation's turned around: the force path
             return getattr(impl, H_TRANSPOSE)(s, np.array(F_M, dtype=float))
         m, f = np.asarray(F_M[:3], float), np.asarray(F_M[3:], float)
         F = np.zeros((matter.get_num_bodies(), 6))

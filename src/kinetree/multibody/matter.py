@@ -34,6 +34,7 @@ from kinetree.errors import (
     StageTooLowError,
 )
 from kinetree.multibody import constraint_solver as cs
+from kinetree.multibody import motion
 from kinetree.multibody.custom_hinges import CustomHinges
 from kinetree.multibody.kernels.aba import (
     calc_articulated_body_inertias,
@@ -54,7 +55,8 @@ from kinetree.multibody.kernels.n_matrix import (
     normalize_quaternions,
 )
 from kinetree.multibody.kernels.rnea import calc_residual_forces
-from kinetree.multibody.mobilized_body import Ground, MobilizedBody
+from kinetree.multibody.mobilized_body import Direction, Ground, MobilizedBody
+from kinetree.multibody.motion import Level, write_prescriptions
 from kinetree.multibody.operators import MatterOperators
 from kinetree.multibody.tree_model import (
     PARAM_SIZE,
@@ -114,6 +116,8 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         self._constraints: list = []
         self._ancestors: list[int] = []
         self._custom: list[MobilizedBody] = []
+        self._motions: dict = {}             # body index -> its Motion (motion.py)
+        self._default_locks: dict = {}       # body index -> Level of lock_by_default
         super().__init__(system, "SimbodyMatterSubsystem")
         Ground(self)
         system._set_matter_subsystem(self)
@@ -166,6 +170,13 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
             state, Stage.INSTANCE, tuple(c.is_disabled_by_default() for c in self._constraints))
         self._constraint_data_index = self.allocate_cache_entry(
             state, Stage.INSTANCE, Stage.INSTANCE, None)
+        # each body's lock: None, or (Level, its values; None for those of the default
+        # State, taken at INSTANCE)
+        self._lock_index = self.allocate_discrete_variable(state, Stage.INSTANCE, tuple(
+            (self._default_locks[b], None) if b in self._default_locks else None
+            for b in range(len(self._bodies))))
+        self._motion_settings_index = self.allocate_discrete_variable(
+            state, Stage.INSTANCE, {b: m._default_settings() for b, m in self._motions.items()})
         self._ancestors = [self._common_ancestor(c) for c in self._constraints]
         self._constraint_hooks("realize_topology", state)
         self._custom = self._custom_bodies()
@@ -180,7 +191,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         self.allocate_u(state, np.concatenate(u0) if u0 else np.zeros(0))
         nb = len(self._bodies)
         tree_i, tree_f = pack_tree(tree)
-        buf, status = allocate_cache(nb, int(tree.nu.sum()))
+        buf, status = allocate_cache(nb, int(tree.nu.sum()), int(tree.nq.sum()))
         quaternion_q = [tree.q_start[b._index] + np.arange(4) for b in self._bodies[1:]
                         if b._default_q.size != b._default_q_euler.size
                         and tree.nq[b._index] == b._default_q.size]
@@ -214,6 +225,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         self.allocate_u_err(state, data.mp + data.mv)
         self.allocate_u_dot_err(state, data.m)
         self.set_cache_entry(state, self._constraint_data_index, data)
+        write_prescriptions(self, state, d, self._resolved_locks(state, d))
         self._constraint_hooks("realize_instance", state)
         self._custom_hook("realize_instance", state)
 
@@ -223,6 +235,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         code = np.zeros(nb, dtype=np.int64)
         nq = np.zeros(nb, dtype=np.int64)
         nu = np.zeros(nb, dtype=np.int64)
+        reversed_ = np.zeros(nb, dtype=np.int64)
         prm = np.zeros((nb, PARAM_SIZE))
         R_PF = np.tile(np.eye(3), (nb, 1, 1))
         R_MB = R_PF.copy()
@@ -237,6 +250,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
             code[i] = mod.CODE
             nq[i] = b.get_default_q(euler).size
             nu[i] = b._default_u.size
+            reversed_[i] = b._direction == Direction.REVERSE
             prm[i] = b._params
             R_PF[i], p_PF[i] = b._X_PF.R.as_matrix(), b._X_PF.p
             X_MB = b._X_BM.invert()
@@ -247,8 +261,8 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
             inertia[i] = mp.get_inertia().as_mat33()
         q_start = np.concatenate([[0], np.cumsum(nq)[:-1]]).astype(np.int64)
         u_start = np.concatenate([[0], np.cumsum(nu)[:-1]]).astype(np.int64)
-        return TreeModel(parent, code, q_start, nq, u_start, nu, prm, R_PF, p_PF, R_MB, p_MB,
-                         mass, com, inertia, Kinds("mobilizers", code))
+        return TreeModel(parent, code, q_start, nq, u_start, nu, reversed_, prm, R_PF, p_PF,
+                         R_MB, p_MB, mass, com, inertia, Kinds("mobilizers", code))
 
     def get_tree_data(self, state, stage: Stage = Stage.MODEL,
                       where: str = "SimbodyMatterSubsystem.get_tree_data") -> TreeData:
@@ -296,6 +310,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         for work in before.get(g, ()):
             work(state)
         if Stage.POSITION <= g <= Stage.ACCELERATION:
+            self.get_tree_data(state, Stage.MODEL, "realize").cache.time[0] = state.get_time()
             failed = realize_stages(int(g), int(g), *self._kernel_arguments(state),
                                     *NO_FORCES, *NO_CONTACTS,
                                     *self._constraint_arguments(state))
@@ -363,6 +378,10 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
             before[Stage.ACCELERATION] = [self._constraint_rows]
         if self._custom:
             after.setdefault(Stage.ACCELERATION, []).append(self._custom_qdotdot)
+        custom_motions = [m for m in self._motions.values() if isinstance(m, motion.Custom)]
+        for g in (Stage.POSITION, Stage.VELOCITY, Stage.ACCELERATION) if custom_motions else ():
+            before.setdefault(g, []).insert(
+                0, lambda s, g=g: self._prescribe_custom(s, g, custom_motions))
         for g in (Stage.TIME, Stage.POSITION, Stage.VELOCITY, Stage.DYNAMICS,
                   Stage.ACCELERATION, Stage.REPORT):
             hook = f"realize_{g.name.lower()}"
@@ -375,6 +394,14 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
             if self._custom and g not in (Stage.POSITION, Stage.VELOCITY):
                 after.setdefault(g, []).append(lambda s, hook=hook: self._custom_hook(hook, s))
         return before, after
+
+    def _prescribe_custom(self, state, stage: Stage, motions: list) -> None:
+        """The values the Custom Motions of ``motions`` prescribe at ``stage``, written for
+        the compiled stage to read."""
+        d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize")
+        for m in motions:
+            if d.cache.level[m._mobod._index] != 0 and not self._is_locked(state, m._mobod):
+                m._prescribe(state, d, stage)
 
     def _custom_position(self, state) -> None:
         d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize_position")
@@ -981,7 +1008,8 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         calc_constraint_matrix(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, data.kinds,
                                *data.table)
         du = np.zeros(data.nu)
-        project_on_rows(*data.table, data.nu, n, np.ascontiguousarray(err, dtype=float), du)
+        project_on_rows(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, *data.table, n,
+                        np.ascontiguousarray(err, dtype=float), du)
         return du
 
     def _normalize_quaternions(self, state, d) -> None:
@@ -1032,6 +1060,119 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         p_BM_G = np.einsum("bij,bj->bi", d.cache.R_GB, [b._X_BM.p for b in self._bodies])
         F[:, :3] -= np.cross(p_BM_G, F[:, 3:])
         return F
+
+    # ------------------------------------------------ prescribed motion and locks
+    def _locks(self, state) -> tuple:
+        return self.get_discrete_variable(state, self._lock_index)
+
+    def _is_locked(self, state, mobod) -> bool:
+        return self._locks(state)[mobod._index] is not None
+
+    def _set_lock(self, state, mobod, lock) -> None:
+        """Set ``mobod``'s lock in ``state``: None or (Level, values) (INSTANCE)."""
+        locks = list(self._locks(state))
+        locks[mobod._index] = lock
+        self.set_discrete_variable(state, self._lock_index, tuple(locks))
+
+    def _resolved_locks(self, state, d) -> tuple:
+        """Each body's lock with its values: a lock by default takes the default State's
+        q (POSITION) or u (VELOCITY), or zero u̇ (ACCELERATION)."""
+        euler = self.get_use_euler_angles(state)
+        locks = []
+        for b, lock in enumerate(self._locks(state)):
+            if lock is not None and lock[1] is None:
+                level, body = lock[0], self._bodies[b]
+                value = (body.get_default_q(euler) if level == Level.POSITION else
+                         body.get_default_u() if level == Level.VELOCITY else
+                         np.zeros(int(d.tree.nu[b])))
+                lock = (level, value)
+            locks.append(lock)
+        return tuple(locks)
+
+    def _motion_setting(self, state, m, name: str):
+        return self.get_discrete_variable(state, self._motion_settings_index)[
+            m._mobod._index][name]
+
+    def _set_motion_setting(self, state, m, name: str, value) -> None:
+        settings = dict(self.get_discrete_variable(state, self._motion_settings_index))
+        settings[m._mobod._index] = {**settings[m._mobod._index], name: value}
+        self.set_discrete_variable(state, self._motion_settings_index, settings)
+
+    def find_motion_forces(self, state) -> np.ndarray:
+        """(nu,) the mobility forces τ the prescribed motion (locks and Motions) applies,
+        zero on free mobilities: M u̇ + c = f + τ - Gᵀλ (ACCELERATION)."""
+        d = self.get_tree_data(state, Stage.ACCELERATION,
+                               "SimbodyMatterSubsystem.find_motion_forces")
+        return d.cache.tau.copy()
+
+    def get_motion_multipliers(self, state) -> np.ndarray:
+        """τ of the prescribed mobilities only, in u order (ACCELERATION)."""
+        d = self.get_tree_data(state, Stage.ACCELERATION,
+                               "SimbodyMatterSubsystem.get_motion_multipliers")
+        return d.cache.tau[self._prescribed_u(d, Level.ACCELERATION)].copy()
+
+    def _prescribed_u(self, d, level: Level) -> np.ndarray:
+        """The u indices of the bodies prescribed at ``level`` or above."""
+        tree = d.tree
+        return np.array([tree.u_start[b] + j for b in range(1, len(tree.parent))
+                         if d.cache.level[b] > level for j in range(tree.nu[b])], dtype=int)
+
+    def calc_motion_errors(self, state, stage) -> np.ndarray:
+        """actual - prescribed for each known q (``stage`` POSITION: the State realized to
+        TIME), known u (VELOCITY: realized to POSITION) or known u̇ (ACCELERATION: realized
+        to ACCELERATION; always zero). The realization itself sets the known q and u, so
+        the position and velocity errors are those of a State changed since."""
+        stage = Stage(stage)
+        if stage not in (Stage.POSITION, Stage.VELOCITY, Stage.ACCELERATION):
+            raise InvalidArgumentError(
+                "SimbodyMatterSubsystem.calc_motion_errors: the stage must be POSITION, "
+                f"VELOCITY or ACCELERATION, not {stage.name}.")
+        needed = {Stage.POSITION: Stage.TIME, Stage.VELOCITY: Stage.POSITION,
+                  Stage.ACCELERATION: Stage.ACCELERATION}[stage]
+        d = self.get_tree_data(state, needed, "SimbodyMatterSubsystem.calc_motion_errors")
+        if stage == Stage.ACCELERATION:
+            udot = np.asarray(self.get_u_dot(state))
+            idx = self._prescribed_u(d, Level.ACCELERATION)
+            return udot[idx] - self._prescribed_values(state, d, Stage.ACCELERATION)[idx]
+        level = Level.POSITION if stage == Stage.POSITION else Level.VELOCITY
+        values = self._prescribed_values(state, d, stage)
+        if stage == Stage.POSITION:
+            tree = d.tree
+            idx = np.array([tree.q_start[b] + i for b in range(1, len(tree.parent))
+                            if d.cache.level[b] > level for i in range(tree.nq[b])], dtype=int)
+            return np.asarray(self.get_q(state))[idx] - values[idx]
+        idx = self._prescribed_u(d, level)
+        return np.asarray(self.get_u(state))[idx] - values[idx]
+
+    def _prescribed_values(self, state, d, stage: Stage) -> np.ndarray:
+        """The prescribed q (POSITION), u (VELOCITY) or u̇ (ACCELERATION) at the State's
+        time, full length, zero where nothing is prescribed at that stage."""
+        c, tree = d.cache, d.tree
+        level = {Stage.POSITION: Level.POSITION, Stage.VELOCITY: Level.VELOCITY,
+                 Stage.ACCELERATION: Level.ACCELERATION}[stage]
+        out = np.zeros(int(tree.nq.sum()) if stage == Stage.POSITION else int(tree.nu.sum()))
+        t = state.get_time()
+        for b in range(1, len(tree.parent)):
+            code = int(c.level[b])
+            if code <= level:
+                continue
+            start, n = ((tree.q_start[b], tree.nq[b]) if stage == Stage.POSITION
+                        else (tree.u_start[b], tree.nu[b]))
+            sl = slice(start, start + n)
+            m = self._motions.get(b)
+            if c.method[b] == motion.SINUSOID:
+                a, w, phase = c.motion_prm[b]
+                derivative = code - 1 - level
+                x = w * t + phase
+                out[sl] = (a * np.sin(x), a * w * np.cos(x), -a * w * w * np.sin(x))[derivative]
+            elif isinstance(m, motion.Custom) and not self._is_locked(state, m._mobod):
+                m._prescribe(state, d, stage)
+                out[sl] = (c.q_presc if stage == Stage.POSITION else
+                           c.u_presc if stage == Stage.VELOCITY else c.udot_presc)[sl]
+            else:
+                out[sl] = (c.q_presc if stage == Stage.POSITION else
+                           c.u_presc if stage == Stage.VELOCITY else c.udot_presc)[sl]
+        return out
 
     @staticmethod
     def _vector(v, n: int, where: str) -> np.ndarray:

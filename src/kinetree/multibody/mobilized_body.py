@@ -10,6 +10,7 @@ constructor, defaults, and the accessors that read the State.
 from __future__ import annotations
 
 import math
+from enum import IntEnum
 
 import numpy as np
 
@@ -40,6 +41,7 @@ from kinetree.multibody.mobilizers import (
     universal,
     weld,
 )
+from kinetree.multibody.motion import Level, level_of
 from kinetree.multibody.tree_model import PARAM_SIZE
 from kinetree.system.stage import Stage
 
@@ -50,14 +52,35 @@ def _transform(value, where: str) -> Transform:
     raise InvalidArgumentError(f"{where}: expected a Transform, got {type(value).__name__}.")
 
 
+class Direction(IntEnum):
+    """Which way a mobilizer's coordinates run (Simbody's MobilizedBody::Direction). A
+    REVERSE mobilizer's q and u describe the motion of its inboard frame F in its outboard
+    frame M, as if the child were the parent: the same joint, defined from the other side
+    (a model file's joint whose parent is the tree's child)."""
+
+    FORWARD = 0
+    REVERSE = 1
+
+
+def _split_direction(args: tuple, direction) -> tuple:
+    """(args, direction) with a Direction given as the last positional argument (Simbody's
+    place for it) taken out."""
+    if args and isinstance(args[-1], Direction):
+        return args[:-1], args[-1]
+    return args, Direction(direction)
+
+
 class MobilizedBody:
     """Base of every mobilized body; construct one of the nested types, e.g.
     ``MobilizedBody.Pin(parent, X_PF, body, X_BM)`` or ``MobilizedBody.Pin(parent, body)``
-    (both frames identity)."""
+    (both frames identity); ``MobilizedBody.Direction.REVERSE`` as a last argument (or
+    ``direction=``) makes the mobilizer reversed."""
 
     _module = weld
+    Direction = Direction
 
-    def __init__(self, parent: MobilizedBody, *args):
+    def __init__(self, parent: MobilizedBody, *args, direction=Direction.FORWARD):
+        args, self._direction = _split_direction(args, direction)
         where = f"MobilizedBody.{type(self).__name__}"
         if not isinstance(parent, MobilizedBody):
             raise InvalidArgumentError(
@@ -246,6 +269,101 @@ class MobilizedBody:
     def get_one_u_dot(self, state, which: int) -> float:
         return float(self.get_u_dot(state)[self._check_which(state, which, "u")])
 
+    # ------------------------------------------------------------- locking
+    def lock(self, state, level=Level.POSITION) -> None:
+        """Lock this mobilizer at its current q (``level`` Motion.Level.POSITION, the
+        default; its u set to zero), its current u (VELOCITY), or with u̇ = 0
+        (ACCELERATION). A lock overrides the mobilizer's Motion until ``unlock``
+        (INSTANCE: the State drops to MODEL)."""
+        level = self._lock_level(level, "lock")
+        data = self._tree(state, Stage.MODEL, "lock")
+        if level == Level.POSITION:
+            value = np.array(self._matter.get_q(state)[self._q_slice(data)])
+        elif level == Level.VELOCITY:
+            value = np.array(self._matter.get_u(state)[self._u_slice(data)])
+        else:
+            value = np.zeros(self.get_num_u(state))
+        self._apply_lock(state, level, value, data)
+
+    def lock_at(self, state, value, level=Level.POSITION) -> None:
+        """Lock this mobilizer at ``value``: its q (POSITION, the default; u set to zero),
+        its u (VELOCITY) or its u̇ (ACCELERATION), one number per q or u (INSTANCE)."""
+        level = self._lock_level(level, "lock_at")
+        data = self._tree(state, Stage.MODEL, "lock_at")
+        n = self.get_num_q(state) if level == Level.POSITION else self.get_num_u(state)
+        value = np.atleast_1d(np.asarray(value, dtype=float))
+        if value.shape != (n,) or not np.all(np.isfinite(value)):
+            what = "q" if level == Level.POSITION else "u"
+            raise InvalidArgumentError(
+                f"{self._name()}.lock_at: expected {n} finite values (one per {what} at "
+                f"{level.name}), got {value!r}.")
+        self._apply_lock(state, level, value.copy(), data)
+
+    def _lock_level(self, level, method: str) -> Level:
+        level = level_of(level, f"{self._name()}.{method}")
+        if level == Level.NO_LEVEL:
+            raise InvalidArgumentError(f"{self._name()}.{method}: lock at POSITION, VELOCITY "
+                                       "or ACCELERATION; unlock() removes a lock.")
+        return level
+
+    def _apply_lock(self, state, level: Level, value: np.ndarray, data) -> None:
+        self._matter._set_lock(state, self, (level, value))
+        if level == Level.POSITION:
+            self._matter.upd_q(state)[self._q_slice(data)] = value
+            self._matter.upd_u(state)[self._u_slice(data)] = 0.0
+        elif level == Level.VELOCITY:
+            self._matter.upd_u(state)[self._u_slice(data)] = value
+
+    def unlock(self, state) -> None:
+        """Free this mobilizer again (or return it to its Motion) in ``state``."""
+        if self._matter._is_locked(state, self):
+            self._matter._set_lock(state, self, None)
+
+    def is_locked(self, state) -> bool:
+        return self._matter._is_locked(state, self)
+
+    def get_lock_level(self, state) -> Level:
+        """The level this mobilizer is locked at in ``state``, or Motion.Level.NO_LEVEL."""
+        lock = self._matter._locks(state)[self._index]
+        return Level.NO_LEVEL if lock is None else lock[0]
+
+    def get_lock_value_as_vector(self, state) -> np.ndarray:
+        """The q, u or u̇ this mobilizer is locked at (empty when unlocked; INSTANCE)."""
+        lock = self._matter._locks(state)[self._index]
+        if lock is None:
+            return np.zeros(0)
+        if lock[1] is None:
+            d = self._tree(state, Stage.MODEL, "get_lock_value_as_vector")
+            return self._matter._resolved_locks(state, d)[self._index][1].copy()
+        return lock[1].copy()
+
+    def lock_by_default(self, level=Level.POSITION) -> MobilizedBody:
+        """Lock this mobilizer in every new State, at its default q (POSITION), its default
+        u (VELOCITY) or with u̇ = 0 (ACCELERATION); Motion.Level.NO_LEVEL undoes it. A
+        topology change: realize the System again."""
+        level = level_of(level, f"{self._name()}.lock_by_default")
+        if level == Level.NO_LEVEL:
+            self._matter._default_locks.pop(self._index, None)
+        else:
+            self._matter._default_locks[self._index] = level
+        self._matter.invalidate_subsystem_topology_cache()
+        return self
+
+    def is_locked_by_default(self) -> bool:
+        return self._index in self._matter._default_locks
+
+    def get_lock_by_default_level(self) -> Level:
+        return self._matter._default_locks.get(self._index, Level.NO_LEVEL)
+
+    def get_tau_as_vector(self, state) -> np.ndarray:
+        """The mobility forces τ that make this mobilizer follow its lock or Motion, one
+        per u; zero while it moves freely (ACCELERATION)."""
+        data = self._tree(state, Stage.ACCELERATION, "get_tau_as_vector")
+        return data.cache.tau[self._u_slice(data)].copy()
+
+    def get_one_tau(self, state, which: int) -> float:
+        return float(self.get_tau_as_vector(state)[self._check_which(state, which, "u")])
+
     def set_q_to_fit_transform(self, state, X_FM: Transform) -> None:
         """Set this mobilizer's q so that X_FM(q) comes as close to the given X_FM as its
         mobilities allow, by the type's own rule (Simbody's ``setQToFitTransform``): exact
@@ -260,9 +378,29 @@ class MobilizedBody:
         self._matter.upd_q(state)[sl] = self._fit_q(state, X_FM, sl.stop - sl.start)
 
     def _fit_q(self, state, X_FM: Transform, nq: int) -> np.ndarray:
-        """The nq q of this type's rule for X_FM."""
-        return self._module.q_to_fit_transform(X_FM.R.as_matrix(),
-                                               np.array(X_FM.p, dtype=float), self._params, nq)
+        """The nq q of this type's rule for X_FM (for X_MF = X_FM⁻¹ when reversed)."""
+        X = self._own_transform(X_FM)
+        return self._module.q_to_fit_transform(X.R.as_matrix(), np.array(X.p, dtype=float),
+                                               self._params, nq)
+
+    def _own_transform(self, X_FM: Transform) -> Transform:
+        """The transform this mobilizer's kind computes from q: X_FM, or X_MF reversed."""
+        return X_FM.invert() if self._direction == Direction.REVERSE else X_FM
+
+    def _own_velocity(self, state, V_FM: np.ndarray) -> np.ndarray:
+        """The velocity this mobilizer's kind maps u to: V_FM, or reversed F's velocity in
+        M, w_MF = -R_FMᵀ w_FM and v_MF = R_FMᵀ (w_FM × p_FM - v_FM), at the current q."""
+        if self._direction != Direction.REVERSE:
+            return V_FM
+        X = self._mobilizer_transform_now(state, "set_u_to_fit_velocity")
+        R, w, v = X.R.as_matrix(), V_FM[:3], V_FM[3:]
+        return np.concatenate([-R.T @ w, R.T @ (np.cross(w, X.p) - v)])
+
+    def get_direction(self) -> Direction:
+        return self._direction
+
+    def is_reversed(self) -> bool:
+        return self._direction == Direction.REVERSE
 
     def set_u_to_fit_velocity(self, state, V_FM) -> None:
         """Set u so that V_FM = H u matches the given [w_FM; v_FM] (in F) as well as the
@@ -281,9 +419,87 @@ class MobilizedBody:
         self._matter.upd_u(state)[sl] = self._fit_u(state, V, sl.stop - sl.start)
 
     def _fit_u(self, state, V_FM: np.ndarray, nu: int) -> np.ndarray:
-        """The nu u of this type's rule for V_FM = [w_FM; v_FM] (in F) at the current q."""
+        """The nu u of this type's rule for V_FM = [w_FM; v_FM] (in F) at the current q
+        (for F's velocity in M when reversed)."""
         q = np.array(self.get_q(state), dtype=float)
-        return self._module.u_to_fit_velocity(q, V_FM[:3], V_FM[3:], self._params)
+        V = self._own_velocity(state, V_FM)
+        return self._module.u_to_fit_velocity(q, V[:3], V[3:], self._params)
+
+    def _mobilizer_transform_now(self, state, method: str) -> Transform:
+        """X_FM from this mobilizer's current q alone (a Custom or FunctionBased one's from
+        its State realized to POSITION)."""
+        if hasattr(self, "_impl"):
+            c = self._tree(state, Stage.POSITION, method).cache
+            return Transform(Rotation._trusted(c.R_FM[self._index].copy()),
+                             c.p_FM[self._index].copy())
+        return self._mobilizer_now(state, method)[0]
+
+    def _mobilizer_now(self, state, method: str) -> tuple:
+        """(X_FM, V_FM) from this mobilizer's current q and u alone: its own X_FM(q) and
+        H_F(q) u, so the fits below work right after q is set, before any realization (a
+        Custom or FunctionBased mobilizer, whose kinematics are user code, needs its
+        State realized to VELOCITY)."""
+        if hasattr(self, "_impl"):
+            data = self._tree(state, Stage.VELOCITY, method)
+            c = data.cache
+            return (Transform(Rotation._trusted(c.R_FM[self._index].copy()),
+                              c.p_FM[self._index].copy()), c.V_FM[self._index].copy())
+        q = np.array(self.get_q(state), dtype=float)
+        u = np.array(self.get_u(state), dtype=float)
+        R, p, H = np.eye(3), np.zeros(3), np.zeros((6, u.size))
+        self._module.x_fm(q, self._params, R, p)
+        self._module.h_fm(q, self._params, H)
+        if self._direction == Direction.REVERSE:
+            R, p = R.T, -R.T @ p
+            a, b = R @ H[:3], R @ H[3:]
+            H = np.vstack([-a, np.cross(p[:, None], a, axis=0) - b])
+        return Transform(Rotation._trusted(R), p), H @ u
+
+    def set_q_to_fit_rotation(self, state, R_FM) -> None:
+        """Set q so that X_FM's rotation is R_FM (a Rotation or 3x3) as well as this
+        mobilizer can, keeping its current translation as the target for the rest
+        (Simbody's ``setQToFitRotation``); works right after q is set (MODEL)."""
+        R = R_FM if isinstance(R_FM, Rotation) else Rotation(np.asarray(R_FM, dtype=float))
+        X_now, _ = self._mobilizer_now(state, "set_q_to_fit_rotation")
+        self.set_q_to_fit_transform(state, Transform(R, X_now.p))
+
+    def set_q_to_fit_translation(self, state, p_FM) -> None:
+        """Set q so that X_FM's translation is p_FM (m, in F) as well as this mobilizer
+        can, keeping its current rotation as the target for the rest (Simbody's
+        ``setQToFitTranslation``; a mobilizer whose translation comes from its rotation
+        may turn to reach it)."""
+        p = np.asarray(p_FM, dtype=float)
+        if p.shape != (3,) or not np.all(np.isfinite(p)):
+            raise InvalidArgumentError(
+                f"{self._name()}.set_q_to_fit_translation: p_FM must be 3 finite numbers, "
+                f"got {p_FM!r}.")
+        X_now, _ = self._mobilizer_now(state, "set_q_to_fit_translation")
+        self.set_q_to_fit_transform(state, Transform(X_now.R, p))
+
+    def set_u_to_fit_angular_velocity(self, state, w_FM) -> None:
+        """Set u so that V_FM's angular part is w_FM (rad/s, in F) as well as this
+        mobilizer can, keeping its current linear velocity as the target for the rest
+        (Simbody's ``setUToFitAngularVelocity``); works right after q and u are set."""
+        self._fit_velocity_part(state, w_FM, 0, "set_u_to_fit_angular_velocity")
+
+    def set_u_to_fit_linear_velocity(self, state, v_FM) -> None:
+        """Set u so that V_FM's linear part is v_FM (m/s, in F) as well as this mobilizer
+        can, keeping its current angular velocity as the target for the rest (Simbody's
+        ``setUToFitLinearVelocity``)."""
+        self._fit_velocity_part(state, v_FM, 3, "set_u_to_fit_linear_velocity")
+
+    def _fit_velocity_part(self, state, part, at: int, method: str) -> None:
+        part = np.asarray(part, dtype=float)
+        if part.shape != (3,) or not np.all(np.isfinite(part)):
+            raise InvalidArgumentError(
+                f"{self._name()}.{method}: expected 3 finite numbers, got {part!r}.")
+        data = self._tree(state, Stage.MODEL, method)
+        sl = self._u_slice(data)
+        if sl.stop == sl.start:
+            return
+        _, V = self._mobilizer_now(state, method)
+        V[at:at + 3] = part
+        self._matter.upd_u(state)[sl] = self._fit_u(state, V, sl.stop - sl.start)
 
     def get_body_transform(self, state) -> Transform:
         """X_GB: the body frame in Ground."""
@@ -413,6 +629,48 @@ class MobilizedBody:
         r = self.get_body_rotation(state) @ np.asarray(station_B, dtype=float)
         return A[3:] + np.cross(A[:3], r) + np.cross(w, np.cross(w, r))
 
+    def get_h_col(self, state, which: int) -> np.ndarray:
+        """Column ``which`` of H: the spatial velocity [w; v] (in G, about the body origin)
+        of this body relative to its parent per unit of u[which] (POSITION)."""
+        which = self._check_which(state, which, "u")
+        data = self._tree(state, Stage.POSITION, "get_h_col")
+        return data.cache.H_cols[self._u_slice(data).start + which].copy()
+
+    def get_h_fm_col(self, state, which: int) -> np.ndarray:
+        """Column ``which`` of H_FM: V_FM = [w_FM; v_FM] (in F) per unit of u[which]
+        (POSITION)."""
+        which = self._check_which(state, which, "u")
+        data = self._tree(state, Stage.POSITION, "get_h_fm_col")
+        return data.cache.H_F_cols[self._u_slice(data).start + which].copy()
+
+    # -------------------------------------------------- mobilizer reactions
+    def find_mobilizer_reaction_on_body_at_m_in_ground(self, state) -> np.ndarray:
+        """[moment; force] (N·m, N, in G) this mobilizer applies to its body, about the
+        origin of the body's M frame: applied, constraint and prescribed-motion mobility
+        forces included (ACCELERATION)."""
+        return self._matter.calc_mobilizer_reaction_forces(state)[self._index]
+
+    def find_mobilizer_reaction_on_body_at_origin_in_ground(self, state) -> np.ndarray:
+        """The same reaction about the body's origin B (in G)."""
+        F = self.find_mobilizer_reaction_on_body_at_m_in_ground(state)
+        p_BM_G = self.get_body_rotation(state) @ self._X_BM.p
+        return np.concatenate([F[:3] + np.cross(p_BM_G, F[3:]), F[3:]])
+
+    def find_mobilizer_reaction_on_parent_at_f_in_ground(self, state) -> np.ndarray:
+        """[moment; force] (in G) this mobilizer applies to the parent body, about the
+        origin of its F frame: the reaction on the body, reversed and moved to F."""
+        F = self.find_mobilizer_reaction_on_body_at_m_in_ground(state)
+        X_GM = self.get_body_transform(state) @ self._X_BM
+        X_GF = self._parent.get_body_transform(state) @ self._X_PF
+        p_FM_G = np.asarray(X_GM.p) - np.asarray(X_GF.p)
+        return -np.concatenate([F[:3] + np.cross(p_FM_G, F[3:]), F[3:]])
+
+    def find_mobilizer_reaction_on_parent_at_origin_in_ground(self, state) -> np.ndarray:
+        """The reaction on the parent about the parent's origin P (in G)."""
+        F = self.find_mobilizer_reaction_on_parent_at_f_in_ground(state)
+        p_PF_G = self._parent.get_body_rotation(state) @ self._X_PF.p
+        return np.concatenate([F[:3] + np.cross(p_PF_G, F[3:]), F[3:]])
+
     def __repr__(self) -> str:
         return f"<{self._name()}>"
 
@@ -424,6 +682,7 @@ class Ground(MobilizedBody):
         self._parent = None
         self._matter = matter
         self._X_PF = self._X_BM = Transform()
+        self._direction = Direction.FORWARD
         self._mass_properties = None
         self._body = Body.Ground()._adopted_copy(matter)
         self._default_q = self._default_q_euler = np.zeros(0)
@@ -450,7 +709,8 @@ class _Screw(MobilizedBody):
 
     _module = screw
 
-    def __init__(self, parent, *args):
+    def __init__(self, parent, *args, direction=Direction.FORWARD):
+        args, direction = _split_direction(args, direction)
         if len(args) not in (2, 4):
             raise InvalidArgumentError(
                 "MobilizedBody.Screw: call it as Screw(parent, X_PF, body, X_BM, pitch) or "
@@ -459,7 +719,7 @@ class _Screw(MobilizedBody):
         if not math.isfinite(pitch):
             raise InvalidArgumentError(
                 f"MobilizedBody.Screw: the pitch (m/rad) is {pitch}; it must be finite.")
-        super().__init__(parent, *args[:-1])
+        super().__init__(parent, *args[:-1], direction=direction)
         self._params[0] = pitch
 
     def get_default_pitch(self) -> float:
@@ -472,7 +732,8 @@ class _Ellipsoid(MobilizedBody):
 
     _module = ellipsoid
 
-    def __init__(self, parent, *args):
+    def __init__(self, parent, *args, direction=Direction.FORWARD):
+        args, direction = _split_direction(args, direction)
         if len(args) not in (2, 4):
             raise InvalidArgumentError(
                 "MobilizedBody.Ellipsoid: call it as Ellipsoid(parent, X_PF, body, X_BM, "
@@ -482,7 +743,7 @@ class _Ellipsoid(MobilizedBody):
             raise InvalidArgumentError(
                 f"MobilizedBody.Ellipsoid: radii must be three positive lengths, got "
                 f"{args[-1]!r}.")
-        super().__init__(parent, *args[:-1])
+        super().__init__(parent, *args[:-1], direction=direction)
         self._params[:3] = radii
 
     def get_default_radii(self) -> np.ndarray:
@@ -499,7 +760,8 @@ class _Custom(MobilizedBody):
     _module = custom
     Implementation = custom.Implementation
 
-    def __init__(self, parent, *args):
+    def __init__(self, parent, *args, direction=Direction.FORWARD):
+        args, direction = _split_direction(args, direction)
         where = f"MobilizedBody.{type(self).__name__}"
         if len(args) not in (2, 4):
             raise InvalidArgumentError(
@@ -518,7 +780,7 @@ class _Custom(MobilizedBody):
             raise InvalidArgumentError(
                 f"{where}: the implementation was made for another matter subsystem; "
                 f"construct it with the parent's matter subsystem.")
-        super().__init__(parent, *args[:-1])
+        super().__init__(parent, *args[:-1], direction=direction)
         self._impl = impl
         impl._mobod = self
         if impl._identity_n:
@@ -535,14 +797,16 @@ class _Custom(MobilizedBody):
     def _fit_q(self, state, X_FM: Transform, nq: int) -> np.ndarray:
         """The implementation's fit of X_FM (its ``set_q_to_fit_transform``: a numerical fit
         unless it has its own)."""
-        return custom._checked_vector(self._impl.set_q_to_fit_transform(state, X_FM), nq,
-                                      self._impl, "set_q_to_fit_transform")
+        return custom._checked_vector(
+            self._impl.set_q_to_fit_transform(state, self._own_transform(X_FM)), nq,
+            self._impl, "set_q_to_fit_transform")
 
     def _fit_u(self, state, V_FM: np.ndarray, nu: int) -> np.ndarray:
         """The implementation's fit of V_FM (its ``set_u_to_fit_velocity``: least squares
         on H unless it has its own)."""
-        return custom._checked_vector(self._impl.set_u_to_fit_velocity(state, V_FM), nu,
-                                      self._impl, "set_u_to_fit_velocity")
+        return custom._checked_vector(
+            self._impl.set_u_to_fit_velocity(state, self._own_velocity(state, V_FM)), nu,
+            self._impl, "set_u_to_fit_velocity")
 
 
 class _FunctionBased(_Custom):
@@ -553,7 +817,8 @@ class _FunctionBased(_Custom):
     sequence, functions[3:6] distances (m) along axes[3:6] fixed in F (default axes x, y, z
     for both); function i takes the coordinates listed in coord_indices[i]."""
 
-    def __init__(self, parent, *args):
+    def __init__(self, parent, *args, direction=Direction.FORWARD):
+        args, direction = _split_direction(args, direction)
         if args and isinstance(args[0], Transform):
             frames, rest = args[:3], args[3:]
         else:
@@ -569,7 +834,7 @@ class _FunctionBased(_Custom):
                 f"(matter.Ground() for the first body), got {type(parent).__name__}.")
         impl = function_based.FunctionBasedImplementation(
             parent._matter, *rest[:3], rest[3] if len(rest) == 4 else None)
-        super().__init__(parent, *frames, impl)
+        super().__init__(parent, *frames, impl, direction=direction)
 
 
 _Custom.__name__ = "Custom"

@@ -34,6 +34,7 @@ TreeModel = namedtuple("TreeModel", [
     "nq",         # (nb,) int64
     "u_start",    # (nb,) int64: first u of the body's mobilizer
     "nu",         # (nb,) int64
+    "reversed",   # (nb,) int64: 1 if the mobilizer is reversed (its q define X_MF, not X_FM)
     "prm",        # (nb, PARAM_SIZE): mobilizer parameters
     "R_PF",       # (nb, 3, 3): inboard frame F on the parent P
     "p_PF",       # (nb, 3)
@@ -80,9 +81,33 @@ TreeCache = namedtuple("TreeCache", [
     "T", "Fc",           # (6, 6) scratch of one body's step; CRBA's force columns
     "M_dense",           # (nu, nu) for nu <= DENSE_LIMIT, else (0, 0): the mass matrix and
                          # its Cholesky factor (lower triangle) when the tree is solved by M
-    "status",            # (5,) int64: [0 ok, else 1 + index of a body whose D is singular;
-                         # nb; nu; M_dense's size; 1 if u̇ comes from M_dense, else 0]
+    # prescribed motion (locks and Motions, ``multibody/motion.py``), set at INSTANCE
+    "q_presc",           # (nq,) the q of bodies prescribed at POSITION with constant values
+    "u_presc",           # (nu,) the u of bodies prescribed at VELOCITY or POSITION (constant)
+    "udot_presc",        # (nu,) the u̇ of bodies prescribed at any level (constant)
+    "motion_prm",        # (nb, 3) a sinusoid's amplitude, rate (rad/s) and phase (rad)
+    "tau",               # (nu,) ACCELERATION: the prescribed mobilities' motion forces τ
+    "time",              # (1,) the time (s) the prescribed motion is evaluated at
+    "level",             # (nb,) int64 view of status: the level at which each body's motion
+                         # is prescribed: FREE, or PRESCRIBED_ACCELERATION/_VELOCITY/_POSITION
+    "method",            # (nb,) int64 view of status: CONSTANT (the *_presc arrays) or SINUSOID
+    "status",            # (7 + 2 nb,) int64: [0 ok, else 1 + index of a body whose D is
+                         # singular; nb; nu; M_dense's size; 1 if u̇ comes from M_dense, else
+                         # 0; nq; the number of prescribed bodies; level; method]
 ])
+
+FREE, PRESCRIBED_ACCELERATION, PRESCRIBED_VELOCITY, PRESCRIBED_POSITION = 0, 1, 2, 3
+"""cache.level of a body: its motion comes from forces, or is known from the given level
+down (a body prescribed at POSITION has known q, u and u̇; at VELOCITY u and u̇)."""
+
+CONSTANT, SINUSOID = 0, 1
+"""cache.method of a prescribed body: its values are those of q_presc, u_presc and
+udot_presc (locks, Motion.Steady, and a Motion.Custom's values written before each stage),
+or a sinusoid of time a sin(ω t + φ) at its level (Motion.Sinusoid)."""
+
+PRESCRIBED_COUNT, LEVELS = 6, 7
+"""status[PRESCRIBED_COUNT] is the number of prescribed bodies; the levels start at
+status[LEVELS], the methods nb entries later."""
 
 DENSE_LIMIT = 64
 """The most mobilities for which the cache holds a dense mass matrix (32 KB), the
@@ -101,9 +126,9 @@ again at every call site, which tripled the first compilation of the realization
 the unpacking functions below, which return views, keep it."""
 
 _TREE_FLOATS_PER_BODY = PARAM_SIZE + 9 + 3 + 9 + 3 + 1 + 3 + 9
-_CACHE_FLOATS_PER_BODY = 189
-_CACHE_FLOATS_PER_MOBILITY = 25
-_CACHE_FLOATS_SHARED = 72
+_CACHE_FLOATS_PER_BODY = 192
+_CACHE_FLOATS_PER_MOBILITY = 28
+_CACHE_FLOATS_SHARED = 73
 
 
 def take_view(buf, at, shape):
@@ -159,7 +184,7 @@ def _take_view_overload(buf, at, shape):
 
 @numba.njit(cache=True, inline="always")
 def unpack_tree(tree_i, tree_f, kinds):
-    """TreeModel views of the model buffers: ``tree_i`` (nb, 6) int64, one row of
+    """TreeModel views of the model buffers: ``tree_i`` (nb, 7) int64, one row of
     integers per body (every sweep reads several of a body's at once), ``tree_f`` flat;
     ``kinds`` the Kinds of its mobilizers, which the hinge switches are compiled for."""
     nb = tree_i.shape[0]
@@ -174,7 +199,7 @@ def unpack_tree(tree_i, tree_f, kinds):
     com_B, at = take_view(tree_f, at, v3)
     inertia_B, at = take_view(tree_f, at, m33)
     return TreeModel(tree_i[:, 0], tree_i[:, 1], tree_i[:, 2], tree_i[:, 3], tree_i[:, 4],
-                     tree_i[:, 5],
+                     tree_i[:, 5], tree_i[:, 6],
                      prm, R_PF, p_PF, R_MB, p_MB, mass, com_B, inertia_B, kinds)
 
 
@@ -182,9 +207,11 @@ def unpack_tree(tree_i, tree_f, kinds):
 def unpack_cache(buf, status):
     """TreeCache views of the flat cache buffer (``nb * _CACHE_FLOATS_PER_BODY + nu *
     _CACHE_FLOATS_PER_MOBILITY + _CACHE_FLOATS_SHARED`` floats, then the dense mass
-    matrix's) and the status array, which also holds nb, nu and the dense size. The
-    scratch T and Fc are shared by all bodies, so a step's temporaries stay in L1 instead
-    of streaming through memory with the per-body rows."""
+    matrix's and nq for q_presc) and the status array, which also holds nb, nu, nq, the
+    dense size and each body's prescribed motion. The time is the buffer's last float, so
+    compiled callers can set it without unpacking. The scratch T and Fc are shared by all
+    bodies, so a step's temporaries stay in L1 instead of streaming through memory with
+    the per-body rows."""
     nb, nu = status[1], status[2]
     m33 = (nb, 3, 3)
     m66 = (nb, 6, 6)
@@ -220,9 +247,18 @@ def unpack_cache(buf, status):
     T, at = take_view(buf, at, (6, 6))
     Fc, at = take_view(buf, at, (6, 6))
     M_dense, at = take_view(buf, at, (status[3], status[3]))
+    q_presc, at = take_view(buf, at, (status[5],))
+    u_presc, at = take_view(buf, at, (nu,))
+    udot_presc, at = take_view(buf, at, (nu,))
+    motion_prm, at = take_view(buf, at, (nb, 3))
+    tau, at = take_view(buf, at, (nu,))
+    time, at = take_view(buf, at, (1,))
+    level = status[LEVELS:LEVELS + nb]
+    method = status[LEVELS + nb:LEVELS + 2 * nb]
     return TreeCache(R_FM, p_FM, R_GF, r_F, R_GB, p_GB, p_PB, H_F_cols, H_cols, com_G,
                      I_G, V_FM, V_GB, V_PB, c, b, hdot_u, P, U_cols, Dinv, z, eps, A_GB,
-                     A_work, F_work, Ic, zero, T, Fc, M_dense, status)
+                     A_work, F_work, Ic, zero, T, Fc, M_dense, q_presc, u_presc,
+                     udot_presc, motion_prm, tau, time, level, method, status)
 
 
 def cache_views(buf: np.ndarray, status: np.ndarray) -> TreeCache:
@@ -234,7 +270,7 @@ def pack_tree(model: TreeModel) -> tuple[np.ndarray, np.ndarray]:
     """The two model buffers (tree_i, tree_f) holding ``model``'s arrays (its ``kinds``
     travels beside them)."""
     tree_i = np.array([model.parent, model.code, model.q_start, model.nq, model.u_start,
-                       model.nu], dtype=np.int64).T.copy()
+                       model.nu, model.reversed], dtype=np.int64).T.copy()
     tree_f = np.concatenate([np.ascontiguousarray(a, dtype=float).ravel() for a in (
         model.prm, model.R_PF, model.p_PF, model.R_MB, model.p_MB, model.mass, model.com_B,
         model.inertia_B)])
@@ -242,16 +278,17 @@ def pack_tree(model: TreeModel) -> tuple[np.ndarray, np.ndarray]:
     return tree_i, tree_f
 
 
-def allocate_cache(nb: int, nu: int) -> tuple[np.ndarray, np.ndarray]:
-    """Zeroed cache buffers (buf, status) for a tree of ``nb`` bodies (Ground included)
-    and ``nu`` mobilities; Ground's orientation is the identity."""
+def allocate_cache(nb: int, nu: int, nq: int) -> tuple[np.ndarray, np.ndarray]:
+    """Zeroed cache buffers (buf, status) for a tree of ``nb`` bodies (Ground included),
+    ``nu`` mobilities and ``nq`` coordinates, every body free; Ground's orientation is the
+    identity."""
     dense = nu if nu <= DENSE_LIMIT else 0
     buf = np.zeros(nb * _CACHE_FLOATS_PER_BODY + nu * _CACHE_FLOATS_PER_MOBILITY
-                   + _CACHE_FLOATS_SHARED + dense * dense)
-    status = np.array([0, nb, nu, dense, 0], dtype=np.int64)
+                   + _CACHE_FLOATS_SHARED + dense * dense + nq)
+    status = np.zeros(LEVELS + 2 * nb, dtype=np.int64)
+    status[1:6] = nb, nu, dense, 0, nq
     cache = cache_views(buf, status)
-    assert (cache.Fc.ctypes.data + cache.Fc.nbytes + 8 * dense * dense
-            == buf.ctypes.data + buf.nbytes), \
+    assert cache.time.ctypes.data + 8 == buf.ctypes.data + buf.nbytes, \
         "the _CACHE_FLOATS_* sizes disagree with unpack_cache's fields"
     cache.R_GB[0] = np.eye(3)
     return buf, status

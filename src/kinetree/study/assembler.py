@@ -52,6 +52,7 @@ import numpy as np
 from kinetree.errors import InvalidArgumentError, KinetreeError
 from kinetree.multibody.mobilized_body import MobilizedBody
 from kinetree.multibody.multibody_system import MultibodySystem
+from kinetree.multibody.tree_model import PRESCRIBED_POSITION
 from kinetree.study.assembly_condition import AssemblyCondition, speed_jacobian_to_q
 from kinetree.system.stage import Stage
 
@@ -345,6 +346,10 @@ class Assembler:
                   for k in range(nq_b[b])}
         locked |= {self._q_index(bodies[b], k, "Assembler.lock_q")
                    for b, k in self._locked_qs}
+        # q prescribed by a lock or a Motion stay as the realization sets them
+        level = matter.get_tree_data(state, Stage.POSITION, "Assembler").cache.level
+        locked |= {int(self._q_start[b]) + k for b in range(1, len(bodies))
+                   if level[b] == PRESCRIBED_POSITION for k in range(nq_b[b])}
         quaternions = [np.arange(self._q_start[b.get_mobilized_body_index()],
                                  self._q_start[b.get_mobilized_body_index()] + 4)
                        for b in bodies[1:]

@@ -22,6 +22,7 @@ from kinetree.multibody.kernels.dense import (
     dense_inverse_mass_rows,
     factor_mass_matrix,
 )
+from kinetree.multibody.kernels.prescribed import prescribe_accelerations
 from kinetree.multibody.kernels.small import (
     PIVOT_TOLERANCE,
     invert_spd_in_place,
@@ -30,7 +31,14 @@ from kinetree.multibody.kernels.small import (
     shift_inertia_to_parent_add,
     spatial_inertia,
 )
-from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, unpack_tree
+from kinetree.multibody.tree_model import (
+    FREE,
+    PRESCRIBED_COUNT,
+    kernel,
+    mobility_rows,
+    unpack_cache,
+    unpack_tree,
+)
 
 
 @numba.njit(cache=True, forceinline=True)
@@ -98,9 +106,14 @@ def _articulate_identity(P, U, Dinv, for_parent):
 def articulate_step(tree, cache, b):
     """Body b's U, D⁻¹ and P⁺ (its children already added into P[b]), P⁺ shifted into its
     parent's P; returns D's smallest relative pivot (not above PIVOT_TOLERANCE: D is
-    singular, and nothing is passed on)."""
+    singular, and nothing is passed on). A prescribed body's mobilities take no part: its
+    parent feels its whole articulated inertia P (and the pivot returned is 1)."""
     nu, p = tree.nu[b], tree.parent[b]
     P = cache.P
+    if cache.level[b] != FREE:      # prescribed: the parent carries the whole of P
+        if p != 0:
+            shift_inertia_to_parent_add(P[b], cache.p_PB[b], cache.T, P[p])
+        return 1.0
     H, U = mobility_rows(tree, cache.H_cols, b).T, mobility_rows(tree, cache.U_cols, b).T
     Dinv, W = mobility_rows(tree, cache.Dinv, b), cache.T
     if nu == 1:
@@ -130,8 +143,9 @@ def inertia_sweep(tree, cache):
     its parent feels through the mobilizer. Where a body's D is singular or ill-conditioned
     (extreme mass ratios: a 1e-6 kg body carrying 3e5 kg) and the tree is small enough to
     hold M (cache.M_dense), M is factored instead and status[4] set to 1: u̇ then comes
-    from M (``dense.py``). Otherwise status[0] is set to 1 + b for a singular D of body b
-    (a massless body at a tip, for instance), or left 0."""
+    from M (``dense.py``), unless a body's motion is prescribed. Otherwise status[0] is
+    set to 1 + b for a singular D of body b (a massless body at a tip, for instance), or
+    left 0."""
     nb = tree.parent.shape[0]
     P = cache.P
     P[0, :, :] = 0.0
@@ -142,7 +156,8 @@ def inertia_sweep(tree, cache):
     for b in range(nb - 1, 0, -1):
         pivot = articulate_step(tree, cache, b)
         if not pivot > ILL_CONDITIONED:
-            if cache.M_dense.shape[0] > 0 and factor_mass_matrix(tree, cache):
+            if (cache.M_dense.shape[0] > 0 and cache.status[PRESCRIBED_COUNT] == 0
+                    and factor_mass_matrix(tree, cache)):
                 cache.status[4] = 1
                 return
             if not pivot > PIVOT_TOLERANCE:
@@ -204,15 +219,37 @@ def _mobility_accelerations(H, U, Dinv, eps, A, g, udot, nu):
 
 
 @numba.njit(cache=True, forceinline=True)
-def bias_step(tree, cache, c, f, b):
+def _prescribed_bias_force(P, H, z, c, udot, a, za, nu):
+    """A prescribed body's force on its parent, before the shift to the parent's origin:
+    za = z + P (c + H u̇), its known u̇ carried rigidly (``a`` is work space)."""
+    for i in range(6):
+        s = c[i]
+        for j in range(nu):
+            s += H[i, j] * udot[j]
+        a[i] = s
+    for i in range(6):
+        s = z[i]
+        for k in range(6):
+            s += P[i, k] * a[k]
+        za[i] = s
+
+
+@numba.njit(cache=True, forceinline=True)
+def bias_step(tree, cache, c, f, udot, b):
     """Body b's ε and the articulated bias force it passes to its parent (its children's
-    already in z[b])."""
+    already in z[b]); a prescribed body passes its known u̇'s (from ``udot``) instead."""
     nu, us, p = tree.nu[b], tree.u_start[b], tree.parent[b]
     H, U = mobility_rows(tree, cache.H_cols, b).T, mobility_rows(tree, cache.U_cols, b).T
     Dinv, Pb = mobility_rows(tree, cache.Dinv, b), cache.P[b]
     za, g = cache.T[0], cache.T[1]
     z, eps = cache.z, cache.eps[us:us + nu]
     fb = f[us:us + nu]
+    if cache.level[b] != FREE:
+        eps[:] = 0.0
+        if p != 0:
+            _prescribed_bias_force(Pb, H, z[b], c[b], udot[us:us + nu], g, za, nu)
+            shift_force_to_parent_add(za, cache.p_PB[b], z[p])
+        return
     if nu == 1:
         _bias_force(Pb, H, U, Dinv, fb, z[b], c[b], eps, g, za, 1, p != 0)
     elif nu == 6:
@@ -225,7 +262,8 @@ def bias_step(tree, cache, c, f, b):
 
 @numba.njit(cache=True, forceinline=True)
 def acceleration_step(tree, cache, c, A, udot, b):
-    """Body b's u̇ and acceleration A[b] from its parent's."""
+    """Body b's u̇ and acceleration A[b] from its parent's (a prescribed body's u̇ is
+    read from ``udot``)."""
     nu, us = tree.nu[b], tree.u_start[b]
     H, U = mobility_rows(tree, cache.H_cols, b).T, mobility_rows(tree, cache.U_cols, b).T
     Dinv = mobility_rows(tree, cache.Dinv, b)
@@ -234,6 +272,13 @@ def acceleration_step(tree, cache, c, A, udot, b):
     for i in range(6):
         Ab[i] += c[b, i]
     ub, eps, g = udot[us:us + nu], cache.eps[us:us + nu], cache.T[2]
+    if cache.level[b] != FREE:      # prescribed: u̇ known, A = A' + H u̇
+        for i in range(6):
+            s = 0.0
+            for j in range(nu):
+                s += H[i, j] * ub[j]
+            Ab[i] += s
+        return
     if nu == 1:
         _mobility_accelerations(H, U, Dinv, eps, Ab, g, ub, 1)
     elif nu == 6:
@@ -247,7 +292,9 @@ def acceleration_sweep(tree, cache, c, bias, A, f, F, udot):
     """u̇ (into ``udot``) for mobility forces f and body forces F, with the Coriolis
     accelerations ``c`` and gyroscopic forces ``bias`` (cache.c and cache.b, or zeros),
     the body accelerations into ``A`` (nb, 6); through M when the inertia sweep chose
-    it (status[4])."""
+    it (status[4]). The entries of prescribed bodies are read, not written: their known
+    u̇ (``prescribed.prescribe_accelerations``), or zeros for M_ff⁻¹ f, the inverse of
+    the free mobilities' block of M."""
     if cache.status[4] == 1:
         dense_accelerations(tree, cache, c, bias, A, f, F, udot)
         return
@@ -257,7 +304,7 @@ def acceleration_sweep(tree, cache, c, bias, A, f, F, udot):
         for i in range(6):
             z[b, i] = bias[b, i] - F[b, i]
     for b in range(nb - 1, 0, -1):
-        bias_step(tree, cache, c, f, b)
+        bias_step(tree, cache, c, f, udot, b)
     A[0, :] = 0.0
     for b in range(1, nb):
         acceleration_step(tree, cache, c, A, udot, b)
@@ -324,6 +371,20 @@ def _block_mobility_accelerations(H, U, Dinv, E, us, A, g, t, Y, k, nu):
 
 
 @numba.njit(cache=True, forceinline=True)
+def shift_forces_to_parent_add(za, r, zp, k):
+    """zp += phi(r) za for k spatial forces side by side (za, zp: 6 x k), r the parent's
+    origin to the body's, in G."""
+    r0, r1, r2 = r
+    for c in range(k):
+        zp[0, c] += za[0, c] + r1 * za[5, c] - r2 * za[4, c]
+        zp[1, c] += za[1, c] + r2 * za[3, c] - r0 * za[5, c]
+        zp[2, c] += za[2, c] + r0 * za[4, c] - r1 * za[3, c]
+        zp[3, c] += za[3, c]
+        zp[4, c] += za[4, c]
+        zp[5, c] += za[5, c]
+
+
+@numba.njit(cache=True, forceinline=True)
 def inverse_mass_rows(tree, cache, F, Y, Z, A, E, T, k):
     """Y = F M⁻¹ for k ≤ BLOCK rows of mobility forces F (k x nu): the rows of M⁻¹ Fᵀ,
     from ``acceleration_sweep`` with zero biases run on the k right-hand sides together,
@@ -333,7 +394,8 @@ def inverse_mass_rows(tree, cache, F, Y, Z, A, E, T, k):
     on): the constraint solve's unit forces load only the paths from constrained bodies
     to Ground. Work space: Z and A (nb, 6, BLOCK) the articulated forces and the body
     accelerations, E (nu, BLOCK) the ε, T (2, 6, BLOCK). Through M's factor when the
-    inertia sweep chose it (status[4])."""
+    inertia sweep chose it (status[4]). With prescribed motion this is M_ff⁻¹: zero
+    on the prescribed mobilities, which no force moves."""
     if cache.status[4] == 1:
         dense_inverse_mass_rows(cache, F, Y, k)
         return
@@ -346,6 +408,13 @@ def inverse_mass_rows(tree, cache, F, Y, Z, A, E, T, k):
     for b in range(nb - 1, 0, -1):
         us, nu, p = tree.u_start[b], tree.nu[b], tree.parent[b]
         zb = Z[b]
+        if cache.level[b] != FREE:      # prescribed: passes z on whole, moves rigidly
+            for j in range(nu):
+                for c in range(k):
+                    E[us + j, c] = 0.0
+            if p != 0:
+                shift_forces_to_parent_add(zb, cache.p_PB[b], Z[p], k)
+            continue
         loaded = False
         for c in range(k):
             for j in range(nu):
@@ -365,15 +434,7 @@ def inverse_mass_rows(tree, cache, F, Y, Z, A, E, T, k):
             _block_bias_force(H, U, Dinv, F, us, zb, E, g, za, k, nu, p != 0)
         if p == 0:
             continue
-        r0, r1, r2 = cache.p_PB[b]       # z_P += phi (z + U D⁻¹ ε)
-        zp = Z[p]
-        for c in range(k):
-            zp[0, c] += za[0, c] + r1 * za[5, c] - r2 * za[4, c]
-            zp[1, c] += za[1, c] + r2 * za[3, c] - r0 * za[5, c]
-            zp[2, c] += za[2, c] + r0 * za[4, c] - r1 * za[3, c]
-            zp[3, c] += za[3, c]
-            zp[4, c] += za[4, c]
-            zp[5, c] += za[5, c]
+        shift_forces_to_parent_add(za, cache.p_PB[b], Z[p], k)   # z_P += phi (z + U D⁻¹ ε)
     for i in range(6):
         for c in range(k):
             A[0, i, c] = 0.0
@@ -388,6 +449,11 @@ def inverse_mass_rows(tree, cache, F, Y, Z, A, E, T, k):
             Ab[3, c] = Ap[3, c] + Ap[1, c] * r2 - Ap[2, c] * r1
             Ab[4, c] = Ap[4, c] + Ap[2, c] * r0 - Ap[0, c] * r2
             Ab[5, c] = Ap[5, c] + Ap[0, c] * r1 - Ap[1, c] * r0
+        if cache.level[b] != FREE:
+            for j in range(nu):
+                for c in range(k):
+                    Y[c, us + j] = 0.0
+            continue
         if nu == 1:
             _block_mobility_accelerations(H, U, Dinv, E, us, Ab, g, za[0], Y, k, 1)
         else:
@@ -398,11 +464,15 @@ def inverse_mass_rows(tree, cache, F, Y, Z, A, E, T, k):
 def calc_tree_accelerations(tree_i, tree_f, kinds, buf, status, velocity_terms, f, F, udot):
     """``acceleration_sweep`` on the flat model and cache buffers. With
     ``velocity_terms`` the Coriolis and gyroscopic biases are included and the body
-    accelerations land in cache.A_GB; without them (and F zero) u̇ = M⁻¹ f, and the body
+    accelerations land in cache.A_GB, prescribed bodies following their motion; without
+    them (and F zero) u̇ = M_ff⁻¹ f (M⁻¹ f without prescribed motion), and the body
     accelerations go to the work array A_work."""
     tree, cache = unpack_tree(tree_i, tree_f, kinds), unpack_cache(buf, status)
+    for i in range(udot.shape[0]):
+        udot[i] = 0.0
     if velocity_terms:
         c, bias, A = cache.c, cache.b, cache.A_GB
+        prescribe_accelerations(tree, cache, udot)
     else:
         c, bias, A = cache.zero, cache.zero, cache.A_work
     acceleration_sweep(tree, cache, c, bias, A, f, F, udot)

@@ -27,6 +27,7 @@ from kinetree.multibody.kernels.constraints import (
     constraint_acceleration,
     solve_semidefinite,
 )
+from kinetree.multibody.kernels.prescribed import prescribe_accelerations
 from kinetree.multibody.tree_model import kernel, unpack_cache, unpack_tree
 
 _solve_constraints = when_used("constraints", constraint_acceleration)
@@ -38,7 +39,8 @@ def calc_accelerations(tree_i, tree_f, kinds, buf, status, constraint_kinds, con
                        A_saved):
     """u̇ (nu) and A (nb x 6, [α; a of each origin] in G) for mobility forces f (nu) and
     body forces F (nb x 6, about each origin, in G), the velocity terms from the cache
-    (articulated inertias must be current: DYNAMICS). With ``constrained`` the enabled
+    (articulated inertias must be current: DYNAMICS); prescribed mobilities (locks and
+    Motions) follow their prescribed u̇. With ``constrained`` the enabled
     constraints are obeyed and their acceleration errors and multipliers land in
     ``udoterr`` and ``multipliers`` (m each). ``A_saved`` (nb x 6) is work space. Returns
     1 when the constraints' equations have no solution (the least-squares u̇ is given),
@@ -49,6 +51,9 @@ def calc_accelerations(tree_i, tree_f, kinds, buf, status, constraint_kinds, con
     for b in range(saved.shape[0]):
         for i in range(6):
             A_saved[b, i] = saved[b, i]
+    for i in range(udot.shape[0]):
+        udot[i] = 0.0
+    prescribe_accelerations(tree, cache, udot)
     acceleration_sweep(tree, cache, cache.c, cache.b, saved, f, F, udot)
     inconsistent = 0
     if constrained:

@@ -3,13 +3,24 @@
 For body B on parent P: X_GB = X_GP X_PF X_FM(q) X_MB, and the hinge matrix H maps the
 body's u to V_PB, B's velocity relative to P at B's origin, expressed in G:
 H = [R_GF H_ang; R_GF (H_lin - r_F × H_ang)], with H_F = [H_ang; H_lin] the mobilizer's
-own hinge matrix in F and r_F the vector from M's origin to B's origin in F.
+own hinge matrix in F and r_F the vector from M's origin to B's origin in F. A reversed
+mobilizer's q and u describe F's motion in M (Simbody's reversed mobilizers): its X_FM is
+the inverse of the X its kind computes, and its H_F follows (``reverse_hinge``).
 """
 
 import numba
 
 from kinetree.multibody.kernels import hinge
-from kinetree.multibody.kernels.small import add3, cross3, mat_mul, rotate3, store3, vec3
+from kinetree.multibody.kernels.small import (
+    add3,
+    cross3,
+    mat_mul,
+    rotate3,
+    scale3,
+    store3,
+    sub3,
+    vec3,
+)
 from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, unpack_tree
 
 
@@ -23,12 +34,36 @@ def _hinge_in_ground(R_GF, r_F, H_F, H, nu):
 
 
 @numba.njit(cache=True, forceinline=True)
+def invert_in_place(R, p):
+    """(R, p) = (R, p)⁻¹ = (Rᵀ, -Rᵀ p): a reversed mobilizer's q give X_MF, whose inverse
+    is X_FM."""
+    for i in range(3):
+        for j in range(i + 1, 3):
+            R[i, j], R[j, i] = R[j, i], R[i, j]
+    store3(scale3(-1.0, rotate3(R, vec3(p))), p)
+
+
+@numba.njit(cache=True, forceinline=True)
+def reverse_hinge(R_FM, p_FM, H, nu):
+    """A reversed mobilizer's H_F (6 x nu, in F) from its own hinge matrix H_MF in H (the
+    velocity [a; b] of F in M per u, in M, b at F's origin): w_FM = -R_FM a and v_FM =
+    p_FM × (R_FM a) - R_FM b, in place."""
+    for j in range(nu):
+        a = rotate3(R_FM, vec3(H[:3, j]))
+        b = rotate3(R_FM, vec3(H[3:, j]))
+        store3(scale3(-1.0, a), H[:3, j])
+        store3(sub3(cross3(vec3(p_FM), a), b), H[3:, j])
+
+
+@numba.njit(cache=True, forceinline=True)
 def position_step(tree, cache, q, b):
     """Body b (not Ground; its parent done): X_FM, X_GB, H, com_G and I_G from q."""
     p, code, nu = tree.parent[b], tree.code[b], tree.nu[b]
     qb = q[tree.q_start[b]:tree.q_start[b] + tree.nq[b]]
     R_FM, p_FM = cache.R_FM[b], cache.p_FM[b]
     hinge.x_fm(tree.kinds, code, qb, tree.prm[b], R_FM, p_FM)
+    if tree.reversed[b]:
+        invert_in_place(R_FM, p_FM)
 
     R_GP, R_GF, R_GB = cache.R_GB[p], cache.R_GF[b], cache.R_GB[b]
     R_GM, R_I = cache.T[:3, :3], cache.T[:3, 3:]
@@ -43,6 +78,8 @@ def position_step(tree, cache, q, b):
 
     H_F, H = mobility_rows(tree, cache.H_F_cols, b).T, mobility_rows(tree, cache.H_cols, b).T
     hinge.h_fm(tree.kinds, code, qb, tree.prm[b], H_F)
+    if tree.reversed[b]:
+        reverse_hinge(R_FM, p_FM, H_F, nu)
     if nu == 1:
         _hinge_in_ground(R_GF, r_F, H_F, H, 1)
     else:

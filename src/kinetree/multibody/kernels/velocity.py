@@ -13,7 +13,7 @@ The gyroscopic force bias b = [w × I w; m w × (w × c)] about B's origin.
 import numba
 
 from kinetree.multibody.kernels import hinge
-from kinetree.multibody.kernels.small import add3, cross3, rotate3, scale3, store3, vec3
+from kinetree.multibody.kernels.small import add3, cross3, rotate3, scale3, store3, sub3, vec3
 from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, unpack_tree
 
 
@@ -28,6 +28,21 @@ def _hinge_velocities(H_F, H, u, V_FM, V_PB, nu):
             t += H[i, j] * u[j]
         V_FM[i] = s
         V_PB[i] = t
+
+
+@numba.njit(cache=True, forceinline=True)
+def reverse_hdot_u(R_FM, p_FM, V_FM, hd):
+    """A reversed mobilizer's (dH_F/dt) u (in F) from its kind's own [ȧ; ḃ] (in M) in
+    ``hd``, in place: with w, v = V_FM and p = p_FM, the rate in F of
+    w_FM = -R_FM a, v_FM = p × (R_FM a) - R_FM b at constant u is
+    [-R_FM ȧ; 2 w × v + w × (p × w) + p × R_FM ȧ - R_FM ḃ]."""
+    w, v, p = vec3(V_FM[:3]), vec3(V_FM[3:]), vec3(p_FM)
+    ad = rotate3(R_FM, vec3(hd[:3]))
+    bd = rotate3(R_FM, vec3(hd[3:]))
+    lin = add3(add3(scale3(2.0, cross3(w, v)), cross3(w, cross3(p, w))),
+               sub3(cross3(p, ad), bd))
+    store3(scale3(-1.0, ad), hd[:3])
+    store3(lin, hd[3:])
 
 
 @numba.njit(cache=True, forceinline=True)
@@ -54,6 +69,8 @@ def velocity_step(tree, cache, q, u, qdot, b):
     qb, hd = q[qs:qs + nq], cache.hdot_u[b]
     hinge.n_mult(tree.kinds, tree.code[b], qb, ub, tree.prm[b], qdot[qs:qs + nq])
     hinge.hdot_u(tree.kinds, tree.code[b], qb, ub, tree.prm[b], hd)
+    if tree.reversed[b]:
+        reverse_hdot_u(cache.R_FM[b], cache.p_FM[b], V_FM, hd)
     hd_ang, hd_lin = vec3(hd[:3]), vec3(hd[3:])
     r_F, w_FM = vec3(cache.r_F[b]), vec3(V_FM[:3])
     t = add3(add3(hd_lin, cross3(hd_ang, r_F)), cross3(w_FM, cross3(w_FM, r_F)))
