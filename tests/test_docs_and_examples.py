@@ -21,6 +21,7 @@ def python_blocks(page: Path) -> str:
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_page_snippets_run(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)              # files a snippet writes land here
+    (tmp_path / "models").symlink_to(ROOT / "models")   # the bundled models, as in the repo
     code = python_blocks(page)
     exec(compile(code, str(page), "exec"), {"__name__": "snippet"})
 

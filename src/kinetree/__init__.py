@@ -42,6 +42,9 @@ from kinetree.integrators import (
     TerminationReason,
     VerletIntegrator,
 )
+from kinetree.io.model import Coordinate, Model
+from kinetree.io.osim import load_osim
+from kinetree.io.urdf import load_urdf
 from kinetree.math import (
     BodyOrSpaceType,
     Function,
@@ -63,6 +66,7 @@ from kinetree.multibody.check_constraint import check_constraint
 from kinetree.multibody.check_mobilizer import check_mobilizer
 from kinetree.study import Assembler, AssemblyCondition, Markers, QValue, Trajectory, simulate
 from kinetree.study.time_stepper import TimeStepper
+from kinetree.study.trc import read_trc
 from kinetree.system import Measure, Stage, State, Subsystem, System
 from kinetree.system.events import (
     EventTriggerInfo,
@@ -133,6 +137,10 @@ __all__ = [
     "GeneralForceSubsystem",
     "Inertia",
     "Integrator",
+    "load_osim",
+    "load_urdf",
+    "Model",
+    "Coordinate",
     "Markers",
     "MassProperties",
     "Measure",
@@ -142,6 +150,7 @@ __all__ = [
     "PeriodicEventHandler",
     "PeriodicEventReporter",
     "QValue",
+    "read_trc",
     "Rotation",
     "RungeKutta2Integrator",
     "RungeKutta3Integrator",

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+
+from kinetree.system.stage import Stage
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -12,9 +15,18 @@ def main(argv: list[str] | None = None) -> int:
     demo = commands.add_parser("demo", help="run the flagship example and write its outputs")
     demo.add_argument("--out", default="out/demo", help="output folder (default out/demo)")
     commands.add_parser("warmup", help="compile and cache the kernels a typical program uses")
-    view = commands.add_parser("view", help="open a replay page (Trajectory.to_html) in a "
-                                            "browser")
-    view.add_argument("file", help="a .html replay written by Trajectory.to_html or the demo")
+    view = commands.add_parser("view", help="open a replay page (Trajectory.to_html), or a "
+                                            "model file's default pose, in a browser")
+    view.add_argument("file", help="a .html replay written by Trajectory.to_html or the "
+                                   "demo, or a model: .osim (OpenSim) or .urdf")
+    view.add_argument("--out", default="out", help="folder for a model's page (default out)")
+    simulate = commands.add_parser("simulate", help="simulate a model file from its default "
+                                                    "state and write its trajectory")
+    simulate.add_argument("model", help="an OpenSim .osim or a .urdf file")
+    simulate.add_argument("--t-final", type=float, default=1.0, help="seconds (default 1)")
+    simulate.add_argument("--accuracy", type=float, default=1e-3,
+                          help="the integrator's accuracy (default 1e-3)")
+    simulate.add_argument("--out", default="out", help="output folder (default out)")
     args = parser.parse_args(argv)
     if args.command == "demo":
         from kinetree import demo as demo_module
@@ -25,14 +37,83 @@ def main(argv: list[str] | None = None) -> int:
 
         return warmup.main()
     if args.command == "view":
+        if Path(args.file).suffix.lower() in MODEL_SUFFIXES:
+            return view_model(args.file, args.out)
         return view_file(args.file)
+    if args.command == "simulate":
+        return simulate_model(args.model, args.t_final, args.accuracy, args.out)
     return 2
+
+
+MODEL_SUFFIXES = (".osim", ".urdf")
+
+
+def load_model(name: str):
+    """The Model of an .osim or .urdf file (kinetree.io), or None with a message."""
+    path = Path(name)
+    if not path.is_file():
+        print(f"kinetree: no file {path.resolve()}", file=sys.stderr)
+        return None
+    import warnings
+
+    from kinetree import io
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = io.load_osim(path) if path.suffix.lower() == ".osim" else io.load_urdf(path)
+    for w in caught:
+        print(f"kinetree: note: {w.message}", file=sys.stderr)
+    return model
+
+
+def simulate_model(name: str, t_final: float, accuracy: float, out: str) -> int:
+    """Simulate a model file from its default state for ``t_final`` s; write its
+    trajectory (.sto with the file's coordinate names, .csv) and a replay page."""
+    import time
+
+    from kinetree.study.simulate import simulate
+
+    model = load_model(name)
+    if model is None:
+        return 1
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    state = model.get_default_state()
+    start = time.perf_counter()
+    trajectory = simulate(model.system, state, t_final, accuracy=accuracy)
+    seconds = time.perf_counter() - start
+    stem = Path(name).stem
+    written = [trajectory.to_sto(folder / f"{stem}.sto", model=model),
+               trajectory.to_csv(folder / f"{stem}.csv"),
+               trajectory.to_html(folder / f"{stem}.html", model.system)]
+    print(f"kinetree simulate: {model.name}: {len(model.bodies) - 1} bodies, "
+          f"{len(model.coordinates)} coordinates, {t_final:g} s simulated in {seconds:.2f} s "
+          f"wall ({len(trajectory)} reports)")
+    for path in written:
+        print(f"  wrote {path}")
+    return 0
+
+
+def view_model(name: str, out: str) -> int:
+    """A replay page of a model file's default pose, opened in the default browser."""
+    from kinetree.study.trajectory import Trajectory
+
+    model = load_model(name)
+    if model is None:
+        return 1
+    state = model.get_default_state()
+    model.system.realize(state, Stage.POSITION)
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    one = Trajectory([state.get_time()], [state.get_q()], [state.get_u()], [state.get_z()],
+                     template=state, name=model.name, system=model.system)
+    page = one.to_html(folder / f"{Path(name).stem}.html", model.system)
+    return view_file(str(page))
 
 
 def view_file(name: str) -> int:
     """Open ``name`` in the default browser; 1 with a message if it is not a replay."""
     import webbrowser
-    from pathlib import Path
 
     path = Path(name).resolve()
     if not path.is_file():

@@ -5,6 +5,9 @@ A Function is what a ``Constraint.CoordinateCoupler``, ``Constraint.SpeedCoupler
 coordinates are related. Users subclass :class:`Function`; the common cases are built in and
 reachable as nested names, as in Simbody: ``Function.Constant``, ``Function.Linear``,
 ``Function.Polynomial``, ``Function.Sinusoid``, ``Function.Step`` and ``Function.Spline``.
+The kinds OpenSim model files add (``Function.SimmSpline``, ``Function.GCVSpline``,
+``Function.PiecewiseLinear``, ``Function.Multiplier``) live in
+``kinetree.math.opensim_functions`` and are attached here too.
 
 Every built-in returns Python floats. Arguments are not checked for NaN or infinity: a
 non-finite argument gives a non-finite result, as ``math`` functions do. Construction data
@@ -30,6 +33,10 @@ __all__ = [
     "Sinusoid",
     "Step",
     "Spline",
+    "SimmSpline",
+    "GCVSpline",
+    "PiecewiseLinear",
+    "Multiplier",
 ]
 
 UNLIMITED_DERIVATIVE_ORDER = sys.maxsize
@@ -313,7 +320,10 @@ class Constant(Function):
 class Linear(Function):
     """``Function.Linear(coefficients)``: f(x) = a0 x0 + a1 x1 + ... + a(n-1) x(n-1) + an,
     with n = len(coefficients) - 1 arguments (at least 2 coefficients). df/dxi = ai; every
-    higher derivative is 0, and every order is available."""
+    higher derivative is 0, and every order is available.
+
+    OpenSim's LinearFunction is this function: its ``<coefficients>slope intercept
+    </coefficients>`` are passed unchanged, ``Function.Linear([slope, intercept])``."""
 
     def __init__(self, coefficients):
         where = "Function.Linear"
@@ -356,7 +366,10 @@ class Polynomial(Function):
     """``Function.Polynomial(coefficients)``: a polynomial of one argument with coefficients
     in order of decreasing powers (Simbody's order, as ``numpy.polyval``):
     f(x) = c0 x^n + c1 x^(n-1) + ... + cn. Derivatives of every order are exact: the
-    coefficients are differentiated and evaluated by Horner's rule."""
+    coefficients are differentiated and evaluated by Horner's rule.
+
+    OpenSim's PolynomialFunction is this function: its ``<coefficients>`` (highest power
+    first) are passed unchanged."""
 
     def __init__(self, coefficients):
         where = "Function.Polynomial"
@@ -713,7 +726,17 @@ def _recover_lam(spline, x: np.ndarray, y: np.ndarray) -> float:
     return lam if lam > 0.0 else 0.0
 
 
-for _cls in (Constant, Linear, Polynomial, Sinusoid, Step, Spline):
+# OpenSim's kinds live in their own module, which needs the names above; it is imported
+# here, last, so that ``Function.SimmSpline`` and the rest exist whenever Function does.
+from kinetree.math.opensim_functions import (  # noqa: E402
+    GCVSpline,
+    Multiplier,
+    PiecewiseLinear,
+    SimmSpline,
+)
+
+for _cls in (Constant, Linear, Polynomial, Sinusoid, Step, Spline, SimmSpline, GCVSpline,
+             PiecewiseLinear, Multiplier):
     _cls.__qualname__ = f"Function.{_cls.__name__}"
     setattr(Function, _cls.__name__, _cls)
 del _cls

@@ -149,8 +149,23 @@ class MobilizedBody:
         return self._mass_properties
 
     def set_default_q(self, q):
-        """Default q for new States (in the quaternion layout when the mobilizer has one)."""
+        """Default q for new States: in the quaternion layout when the mobilizer has one,
+        or in its Euler-angle layout (body-fixed x-y-z angles in place of the quaternion;
+        the length tells which), the other layout following."""
+        v = np.asarray(q, dtype=float).ravel()
+        if v.size == self._default_q_euler.size != self._default_q.size:
+            self._default_q_euler = self._checked_default(v, self._default_q_euler,
+                                                          "set_default_q")
+            quaternion = Rotation.from_body_fixed_xyz(v[:3]).convert_rotation_to_quaternion()
+            self._default_q = np.concatenate([quaternion, v[3:]])
+            return self
         self._default_q = self._checked_default(q, self._default_q, "set_default_q")
+        if self._default_q.size != self._default_q_euler.size:
+            angles = Rotation.from_quaternion(self._default_q[:4]) \
+                .convert_rotation_to_body_fixed_xyz()
+            self._default_q_euler = np.concatenate([angles, self._default_q[4:]])
+        else:
+            self._default_q_euler = self._default_q.copy()
         return self
 
     def set_default_u(self, u):

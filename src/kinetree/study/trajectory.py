@@ -8,16 +8,23 @@ and the integrator's statistics. Column labels name what they hold: a q column's
 ends in ``q<k>`` (``Pin1.q0``: the first q of mobilized body 1, a Pin), a u column's in
 ``u<k>`` and a z column's in ``z<k>``, which is how ``from_csv`` and ``from_sto`` tell
 them apart again; an extra column must not look like one.
+
+Given a ``Model`` (``kt.load_osim``), ``to_sto`` and ``from_sto`` speak OpenSim's own
+column names instead: a coordinate's value and speed as ``/jointset/<joint>/<coordinate>/
+value`` and ``/speed`` (OpenSim 4's state paths), or the bare coordinate name of a motion
+file (``knee_angle_r``), angles in degrees where the file says ``inDegrees=yes``.
 """
 
 from __future__ import annotations
 
+import math
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
 
-from kinetree.errors import InvalidArgumentError
+from kinetree.errors import InvalidArgumentError, KinetreeWarning
 
 _KINDS = ("q", "u", "z")
 _PATTERN = {kind: re.compile(rf"(^|\.){kind}\d+$") for kind in _KINDS}
@@ -38,7 +45,9 @@ class Trajectory:
     ``columns`` maps an extra column's label to its (n,) array; ``stats`` holds the
     integrator's statistics (empty for a Trajectory read from a file). ``template`` is a
     State of the System that made the rows, from which ``states()`` rebuilds one State a
-    row; ``system`` is that System (``simulate`` records both), which ``to_html`` draws.
+    row; ``system`` is that System (``simulate`` records both, ``from_sto`` with a model
+    the model's), which ``to_html`` draws. ``header`` holds a storage file's header
+    entries (``from_sto``).
     """
 
     def __init__(self, t, q, u, z=None, *, q_names=None, u_names=None, z_names=None,
@@ -80,6 +89,7 @@ class Trajectory:
                 f"Trajectory: column labels must be distinct, without commas or white space "
                 f"(they head CSV and .sto columns), got {labels}.")
         self.stats = dict(stats or {})
+        self.header: dict[str, str] = {}
         self.name = str(name)
         self._template = None if template is None else template.copy()
         self.system = system
@@ -181,19 +191,69 @@ class Trajectory:
                    header=",".join(self.get_labels()), comments="")
         return path
 
-    def to_sto(self, path) -> Path:
+    def to_sto(self, path, model=None, *, columns: bool | None = None) -> Path:
         """Write OpenSim's storage format, version 1: a header (name, version, nRows,
         nColumns, inDegrees=no, endheader), a tab-separated label line starting with
-        ``time``, then the rows, angles in radians; ``opensim.TimeSeriesTable(path)`` and
-        ``opensim.Storage(path)`` read it. Returns the path."""
+        ``time``, then the rows, angles in radians, 17 significant digits;
+        ``opensim.TimeSeriesTable(path)`` and ``opensim.Storage(path)`` read it. Returns
+        the path.
+
+        Without a model the columns are kinetree's (``Pin1.q0``, ..., then the extra
+        columns). With ``model`` (a ``Model``, whose System made the rows) they are
+        OpenSim's states: for each coordinate, in the model's order,
+        ``/jointset/<joint>/<coordinate>/value`` then ``/speed``, so that
+        ``opensim.StatesTrajectory.createFromStatesTable(osim_model, table)`` takes the
+        file for the same model. ``columns`` says whether the extra columns are written
+        (after the rest; with a model, the z under kinetree's labels with them): by
+        default yes without a model and no with one, as OpenSim refuses columns that are
+        not states of its model unless told ``allowExtraColumns=True``."""
         path = Path(path)
-        labels = self.get_labels()
+        if model is None:
+            labels, table = self.get_labels(), self._table()
+            if columns is False:
+                labels = labels[:1 + self._q.shape[1] + self._u.shape[1]
+                                + self._z.shape[1]]
+                table = table[:, :len(labels)]
+        else:
+            labels, table = self._opensim_table(model, bool(columns))
         header = "\n".join([self.name, "version=1", f"nRows={len(self)}",
                             f"nColumns={len(labels)}", "inDegrees=no", "endheader",
                             "\t".join(labels)])
-        np.savetxt(path, self._table(), fmt="%.17g", delimiter="\t",
-                   header=header, comments="")
+        np.savetxt(path, table, fmt="%.17g", delimiter="\t", header=header, comments="")
         return path
+
+    def _opensim_table(self, model, columns: bool) -> tuple[list[str], np.ndarray]:
+        """Labels and values of ``to_sto(path, model)``: time, then each coordinate's
+        value and speed by its OpenSim state path, then (``columns``) z and extras."""
+        state = model.get_default_state()
+        q0, u0, _ = _matter_offsets(model, state)
+        nq, nu = state.get_num_q(), state.get_num_u()
+        if (self._q.shape[1], self._u.shape[1]) != (nq, nu):
+            raise InvalidArgumentError(
+                f"Trajectory.to_sto: the rows have (nq, nu) = "
+                f"{(self._q.shape[1], self._u.shape[1])} but the model {model.name!r} has "
+                f"{(nq, nu)}; pass the Model whose System made them.")
+        labels, values = ["time"], [self._t]
+        for c in model.coordinates.values():
+            if not c.joint_name:
+                raise InvalidArgumentError(
+                    f"Trajectory.to_sto: the coordinate {c.name!r} has no joint_name, and "
+                    f"OpenSim names a state /jointset/<joint>/<coordinate>/value; set "
+                    f"Coordinate.joint_name.")
+            labels += [f"/jointset/{c.joint_name}/{c.name}/value",
+                       f"/jointset/{c.joint_name}/{c.name}/speed"]
+            values += [self._q[:, q0 + c.q_index], self._u[:, u0 + c.u_index]]
+        written = {q0 + c.q_index for c in model.coordinates.values()}
+        left = [self._names["q"][i] for i in range(nq) if i not in written]
+        if left:
+            warnings.warn(KinetreeWarning(
+                f"Trajectory.to_sto: {len(left)} q belong to no coordinate of the model "
+                f"{model.name!r} and are not written ({', '.join(left[:6])}"
+                f"{', ...' if len(left) > 6 else ''})."), stacklevel=3)
+        if columns:
+            labels += [*self._names["z"], *self._columns]
+            values += [*self._z.T, *self._columns.values()]
+        return labels, np.column_stack(values)
 
     def to_html(self, path, system=None, *, frame_rate: float = 30.0,
                 title: str | None = None) -> Path:
@@ -217,27 +277,109 @@ class Trajectory:
         return cls._from_table(labels, data, path.stem, path)
 
     @classmethod
-    def from_sto(cls, path) -> Trajectory:
-        """Read a storage file written by ``to_sto`` (or any version-1 .sto in radians whose
-        coordinate columns are labelled as kinetree labels them; other columns become
-        extra columns)."""
+    def from_sto(cls, path, model=None) -> Trajectory:
+        """Read an OpenSim storage file, .sto or .mot: the header (an optional name line,
+        ``key=value`` entries such as version, nRows, nColumns and inDegrees, then
+        ``endheader``), a label line starting with ``time``, and the rows, tab- or
+        white-space-separated (``NaN`` or an empty cell is a missing value). The header
+        entries are kept in ``header``.
+
+        Without a model the columns are kept as they are: labels ending in ``q<k>``,
+        ``u<k>`` and ``z<k>`` (as ``to_sto`` writes them) become q, u and z, every other
+        column an extra column with its values unchanged; a file in degrees with q or u
+        columns is refused, since only a model says which of them are angles.
+
+        With ``model`` (a ``Model``) the rows are that model's States: q and u in the
+        State's order, every coordinate found by OpenSim's state path
+        (``/jointset/knee_r/knee_angle_r/value`` and ``/speed``, the joint part not
+        checked) or by its name (``knee_angle_r``, and ``knee_angle_r_u`` for a speed, as
+        OpenSim 3 wrote them; a label naming a coordinate is that coordinate's even when
+        it looks like kinetree's, as OpenSim's ``q1`` does), values and speeds of
+        rotational coordinates converted from degrees to radians when ``inDegrees=yes``.
+        A coordinate the file lacks keeps its default value (one warning names them all);
+        speeds the file lacks altogether stay at the default speeds. Other columns are
+        kept as extra columns, unconverted, and the Trajectory records the model's System
+        and default State, so ``states()`` needs no template."""
         path = Path(path)
-        lines = path.read_text().splitlines()
-        try:
-            end = next(i for i, line in enumerate(lines) if line.strip() == "endheader")
-        except StopIteration:
+        name, header, labels, data = _read_storage(path)
+        in_degrees = header.get("inDegrees", "no").strip().lower() == "yes"
+        if model is None:
+            coordinates = [s for s in labels[1:] if _kind_of(s) in ("q", "u")]
+            if in_degrees and coordinates:
+                raise InvalidArgumentError(
+                    f"Trajectory.from_sto: {path} is in degrees (inDegrees=yes) and has "
+                    f"coordinate columns ({', '.join(coordinates[:4])}); pass model= to "
+                    f"convert its angles to radians, or convert them first (OpenSim: "
+                    f"convertDegreesToRadians).")
+            traj = cls._from_table(labels, data, name, path)
+        else:
+            traj = cls._from_model_table(model, labels, data, name, path, in_degrees)
+        traj.header = header
+        return traj
+
+    @classmethod
+    def _from_model_table(cls, model, labels: list[str], data: np.ndarray, name: str,
+                          path, in_degrees: bool) -> Trajectory:
+        """``from_sto(path, model)`` once the file is read."""
+        from kinetree.study.simulate import coordinate_labels
+
+        state = model.get_default_state()
+        q0, u0, _ = _matter_offsets(model, state)
+        n = data.shape[0]
+        arrays = {kind: np.tile(np.asarray(getter(), dtype=float), (n, 1))
+                  for kind, getter in (("q", state.get_q), ("u", state.get_u),
+                                       ("z", state.get_z))}
+        found: dict[tuple[str, str], int] = {}
+        own: dict[str, list[int]] = {kind: [] for kind in _KINDS}
+        extra = []
+        for i, label in enumerate(labels[1:], 1):
+            hit = _coordinate_column(label, model.coordinates)
+            if hit is None:
+                kind = _kind_of(label)
+                (extra if kind is None else own[kind]).append(i)
+            elif hit in found:
+                raise InvalidArgumentError(
+                    f"Trajectory.from_sto: {path} has two columns for the {hit[1]} of "
+                    f"{hit[0]!r}: '{labels[found[hit]]}' and '{label}'; keep one.")
+            else:
+                found[hit] = i
+        if in_degrees and (own["q"] or own["u"]):
+            first = labels[(own["q"] or own["u"])[0]]
             raise InvalidArgumentError(
-                f"Trajectory.from_sto: {path} has no 'endheader' line; it is not a storage "
-                f"file.") from None
-        meta = dict(line.split("=", 1) for line in lines[1:end] if "=" in line)
-        if meta.get("inDegrees", "no").strip().lower() == "yes":
-            raise InvalidArgumentError(
-                f"Trajectory.from_sto: {path} is in degrees (inDegrees=yes); convert its "
-                f"angles to radians first (OpenSim: convertDegreesToRadians).")
-        labels = lines[end + 1].strip().split("\t")
-        data = np.loadtxt(path, delimiter="\t", skiprows=end + 2, ndmin=2)
-        name = lines[0].strip() if end > 0 else path.stem
-        return cls._from_table(labels, data, name, path)
+                f"Trajectory.from_sto: {path} is in degrees (inDegrees=yes) but labels its "
+                f"coordinates as kinetree does ({first}, ...), which kinetree writes in "
+                f"radians; label them by coordinate name or path, or convert them to "
+                f"radians first.")
+        for kind, picked in own.items():
+            if picked:
+                if len(picked) != arrays[kind].shape[1]:
+                    raise InvalidArgumentError(
+                        f"Trajectory.from_sto: {path} has {len(picked)} {kind} columns "
+                        f"labelled as kinetree labels them but the model {model.name!r} "
+                        f"has {arrays[kind].shape[1]}; pass the Model that wrote them.")
+                arrays[kind][:] = data[:, picked]
+        have_speeds = any(kind == "speed" for _, kind in found)
+        missing = []
+        for c in model.coordinates.values():
+            scale = math.pi / 180 if in_degrees and c.motion_type == "rotational" else 1.0
+            for kind, key, offset, index in (("value", "q", q0, c.q_index),
+                                             ("speed", "u", u0, c.u_index)):
+                column = found.get((c.name, kind))
+                if column is not None:
+                    arrays[key][:, offset + index] = scale * data[:, column]
+                elif not own[key] and (kind == "value" or have_speeds):
+                    missing.append(c.name if kind == "value" else f"{c.name} (speed)")
+        if missing:
+            warnings.warn(KinetreeWarning(
+                f"Trajectory.from_sto: {path} has no column for {len(missing)} of the "
+                f"model's coordinates, which keep their default values: "
+                f"{', '.join(missing[:12])}{', ...' if len(missing) > 12 else ''}."),
+                stacklevel=3)
+        names = coordinate_labels(model.system, state)
+        return cls(data[:, 0], arrays["q"], arrays["u"], arrays["z"], q_names=names["q"],
+                   u_names=names["u"], z_names=names["z"],
+                   columns={labels[i]: data[:, i] for i in extra}, name=name,
+                   template=state, system=model.system)
 
     @classmethod
     def _from_table(cls, labels: list[str], data: np.ndarray, name: str, path) -> Trajectory:
@@ -254,6 +396,92 @@ class Trajectory:
                    u_names=[labels[i] for i in picked["u"]],
                    z_names=[labels[i] for i in picked["z"]],
                    columns={labels[i]: data[:, i] for i in extra}, name=name)
+
+
+def _read_storage(path: Path) -> tuple[str, dict[str, str], list[str], np.ndarray]:
+    """A storage file's name (its first header line when that is no ``key=value`` entry,
+    else the file's stem), header entries, column labels and (rows, columns) values."""
+    lines = path.read_text().splitlines()
+    try:
+        end = next(i for i, line in enumerate(lines) if line.strip().lower() == "endheader")
+    except StopIteration:
+        raise InvalidArgumentError(
+            f"Trajectory.from_sto: {path} has no 'endheader' line; it is not a storage "
+            f"file.") from None
+    name, header = path.stem, {}
+    for i, line in enumerate(lines[:end]):
+        line = line.strip()
+        if "=" in line:
+            key, value = line.split("=", 1)
+            header[key.strip()] = value.strip()
+        elif i == 0 and line:
+            name = line
+        elif line:                      # old SIMM-style entries: "datacolumns 5"
+            key, _, value = line.partition(" ")
+            header[key.strip()] = value.strip()
+    rows = [line for line in lines[end + 1:] if line.strip()]
+    if not rows:
+        raise InvalidArgumentError(
+            f"Trajectory.from_sto: {path} has no label line after 'endheader'.")
+    tabs = "\t" in rows[0]
+    labels = _cells(rows[0], tabs)
+    while labels and not labels[-1]:
+        labels.pop()
+    return name, header, labels, _values(rows[1:], len(labels), tabs, path)
+
+
+def _cells(line: str, tabs: bool) -> list[str]:
+    return [c.strip() for c in line.split("\t")] if tabs else line.split()
+
+
+def _values(rows: list[str], n: int, tabs: bool, path) -> np.ndarray:
+    """The (rows, n) table of ``rows``: numpy's parser for a full table, otherwise cell by
+    cell, an empty or missing trailing cell being NaN."""
+    if not rows:
+        return np.zeros((0, n))
+    try:
+        data = np.loadtxt(rows, ndmin=2)
+        if data.shape[1] == n:
+            return data
+    except ValueError:
+        pass
+    data = np.full((len(rows), n), np.nan)
+    for r, line in enumerate(rows):
+        cells = _cells(line, tabs)
+        if any(cells[n:]):
+            raise InvalidArgumentError(
+                f"Trajectory.from_sto: {path}: data row {r + 1} has {len(cells)} values for "
+                f"{n} labels.")
+        for j, cell in enumerate(cells[:n]):
+            if cell:
+                try:
+                    data[r, j] = float(cell)
+                except ValueError:
+                    raise InvalidArgumentError(
+                        f"Trajectory.from_sto: {path}: data row {r + 1} has {cell!r} in "
+                        f"column {j + 1}, not a number.") from None
+    return data
+
+
+def _coordinate_column(label: str, coordinates: dict) -> tuple[str, str] | None:
+    """(coordinate name, "value" or "speed") for a column of an OpenSim file, or None:
+    a state path ``[/jointset/<joint>/]<coordinate>/value|speed``, a coordinate name, or a
+    name with OpenSim 3's speed suffix ``_u``."""
+    parts = [p for p in label.split("/") if p]
+    if len(parts) >= 2 and parts[-1] in ("value", "speed") and parts[-2] in coordinates:
+        return parts[-2], parts[-1]
+    if label in coordinates:
+        return label, "value"
+    if label.endswith("_u") and label[:-2] in coordinates:
+        return label[:-2], "speed"
+    return None
+
+
+def _matter_offsets(model, state) -> tuple[int, int, int]:
+    """Where the model's matter subsystem's q, u and z start in the State's arrays
+    (``Coordinate.q_index`` and ``u_index`` count from there)."""
+    part = model.matter._part(state, "Trajectory")
+    return part.q_slice.start, part.u_slice.start, part.z_slice.start
 
 
 def _labels(kind: str, labels, n: int) -> list[str]:

@@ -17,7 +17,8 @@ import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
-from kinetree.math.functions import Constant, Function, Linear, Spline
+from kinetree.math.functions import Constant, Function, Linear
+from kinetree.math.opensim_functions import FAST_PATH_TYPES
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
 from kinetree.multibody.mobilizers.custom import Implementation
@@ -159,8 +160,10 @@ class FunctionBasedImplementation(Implementation):
         self._lines = [(i, self._indices[i][0], *f.get_coefficients())
                        for i, f in enumerate(self._functions)
                        if isinstance(f, Linear) and len(self._indices[i]) == 1]
+        # One-argument splines (Spline, SimmSpline, GCVSpline), PiecewiseLinear and
+        # Multiplier give f, f', f'' in one call without argument checks.
         self._splines = [(i, self._indices[i][0], f) for i, f in enumerate(self._functions)
-                         if type(f) is Spline and len(self._indices[i]) == 1]
+                         if type(f) in FAST_PATH_TYPES and len(self._indices[i]) == 1]
         simple = set(self._constants) | {line[0] for line in self._lines}
         self._general = [i for i in range(6)
                          if i not in simple | {spline[0] for spline in self._splines}]

@@ -1,0 +1,132 @@
+"""A model loaded from a file: the System it builds, with the names the file gave its
+bodies, coordinates and markers (what ``load_osim`` and ``load_urdf`` return).
+
+A coordinate is one q of a mobilizer, by name: the loaders keep the file's names and
+order, so a program written against the file's names (OpenSim's ``knee_angle_r``, a URDF
+joint's name) reads and writes the same quantities here.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from kinetree.errors import InvalidArgumentError
+from kinetree.system.stage import Stage
+
+
+class Coordinate:
+    """One generalized coordinate by name: q[q_index] and its speed u[u_index] in the
+    State's matter-subsystem arrays, the ``which``-th of ``mobilized_body``'s, of the
+    file's joint ``joint_name``. Units are the mobilizer's: rad (and rad/s) for
+    rotations (``motion_type`` "rotational"), m (and m/s) for translations
+    ("translational"), as the file's coordinate says. ``velocity_limit`` and
+    ``effort_limit`` (rad/s or m/s; N m or N) are the file's limits where it gives them
+    (URDF's ``<limit velocity effort>``), inf otherwise; kept, not enforced."""
+
+    def __init__(self, name: str, mobilized_body, which: int, *, default_value: float = 0.0,
+                 default_speed_value: float = 0.0, range=(-math.inf, math.inf),
+                 locked: bool = False, clamped: bool = False, prescribed: bool = False,
+                 prescribed_function=None, motion_type: str = "rotational",
+                 joint_name: str = "", velocity_limit: float = math.inf,
+                 effort_limit: float = math.inf):
+        self.name = name
+        self.joint_name = joint_name
+        self.mobilized_body = mobilized_body
+        self.which = int(which)
+        self.default_value = float(default_value)
+        self.default_speed_value = float(default_speed_value)
+        self.range = (float(range[0]), float(range[1]))
+        self.locked = bool(locked)
+        self.clamped = bool(clamped)
+        self.prescribed = bool(prescribed)
+        self.prescribed_function = prescribed_function
+        self.motion_type = motion_type
+        self.velocity_limit = float(velocity_limit)
+        self.effort_limit = float(effort_limit)
+        self.q_index = -1
+        self.u_index = -1
+        """Set by the Model once the System is realized to MODEL."""
+
+    def __repr__(self) -> str:
+        return f"<Coordinate {self.name!r} of {self.mobilized_body._name()} q[{self.q_index}]>"
+
+    def _matter(self):
+        return self.mobilized_body.get_matter_subsystem()
+
+    def get_value(self, state) -> float:
+        """q (rad or m)."""
+        return float(self._matter().get_q(state)[self.q_index])
+
+    def set_value(self, state, value: float) -> None:
+        self._matter().upd_q(state)[self.q_index] = self._finite(value, "set_value")
+
+    def get_speed_value(self, state) -> float:
+        """u (rad/s or m/s)."""
+        return float(self._matter().get_u(state)[self.u_index])
+
+    def set_speed_value(self, state, value: float) -> None:
+        self._matter().upd_u(state)[self.u_index] = self._finite(value, "set_speed_value")
+
+    def get_acceleration_value(self, state) -> float:
+        """u̇ (rad/s² or m/s²; ACCELERATION)."""
+        return float(self._matter().get_u_dot(state)[self.u_index])
+
+    def _finite(self, value, method: str) -> float:
+        value = float(value)
+        if not math.isfinite(value):
+            raise InvalidArgumentError(
+                f"Coordinate {self.name!r}.{method}: the value is {value}; it must be finite.")
+        return value
+
+
+class Model:
+    """What a model file built: ``system`` (a MultibodySystem), its ``matter`` and
+    ``forces`` subsystems, ``bodies`` (name -> MobilizedBody, Ground as "ground"),
+    ``coordinates`` (name -> Coordinate, in the file's order), ``markers`` (a Markers goal
+    for ``Assembler.track``, the file's marker names kept) and ``skipped`` (the elements of
+    the file not built, each with why)."""
+
+    def __init__(self, name: str, system, matter, forces):
+        self.name = name
+        self.system = system
+        self.matter = matter
+        self.forces = forces
+        self.bodies: dict = {}
+        self.coordinates: dict[str, Coordinate] = {}
+        self.constraints: dict = {}
+        self.markers = None
+        self.skipped: list[str] = []
+        self.contact = None
+
+    def __repr__(self) -> str:
+        return (f"<Model {self.name!r}: {len(self.bodies)} bodies, {len(self.coordinates)} "
+                f"coordinates, {len(self.constraints)} constraints>")
+
+    def get_default_state(self):
+        """A new State realized to INSTANCE: every coordinate at its default value and
+        speed (the mobilizers' defaults, which the loader set), locked coordinates held and
+        prescribed ones following their functions, the constraints satisfied (q and u
+        projected onto them, to 1e-10). Orientation mobilizers use Euler angles
+        (matter.set_use_euler_angles), so that every coordinate is one q, as in OpenSim."""
+        state = self.system.realize_topology()
+        # OpenSim's coordinates are q: Ball and Free rotations as body-fixed x-y-z angles
+        self.matter.set_use_euler_angles(state, True)
+        self.system.realize_model(state)
+        self._index_coordinates(state)
+        self.system.realize(state, Stage.INSTANCE)
+        if self.constraints:            # satisfied, as OpenSim's initSystem leaves them
+            self.system.project(state, 1e-10)
+        return state
+
+    def _index_coordinates(self, state) -> None:
+        for c in self.coordinates.values():
+            mobod = c.mobilized_body
+            c.q_index = mobod.get_first_q_index(state) + c.which
+            c.u_index = mobod.get_first_u_index(state) + c.which
+
+    def get_coordinate_values(self, state) -> np.ndarray:
+        """Every coordinate's q, in the file's order."""
+        q = self.matter.get_q(state)
+        return np.array([q[c.q_index] for c in self.coordinates.values()])

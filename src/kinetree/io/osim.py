@@ -1,0 +1,648 @@
+"""OpenSim models (.osim, OpenSim 4.x): ``load_osim(path)`` builds the same multibody
+system OpenSim builds from the file, with its names.
+
+What an OpenSim model becomes:
+
+- each Body a rigid body (mass, mass centre, inertia about the mass centre in the body
+  frame), Ground the Ground;
+- each Joint a mobilizer between the bodies its two frames are on, F and M the joint's
+  parent and child frames (PhysicalOffsetFrames resolved to their bodies): PinJoint a Pin,
+  SliderJoint a Slider, UniversalJoint a Universal, PlanarJoint a Planar, GimbalJoint a
+  Gimbal, BallJoint a Ball, FreeJoint a Free, EllipsoidJoint an Ellipsoid, WeldJoint a
+  Weld, and a CustomJoint's SpatialTransform a FunctionBased mobilizer (its six
+  TransformAxis functions of the joint's coordinates). The tree is grown from Ground; a
+  joint met from its child's side becomes a reversed mobilizer, as OpenSim's graph maker
+  makes it;
+- each Coordinate one q of its joint, by name, with its default value and speed, range,
+  and its locked, clamped and prescribed flags: a locked coordinate is held (the whole
+  mobilizer locked when all its coordinates are, else a PrescribedMotion constraint at the
+  locked value), a prescribed one follows its function of time;
+- CoordinateCouplerConstraint a CoordinateCoupler, dependent = scale · f(independents);
+  the MarkerSet a Markers goal (``model.markers``);
+- gravity a UniformGravity.
+
+Everything else (muscles, actuators, contact and the other forces, wrap objects, probes,
+controllers) is not built: each is listed in ``model.skipped`` and named in one warning.
+
+A file from others never executes code: the XML is parsed as data (no DTD, no entities),
+and every number is checked finite.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+
+from kinetree.errors import KinetreeError, NonPhysicalError
+from kinetree.forces import Force, GeneralForceSubsystem
+from kinetree.io.model import Coordinate, Model
+from kinetree.math.functions import Constant, Function, Linear
+from kinetree.math.inertia import Inertia, MassProperties, _trusted_inertia
+from kinetree.math.rotation import Rotation
+from kinetree.math.transform import Transform
+from kinetree.multibody.body import Body
+from kinetree.multibody.constraints import Constraint
+from kinetree.multibody.matter import SimbodyMatterSubsystem
+from kinetree.multibody.mobilized_body import Direction, MobilizedBody
+from kinetree.multibody.multibody_system import MultibodySystem
+from kinetree.study.markers import Markers
+
+
+class OsimError(KinetreeError):
+    """The .osim file cannot be built: the message names the element and what to fix."""
+
+
+_JOINTS = {"PinJoint": "Pin", "SliderJoint": "Slider", "UniversalJoint": "Universal",
+           "PlanarJoint": "Planar", "GimbalJoint": "Gimbal", "BallJoint": "Ball",
+           "FreeJoint": "Free", "WeldJoint": "Weld", "EllipsoidJoint": "Ellipsoid"}
+"""OpenSim joint types with a kinetree mobilizer of the same definition (OpenSim builds
+them on Simbody's mobilizers of these names)."""
+
+_BODY_CONSTRAINTS = ("PointOnLineConstraint", "WeldConstraint", "PointConstraint",
+                     "ConstantDistanceConstraint")
+
+_ROTATIONAL = {"Pin": [True], "Slider": [False], "Universal": [True, True],
+               "Planar": [True, False, False], "Gimbal": [True] * 3, "Ball": [True] * 3,
+               "Free": [True] * 3 + [False] * 3, "Weld": [], "Ellipsoid": [True] * 3}
+
+
+def load_osim(path, include_forces: bool = True, geometry_dirs=()) -> Model:
+    """Build the model of the OpenSim 4.x file ``path``; returns a Model (its ``system``,
+    ``bodies``, ``coordinates`` by name, ``markers``). ``include_forces`` is accepted for
+    the force elements to come; today every force element is reported skipped. The bodies'
+    Mesh geometry becomes decorations for the viewer where its file is found: in
+    ``geometry_dirs``, the model's folder or a ``Geometry`` folder beside it."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise OsimError(f"load_osim: cannot read {path}: {e.strerror or e}.") from None
+    folders = [Path(d) for d in geometry_dirs] + [path.parent, path.parent / "Geometry"]
+    return _Builder(_parse(text, path), path, include_forces, folders).build()
+
+
+def _parse(text: str, path: Path) -> ET.Element:
+    """The <Model> element of an .osim text: refused with a DTD or entities (a file must
+    not define what the parser expands); OpenSim's 'Outer::Inner' element names (not XML
+    names) read as 'Outer__Inner'."""
+    if re.search(r"<!(DOCTYPE|ENTITY)", text):
+        raise OsimError(f"load_osim: {path.name} declares a DTD or entities, which an "
+                        ".osim file never needs; refusing to expand them.")
+    text = re.sub(r"<(/?)([A-Za-z_][\w.-]*)::([A-Za-z_][\w.-]*)", r"<\1\2__\3", text)
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as e:
+        raise OsimError(f"load_osim: {path.name} is not well-formed XML ({e}).") from None
+    model = root if root.tag == "Model" else root.find("Model")
+    if model is None:
+        raise OsimError(f"load_osim: {path.name} has no <Model> element; is it an OpenSim "
+                        "model file?")
+    version = int(root.get("Version", "40000") or 40000)
+    if version < 40000:
+        raise OsimError(
+            f"load_osim: {path.name} is an OpenSim {version // 10000}.x file (Version "
+            f"{version}); open it in OpenSim 4 and save it again (or `opensim-cmd`), which "
+            "converts the joints and frames to the 4.x layout this loader reads.")
+    return model
+
+
+def _numbers(element, tag: str, count: int | None, where: str, default=None) -> np.ndarray:
+    text = element.findtext(tag)
+    if text is None or not text.strip():
+        if default is not None:
+            return np.array(default, dtype=float)
+        raise OsimError(f"{where}: <{tag}> is missing.")
+    try:
+        values = np.array([float(v) for v in text.split()], dtype=float)
+    except ValueError:
+        raise OsimError(f"{where}: <{tag}> is {text.strip()!r}, not numbers.") from None
+    if count is not None and values.size != count:
+        raise OsimError(f"{where}: <{tag}> has {values.size} numbers, expected {count}.")
+    if not np.all(np.isfinite(values)):
+        raise OsimError(f"{where}: <{tag}> has a non-finite number: {text.strip()!r}.")
+    return values
+
+
+def _number(element, tag: str, where: str, default: float | None = None) -> float:
+    return float(_numbers(element, tag, 1, where, None if default is None else [default])[0])
+
+
+def _flag(element, tag: str, default: bool = False) -> bool:
+    text = (element.findtext(tag) or "").strip().lower()
+    return default if not text else text in ("true", "1")
+
+
+def _objects(model, set_name: str) -> list:
+    found = model.find(f"{set_name}/objects")
+    return [] if found is None else list(found)
+
+
+def _frame_transform(element, where: str) -> Transform:
+    """An offset frame's pose in its parent: translation (m) and body-fixed x-y-z
+    orientation angles (rad)."""
+    p = _numbers(element, "translation", 3, where, [0, 0, 0])
+    angles = _numbers(element, "orientation", 3, where, [0, 0, 0])
+    return Transform(Rotation.from_body_fixed_xyz(angles), p)
+
+
+def _join(base: str, relative: str) -> str:
+    """OpenSim's component path ``relative`` seen from the component at ``base``."""
+    if relative.startswith("/"):
+        parts = []
+        relative = relative[1:]
+    else:
+        parts = [p for p in base.split("/") if p]
+    for piece in relative.split("/"):
+        if piece in ("", "."):
+            continue
+        if piece == "..":
+            if parts:
+                parts.pop()
+        else:
+            parts.append(piece)
+    return "/" + "/".join(parts)
+
+
+class _Builder:
+    def __init__(self, model_element, path: Path, include_forces: bool, folders: list):
+        self.folders = folders
+        self.missing_meshes: set[str] = set()
+        self.xml = model_element
+        self.path = path
+        self.include_forces = include_forces
+        self.name = model_element.get("name") or path.stem
+        self.frames: dict[str, tuple] = {}       # path -> (parent path or None, X, element)
+        self.skipped: list[str] = []
+        self.notes: list[str] = []
+
+    # ------------------------------------------------------------------ build
+    def build(self) -> Model:
+        system = MultibodySystem()
+        matter = SimbodyMatterSubsystem(system)
+        forces = GeneralForceSubsystem(system)
+        model = Model(self.name, system, matter, forces)
+        model.skipped = self.skipped
+        g = _numbers(self.xml, "gravity", 3, f"{self.name}", [0, -9.80665, 0])
+        if np.any(g != 0):
+            Force.UniformGravity(forces, matter, g)
+        self._collect_frames()
+        bodies = self._bodies()
+        model.bodies["ground"] = matter.Ground()
+        self._joints(model, bodies)
+        self._constraints(model)
+        self._markers(model)
+        self._geometry(model)
+        self._report_skipped()
+        model._file = str(self.path)
+        return model
+
+    # ------------------------------------------------------------------ frames
+    def _collect_frames(self) -> None:
+        """Every frame's path, its parent frame's path (None for a body or Ground) and its
+        pose in that parent."""
+        self.frames["/ground"] = (None, Transform(), None)
+        ground = self.xml.find("Ground")
+        if ground is not None:
+            self._offset_frames(ground.find("components"), "/ground")
+        for body in _objects(self.xml, "BodySet"):
+            name = body.get("name")
+            self.frames[f"/bodyset/{name}"] = (None, Transform(), body)
+            self._offset_frames(body.find("components"), f"/bodyset/{name}")
+        for joint in _objects(self.xml, "JointSet"):
+            self._offset_frames(joint.find("frames"), f"/jointset/{joint.get('name')}")
+        self._offset_frames(self.xml.find("components"), "")
+
+    def _offset_frames(self, container, owner: str) -> None:
+        if container is None:
+            return
+        for frame in container:
+            if frame.tag != "PhysicalOffsetFrame":
+                continue
+            here = f"{owner}/{frame.get('name')}"
+            parent = (frame.findtext("socket_parent") or "..").strip()
+            self.frames[here] = (_join(here, parent), _frame_transform(frame, here), frame)
+            self._offset_frames(frame.find("components"), here)
+
+    def _resolve(self, path: str, where: str) -> tuple[str, Transform]:
+        """(the body path, X_BF) of the frame at ``path``: Ground or a body, and the
+        frame's pose in it."""
+        X = Transform()
+        seen = []
+        while True:
+            if path not in self.frames:
+                raise OsimError(f"{where}: no frame {path!r} in the model (frames are Ground, "
+                                "the bodies and their PhysicalOffsetFrames).")
+            parent, X_PF, _ = self.frames[path]
+            if parent is None:
+                return path, X
+            if path in seen:
+                raise OsimError(f"{where}: the frames {seen} are each other's parents.")
+            seen.append(path)
+            X = X_PF @ X
+            path = parent
+
+    # ------------------------------------------------------------------ bodies
+    def _bodies(self) -> dict:
+        """Body path -> (Body.Rigid, element)."""
+        out = {}
+        for body in _objects(self.xml, "BodySet"):
+            name = body.get("name")
+            where = f"Body {name!r}"
+            m = _number(body, "mass", where, 0.0)
+            com = _numbers(body, "mass_center", 3, where, [0, 0, 0])
+            I6 = _numbers(body, "inertia", 6, where, [0] * 6)
+            if m < 0:
+                raise OsimError(f"{where}: the mass is {m} kg; it must be >= 0.")
+            xx, yy, zz, xy, xz, yz = I6
+            central = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+            try:
+                mp = MassProperties(m, com, Inertia(central).shift_from_mass_center(com, m))
+            except NonPhysicalError as e:
+                if np.linalg.eigvalsh(central)[0] < -1e-12 * max(1.0, np.abs(central).max()):
+                    raise OsimError(f"{where}: {e}") from None
+                # A positive semidefinite inertia whose moments break the triangle
+                # inequality: no mass distribution has it, but OpenSim accepts it and
+                # the dynamics are well defined, so it is used as the file gives it.
+                self.notes.append(f"{where}: its inertia breaks the triangle inequality "
+                                  "(moments " + ", ".join(f"{v:.6g}" for v in
+                                                          np.linalg.eigvalsh(central))
+                                  + "); used as given, as OpenSim does")
+                mp = MassProperties._trusted(m, com, _trusted_inertia(
+                    Inertia, central + m * (com @ com * np.eye(3) - np.outer(com, com))))
+            out[f"/bodyset/{name}"] = Body.Rigid(mp)
+        return out
+
+    # ------------------------------------------------------------------ joints
+    def _joints(self, model: Model, bodies: dict) -> None:
+        """Grow the tree from Ground: each joint joins a placed body to a new one."""
+        matter = model.matter
+        placed = {"/ground": matter.Ground()}
+        pending = []
+        for joint in _objects(self.xml, "JointSet"):
+            jname = joint.get("name")
+            where = f"{joint.tag} {jname!r}"
+            here = f"/jointset/{jname}"
+            parent_path = _join(here, (joint.findtext("socket_parent_frame") or "").strip())
+            child_path = _join(here, (joint.findtext("socket_child_frame") or "").strip())
+            pb, X_PF = self._resolve(parent_path, where)
+            cb, X_CM = self._resolve(child_path, where)
+            pending.append((joint, where, pb, X_PF, cb, X_CM))
+        while pending:
+            progress = False
+            for item in list(pending):
+                joint, where, pb, X_PF, cb, X_CM = item
+                if pb in placed and cb not in placed:
+                    placed[cb] = self._mobilizer(model, joint, where, placed[pb], X_PF,
+                                                 bodies, cb, X_CM, Direction.FORWARD)
+                elif cb in placed and pb not in placed:
+                    placed[pb] = self._mobilizer(model, joint, where, placed[cb], X_CM,
+                                                 bodies, pb, X_PF, Direction.REVERSE)
+                elif pb in placed and cb in placed:
+                    raise OsimError(
+                        f"{where}: both of its bodies are already joined to the tree, so it "
+                        "closes a loop; loop joints are not supported yet. Replace it by a "
+                        "constraint (WeldConstraint, PointConstraint) in OpenSim.")
+                else:
+                    continue
+                pending.remove(item)
+                progress = True
+            if not progress:
+                names = ", ".join(repr(item[0].get("name")) for item in pending)
+                raise OsimError(f"joints {names} do not connect to Ground through the other "
+                                "joints; every body needs a path of joints to Ground.")
+        for path in bodies:
+            if path not in placed:
+                raise OsimError(f"Body {path.rsplit('/', 1)[-1]!r} has no joint; give it one "
+                                "(a WeldJoint to fix it, a FreeJoint to let it move).")
+
+    def _mobilizer(self, model, joint, where, parent_mobod, X_PF, bodies, body_path, X_BM,
+                   direction):
+        """The mobilizer of ``joint`` from the placed ``parent_mobod`` (its frame X_PF) to
+        the body at ``body_path`` (its frame X_BM); the joint's coordinates into
+        model.coordinates."""
+        body = bodies[body_path]
+        coords = joint.findall("coordinates/Coordinate")
+        if joint.tag == "CustomJoint":
+            mobod, rotational = self._custom(joint, where, coords, parent_mobod, X_PF, body,
+                                             X_BM, direction)
+        elif joint.tag in _JOINTS:
+            kind = _JOINTS[joint.tag]
+            args = (parent_mobod, X_PF, body, X_BM)
+            if kind == "Ellipsoid":
+                args += (_numbers(joint, "radii_x_y_z", 3, where),)
+            mobod = getattr(MobilizedBody, kind)(*args, direction=direction)
+            rotational = _ROTATIONAL[kind]
+            if len(coords) != len(rotational):
+                raise OsimError(f"{where}: a {joint.tag} has {len(rotational)} coordinates, "
+                                f"the file gives {len(coords)}.")
+        else:
+            raise OsimError(f"{where}: kinetree has no {joint.tag}; the joints it reads are "
+                            f"CustomJoint and {', '.join(sorted(_JOINTS))}.")
+        name = body_path.rsplit("/", 1)[-1]
+        model.bodies[name] = mobod
+        self._coordinates(model, joint, where, coords, mobod, rotational)
+        return mobod
+
+    def _custom(self, joint, where, coords, parent_mobod, X_PF, body, X_BM, direction):
+        """A CustomJoint as a FunctionBased mobilizer: rotation1..3 then translation1..3,
+        each TransformAxis's function of the coordinates it names."""
+        names = [c.get("name") for c in coords]
+        axes, functions, indices = [], [], []
+        transform = joint.find("SpatialTransform")
+        by_name = {} if transform is None else {
+            a.get("name"): a for a in transform.findall("TransformAxis")}
+        for axis_name in ("rotation1", "rotation2", "rotation3", "translation1",
+                          "translation2", "translation3"):
+            a = by_name.get(axis_name)
+            awhere = f"{where} {axis_name}"
+            if a is None:
+                raise OsimError(f"{awhere}: the SpatialTransform lacks this TransformAxis.")
+            axis = _numbers(a, "axis", 3, awhere)
+            if np.linalg.norm(axis) == 0:
+                raise OsimError(f"{awhere}: the axis is zero.")
+            used = (a.findtext("coordinates") or "").split()
+            for u in used:
+                if u not in names:
+                    raise OsimError(f"{awhere}: names coordinate {u!r}, which is not one of "
+                                    f"the joint's {names}.")
+            f = self._function(a, awhere, len(used))
+            axes.append(axis / np.linalg.norm(axis))
+            functions.append(f)
+            indices.append([names.index(u) for u in used])
+        rotational = []
+        for k in range(len(names)):
+            in_rotation = any(k in idx for idx in indices[:3])
+            rotational.append(in_rotation)
+        mobod = MobilizedBody.FunctionBased(parent_mobod, X_PF, body, X_BM, len(names),
+                                            functions, indices, axes, direction=direction)
+        return mobod, rotational
+
+    def _function(self, axis_element, where: str, nargs: int) -> Function:
+        """The Function element of a TransformAxis (or any function property) taking
+        ``nargs`` arguments."""
+        for child in axis_element:
+            if child.tag in ("axis", "coordinates"):
+                continue
+            return self._function_of(child, where, nargs)
+        if nargs == 0:
+            return Constant(0.0, 0)
+        raise OsimError(f"{where}: no function is given for its coordinates.")
+
+    def _function_of(self, f, where: str, nargs: int) -> Function:
+        tag = f.tag
+        fwhere = f"{where} {tag}"
+        if tag == "Constant":
+            return Constant(_number(f, "value", fwhere), nargs)
+        if tag == "LinearFunction":
+            c = _numbers(f, "coefficients", 2, fwhere)
+            return self._one_argument(Linear(c), nargs, fwhere)
+        if tag in ("SimmSpline", "NaturalCubicSpline", "PiecewiseLinearFunction"):
+            x, y = _numbers(f, "x", None, fwhere), _numbers(f, "y", None, fwhere)
+            cls = {"SimmSpline": "SimmSpline", "NaturalCubicSpline": "Spline",
+                   "PiecewiseLinearFunction": "PiecewiseLinear"}[tag]
+            return self._one_argument(getattr(Function, cls)(x, y), nargs, fwhere)
+        if tag == "GCVSpline":      # OpenSim refits it from x and y; so does kinetree
+            return self._one_argument(Function.GCVSpline(
+                2 * int(_number(f, "half_order", fwhere)) - 1, _numbers(f, "x", None, fwhere),
+                _numbers(f, "y", None, fwhere), _number(f, "error_variance", fwhere, 0.0)),
+                nargs, fwhere)
+        if tag == "PolynomialFunction":
+            c = _numbers(f, "coefficients", None, fwhere)
+            return self._one_argument(Function.Polynomial(c), nargs, fwhere)
+        if tag == "MultiplierFunction":
+            inner = next((c for c in f.findall("function/*")), None)
+            if inner is None:
+                raise OsimError(f"{fwhere}: <function> is empty.")
+            scale = _number(f, "scale", fwhere, 1.0)
+            return Function.Multiplier(self._function_of(inner, fwhere, nargs), scale)
+        raise OsimError(f"{fwhere}: kinetree has no such function; supported are Constant, "
+                        "LinearFunction, SimmSpline, NaturalCubicSpline, GCVSpline, "
+                        "PiecewiseLinearFunction, PolynomialFunction, MultiplierFunction.")
+
+    @staticmethod
+    def _one_argument(f: Function, nargs: int, where: str) -> Function:
+        if nargs != 1:
+            raise OsimError(f"{where}: a function of one coordinate, but the axis names "
+                            f"{nargs}.")
+        return f
+
+    # ------------------------------------------------------------ coordinates
+    def _coordinates(self, model, joint, where, coords, mobod, rotational) -> None:
+        jname = joint.get("name")
+        q0, u0 = [], []
+        locked = []
+        for k, c in enumerate(coords):
+            cname = c.get("name")
+            cwhere = f"{where} coordinate {cname!r}"
+            if cname in model.coordinates:
+                raise OsimError(f"{cwhere}: the name is used twice; coordinates need unique "
+                                "names.")
+            rng = _numbers(c, "range", 2, cwhere, [-math.inf, math.inf])
+            coordinate = Coordinate(
+                cname, mobod, k, default_value=_number(c, "default_value", cwhere, 0.0),
+                default_speed_value=_number(c, "default_speed_value", cwhere, 0.0),
+                range=tuple(rng), locked=_flag(c, "locked"), clamped=_flag(c, "clamped"),
+                prescribed=_flag(c, "prescribed"),
+                motion_type="rotational" if rotational[k] else "translational",
+                joint_name=jname)
+            if coordinate.prescribed:
+                fn = next(iter(c.findall("prescribed_function/*")), None)
+                if fn is None:
+                    coordinate.prescribed = False
+                else:
+                    coordinate.prescribed_function = self._function_of(fn, cwhere, 1)
+            model.coordinates[cname] = coordinate
+            q0.append(coordinate.default_value)
+            u0.append(coordinate.default_speed_value)
+            locked.append(coordinate.locked and not coordinate.prescribed)
+        if not coords:
+            return
+        mobod.set_default_q(q0)           # Euler-angle layout for Ball and Free, as OpenSim
+        mobod.set_default_u(u0)
+        if all(locked):
+            mobod.lock_by_default()
+        else:
+            for k, c in enumerate(coords):
+                coordinate = model.coordinates[c.get("name")]
+                if locked[k]:
+                    model.constraints[f"{c.get('name')}_locked"] = \
+                        Constraint.PrescribedMotion(model.matter,
+                                                    Constant(coordinate.default_value, 1),
+                                                    mobod, k)
+        for k, c in enumerate(coords):
+            coordinate = model.coordinates[c.get("name")]
+            if coordinate.prescribed:
+                model.constraints[f"{coordinate.name}_prescribed"] = \
+                    Constraint.PrescribedMotion(model.matter, coordinate.prescribed_function,
+                                                mobod, k)
+
+    # ------------------------------------------------------------ constraints
+    def _constraints(self, model: Model) -> None:
+        for c in _objects(self.xml, "ConstraintSet"):
+            name = c.get("name")
+            where = f"{c.tag} {name!r}"
+            if not _flag(c, "isEnforced", True):
+                self.skipped.append(f"{where} (not enforced in the file)")
+                continue
+            if c.tag in _BODY_CONSTRAINTS:
+                model.constraints[name] = self._body_constraint(model, c, where)
+                continue
+            if c.tag != "CoordinateCouplerConstraint":
+                self.skipped.append(f"{where} (not supported yet)")
+                continue
+            independent = (c.findtext("independent_coordinate_names") or "").split()
+            dependent = (c.findtext("dependent_coordinate_name") or "").strip()
+            for n in independent + [dependent]:
+                if n not in model.coordinates:
+                    raise OsimError(f"{where}: names coordinate {n!r}, which the model does "
+                                    "not have.")
+            fn = next(iter(c.findall("coupled_coordinates_function/*")), None)
+            if fn is None:
+                raise OsimError(f"{where}: <coupled_coordinates_function> is empty.")
+            f = self._function_of(fn, where, len(independent)) if len(independent) == 1 \
+                else self._function_of(fn, where, 1)
+            scale = _number(c, "scale_factor", where, 1.0)
+            coords = [model.coordinates[n] for n in independent + [dependent]]
+            model.constraints[name] = Constraint.CoordinateCoupler(
+                model.matter, _Coupling(f, scale, len(independent)),
+                [k.mobilized_body for k in coords], [k.which for k in coords])
+
+    def _body(self, model, element, tag: str, where: str):
+        """(MobilizedBody, X_BF) of the frame the socket ``tag`` of ``element`` names."""
+        here = f"/constraintset/{element.get('name')}"
+        body_path, X = self._resolve(_join(here, (element.findtext(tag) or "").strip()),
+                                     f"{where} <{tag}>")
+        mobod = model.matter.Ground() if body_path == "/ground" else \
+            model.bodies[body_path.rsplit("/", 1)[-1]]
+        return mobod, X
+
+    def _body_constraint(self, model, c, where):
+        """PointOnLine, Point (a Ball), ConstantDistance (a Rod) and Weld constraints:
+        stations and frames on bodies, moved to the bodies' frames."""
+        def station(tag_body, tag_point):
+            mobod, X = self._body(model, c, tag_body, where)
+            return mobod, X.shift_frame_station_to_base(_numbers(c, tag_point, 3, where))
+
+        if c.tag == "PointOnLineConstraint":
+            line, X = self._body(model, c, "socket_line_body", where)
+            direction = X.xform_frame_vec_to_base(_numbers(c, "line_direction_vec", 3, where))
+            point = X.shift_frame_station_to_base(_numbers(c, "point_on_line", 3, where))
+            follower, station_f = station("socket_follower_body", "point_on_follower")
+            return Constraint.PointOnLine(line, direction, point, follower, station_f)
+        if c.tag == "WeldConstraint":
+            b1, X1 = self._body(model, c, "socket_frame1", where)
+            b2, X2 = self._body(model, c, "socket_frame2", where)
+            return Constraint.Weld(b1, X1, b2, X2)
+        b1, p1 = station("socket_body_1", "location_body_1")
+        b2, p2 = station("socket_body_2", "location_body_2")
+        if c.tag == "PointConstraint":
+            return Constraint.Ball(b1, p1, b2, p2)
+        return Constraint.Rod(b1, p1, b2, p2, _number(c, "constant_distance", where))
+
+    # ------------------------------------------------------------ markers
+    def _markers(self, model: Model) -> None:
+        markers = Markers()
+        for m in _objects(self.xml, "MarkerSet"):
+            name = m.get("name")
+            where = f"Marker {name!r}"
+            frame = _join(f"/markerset/{name}",
+                          (m.findtext("socket_parent_frame") or "").strip())
+            body_path, X = self._resolve(frame, where)
+            location = X.shift_frame_station_to_base(_numbers(m, "location", 3, where))
+            body = model.matter.Ground() if body_path == "/ground" else \
+                model.bodies[body_path.rsplit("/", 1)[-1]]
+            markers.add_marker(name, body, location)
+        model.markers = markers
+
+    # ------------------------------------------------------------ geometry
+    def _geometry(self, model: Model) -> None:
+        """Each Mesh attached to Ground, a body or one of their offset frames, as a
+        DecorativeMesh on the body (its scale factors, colour and opacity kept)."""
+        for frame_path, (_, _, element) in self.frames.items():
+            owner = element if element is not None else self.xml.find("Ground")
+            if owner is None or frame_path.startswith("/jointset"):
+                continue
+            attached = owner.find("attached_geometry")
+            if attached is None:
+                continue
+            body_path, X = self._resolve(frame_path, frame_path)
+            mobod = model.matter.Ground() if body_path == "/ground" else \
+                model.bodies.get(body_path.rsplit("/", 1)[-1])
+            for mesh in attached.findall("Mesh"):
+                self._mesh(mobod, X, mesh, frame_path)
+        if self.missing_meshes:
+            self.notes.append(f"{len(self.missing_meshes)} mesh file(s) not found (looked in "
+                              + ", ".join(str(f) for f in self.folders) + "): "
+                              + ", ".join(sorted(self.missing_meshes)[:8])
+                              + (", ..." if len(self.missing_meshes) > 8 else ""))
+
+    def _mesh(self, mobod, X, mesh, where: str) -> None:
+        from kinetree.viz.decorations import DecorativeMesh
+
+        name = (mesh.findtext("mesh_file") or "").strip()
+        found = next((f / name for f in self.folders if name and (f / name).is_file()), None)
+        if found is None:
+            self.missing_meshes.add(name)
+            return
+        decoration = DecorativeMesh(found)
+        decoration.set_scale(_numbers(mesh, "scale_factors", 3, where, [1, 1, 1]))
+        appearance = mesh.find("Appearance")
+        if appearance is not None:
+            decoration.set_color(_numbers(appearance, "color", 3, where, [1, 1, 1]))
+            decoration.set_opacity(_number(appearance, "opacity", where, 1.0))
+        mobod.add_body_decoration(X, decoration)
+
+    def _report_skipped(self) -> None:
+        if self.include_forces:
+            for f in _objects(self.xml, "ForceSet"):
+                self.skipped.append(f"{f.tag} {f.get('name')!r} (force elements are not "
+                                    "loaded yet)")
+        for set_name in ("ControllerSet", "ProbeSet", "ContactGeometrySet"):
+            for e in _objects(self.xml, set_name):
+                self.skipped.append(f"{e.tag} {e.get('name')!r}")
+        if self.notes:
+            warnings.warn(f"load_osim: {self.path.name}: " + "; ".join(self.notes),
+                          OsimSkippedWarning, stacklevel=3)
+        if self.skipped:
+            warnings.warn(
+                f"load_osim: {self.path.name}: {len(self.skipped)} element(s) not built: "
+                + "; ".join(self.skipped[:20])
+                + ("; ..." if len(self.skipped) > 20 else "")
+                + " (see model.skipped)", OsimSkippedWarning, stacklevel=3)
+
+
+class OsimSkippedWarning(UserWarning):
+    """Elements of an .osim file that load_osim did not build, listed by name."""
+
+
+class _Coupling(Function):
+    """OpenSim's coordinate coupling as one function of all its coordinates, zero when
+    satisfied: scale · f(q_independent) - q_dependent (the dependent one last)."""
+
+    def __init__(self, f: Function, scale: float, n_independent: int):
+        self._f, self._scale, self._n = f, float(scale), n_independent
+
+    def calc_value(self, x) -> float:
+        x = np.asarray(x, dtype=float)
+        return self._scale * self._f.calc_value(x[:self._n]) - x[self._n]
+
+    def calc_derivative(self, deriv_components, x) -> float:
+        x = np.asarray(x, dtype=float)
+        components = list(deriv_components)
+        if self._n in components:
+            return -1.0 if len(components) == 1 else 0.0
+        return self._scale * self._f.calc_derivative(components, x[:self._n])
+
+    def get_argument_size(self) -> int:
+        return self._n + 1
+
+    def get_max_derivative_order(self) -> int:
+        return 2
+
+
+__all__ = ["OsimError", "OsimSkippedWarning", "load_osim"]
