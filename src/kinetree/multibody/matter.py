@@ -22,7 +22,7 @@ corrected by the multipliers (constraint_solver.py).
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -96,6 +96,8 @@ class TreeData:
     qdotdot_work: np.ndarray     # (nq,)
     quaternion_q: np.ndarray     # (k, 4) int64: the q indices of each quaternion
     custom: CustomHinges | None  # the custom bodies' blocks (None if there are none)
+    lazy: dict = field(default_factory=dict)  # what was realized on request, and at which
+                                 # (q, u) epochs (realize_position_kinematics, ...)
 
     def __deepcopy__(self, memo) -> TreeData:
         """State.copy(): new cache buffers with views of them; the model buffers are
@@ -105,7 +107,24 @@ class TreeData:
                         cache_views(buf, status), self.body_forces.copy(),
                         self.mobility_forces.copy(), self.qdotdot_work.copy(),
                         self.quaternion_q,
-                        None if self.custom is None else copy.deepcopy(self.custom, memo))
+                        None if self.custom is None else copy.deepcopy(self.custom, memo),
+                        dict(self.lazy))
+
+
+_LAZY = {
+    "position kinematics": (Stage.POSITION, 1),
+    "velocity kinematics": (Stage.VELOCITY, 2),
+    "composite body inertias": (None, 1),
+    "articulated body inertias": (Stage.ACCELERATION, 1),
+    "articulated body velocity": (Stage.ACCELERATION, 2),
+}
+"""What the matter subsystem can realize on request (Simbody's lazy realization): the
+stage that realizes it anyway (None: only on request), and whether it depends on q alone
+(1) or on q and u (2); a change of time leaves it valid. Simbody counts the articulated
+inertias realized at ACCELERATION, where it computes them; kinetree computes them at
+DYNAMICS but keeps Simbody's account."""
+
+_KINEMATICS = {Stage.POSITION: "position kinematics", Stage.VELOCITY: "velocity kinematics"}
 
 
 class SimbodyMatterSubsystem(MatterOperators, Subsystem):
@@ -270,7 +289,9 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         State is realized to, which must be at least ``stage`` (else StageTooLowError,
         naming ``where``)."""
         part = state._part(self._index, where)
-        if part.stage < stage:
+        if part.stage < stage and not (
+                stage in (Stage.POSITION, Stage.VELOCITY) and part.stage >= Stage.INSTANCE
+                and self._is_realized(state, _KINEMATICS[stage])):
             self._check(state)
             raise StageTooLowError(stage, part.stage, where)
         return part.cache[self._data_index].value
@@ -1060,6 +1081,135 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         p_BM_G = np.einsum("bij,bj->bi", d.cache.R_GB, [b._X_BM.p for b in self._bodies])
         F[:, :3] -= np.cross(p_BM_G, F[:, 3:])
         return F
+
+    # ------------------------------------------------ lazy realization
+    def _epochs(self, state, depends: int) -> tuple:
+        return (state._q_epoch, state._u_epoch)[:depends]
+
+    def _is_realized(self, state, what: str) -> bool:
+        """Whether ``what`` (a key of _LAZY) is current in ``state``: its stage is
+        realized, or it was realized (on request, or by a stage since backed up by a change
+        of time alone) at the current q (and u)."""
+        stage, depends = _LAZY[what]
+        part = state._parts[self._index]
+        if stage is not None and part.stage >= stage:
+            return True
+        epochs = self._epochs(state, depends)
+        d = part.cache[self._data_index].value if part.stage >= Stage.MODEL else None
+        if d is not None and d.lazy.get(what) == epochs:
+            return True
+        done = state._completed.get(int(stage)) if stage is not None else None
+        return done is not None and done[:depends] == epochs
+
+    def _require(self, state, what: str, where: str) -> TreeData:
+        stage = _LAZY[what][0] or Stage.POSITION
+        if not self._is_realized(state, what):
+            raise StageTooLowError(stage, state._parts[self._index].stage,
+                                   f"SimbodyMatterSubsystem.{where} (the {what})")
+        return self.get_tree_data(state, Stage.MODEL, where)
+
+    def _mark_realized(self, state, what: str) -> None:
+        d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem")
+        d.lazy[what] = self._epochs(state, _LAZY[what][1])
+
+    def _compute_stage_alone(self, state, g: Stage, where: str) -> None:
+        """The compiled work of stage ``g`` (and this subsystem's Python around it) without
+        marking the stage realized."""
+        part = state._parts[self._index]
+        if part.stage < Stage.INSTANCE:
+            raise StageTooLowError(Stage.INSTANCE, part.stage, f"SimbodyMatterSubsystem.{where}")
+        self._realize_alone(state, g)
+
+    def realize_position_kinematics(self, state) -> None:
+        """X_GB, H and the other position kinematics from q, without realizing POSITION
+        (the State stays where it is; INSTANCE needed). Valid until q or an Instance-stage
+        variable changes."""
+        if not self._is_realized(state, "position kinematics"):
+            self._compute_stage_alone(state, Stage.POSITION, "realize_position_kinematics")
+            self._mark_realized(state, "position kinematics")
+
+    def realize_velocity_kinematics(self, state) -> None:
+        """V_GB, q̇ and the velocity bias terms from u (position kinematics needed)."""
+        self._require(state, "position kinematics", "realize_velocity_kinematics")
+        if not self._is_realized(state, "velocity kinematics"):
+            self._compute_stage_alone(state, Stage.VELOCITY, "realize_velocity_kinematics")
+            self._mark_realized(state, "velocity kinematics")
+
+    def realize_composite_body_inertias(self, state) -> None:
+        """The composite body inertias (position kinematics needed); read them with
+        ``calc_composite_body_inertias`` / ``get_composite_body_inertia``."""
+        self._require(state, "position kinematics", "realize_composite_body_inertias")
+        self._mark_realized(state, "composite body inertias")
+
+    def realize_articulated_body_inertias(self, state) -> None:
+        """The articulated body inertias P, U and D⁻¹ of every body (position kinematics
+        needed)."""
+        d = self._require(state, "position kinematics", "realize_articulated_body_inertias")
+        if not self._is_realized(state, "articulated body inertias"):
+            calc_articulated_body_inertias(d.tree_i, d.tree_f, d.kinds, d.buf, d.status)
+            self._raise_if_singular(d, state)
+            self._mark_realized(state, "articulated body inertias")
+
+    def realize_articulated_body_velocity(self, state) -> None:
+        """The velocity-dependent articulated-body terms (the Coriolis and gyroscopic
+        biases): articulated inertias and velocity kinematics needed."""
+        self._require(state, "articulated body inertias", "realize_articulated_body_velocity")
+        self._require(state, "velocity kinematics", "realize_articulated_body_velocity")
+        self._mark_realized(state, "articulated body velocity")
+
+    def is_position_kinematics_realized(self, state) -> bool:
+        return self._is_realized(state, "position kinematics")
+
+    def is_velocity_kinematics_realized(self, state) -> bool:
+        return self._is_realized(state, "velocity kinematics")
+
+    def is_composite_body_inertias_realized(self, state) -> bool:
+        return self._is_realized(state, "composite body inertias")
+
+    def is_articulated_body_inertias_realized(self, state) -> bool:
+        return self._is_realized(state, "articulated body inertias")
+
+    def is_articulated_body_velocity_realized(self, state) -> bool:
+        return self._is_realized(state, "articulated body velocity")
+
+    def invalidate_position_kinematics(self, state) -> None:
+        """Make the position kinematics, and all that needs them, out of date: the State
+        backs up to TIME, as if q had changed."""
+        state.upd_q()
+
+    def invalidate_velocity_kinematics(self, state) -> None:
+        """As if u had changed: the State backs up to POSITION."""
+        state.upd_u()
+
+    def invalidate_composite_body_inertias(self, state) -> None:
+        self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem").lazy.pop(
+            "composite body inertias", None)
+
+    def invalidate_articulated_body_inertias(self, state) -> None:
+        """The articulated inertias, and the velocity terms that need them, out of date
+        (the State backs up below ACCELERATION)."""
+        d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem")
+        if state._parts[self._index].stage >= Stage.ACCELERATION:
+            state.invalidate_all(Stage.ACCELERATION)
+        state._completed.pop(int(Stage.ACCELERATION), None)
+        for what in ("articulated body inertias", "articulated body velocity"):
+            d.lazy.pop(what, None)
+
+    def get_articulated_body_inertia(self, state, mobod) -> np.ndarray:
+        """(6 x 6) body ``mobod``'s articulated inertia P about its origin, in G (kg,
+        kg·m, kg·m²; [angular; linear]): its subtree's inertia as its own mobilizer feels
+        it, the children articulated through theirs (realized on request; position
+        kinematics needed)."""
+        self.realize_articulated_body_inertias(state)
+        d = self.get_tree_data(state, Stage.MODEL, "get_articulated_body_inertia")
+        b = mobod if isinstance(mobod, (int, np.integer)) else mobod.get_mobilized_body_index()
+        P = d.cache.P[b].copy()
+        tree = d.tree
+        if b > 0 and tree.parent[b] != 0 and d.cache.level[b] == 0:
+            us, nu = tree.u_start[b], tree.nu[b]
+            U = d.cache.U_cols[us:us + nu].T            # the sweep left P - U D⁻¹ Uᵀ
+            P += U @ d.cache.Dinv[us:us + nu, :nu] @ U.T
+        return P
 
     # ------------------------------------------------ prescribed motion and locks
     def _locks(self, state) -> tuple:

@@ -148,6 +148,13 @@ class State:
         self._parts: list[_SubsystemPart] = []
         self._versions = [0] * _N_STAGES
         self._epoch = 0
+        # What the lazily realized kinematics depend on (Simbody's position and velocity
+        # kinematics): a number that changes with q (and with any Instance-stage change),
+        # one that changes with u, and for each stage the pair it was last complete at,
+        # so that a change of time alone leaves what q and u determine valid.
+        self._q_epoch = 0
+        self._u_epoch = 0
+        self._completed: dict[int, tuple[int, int]] = {}
         self._realizing: Stage | None = None
         self._system_uid: str | None = None
         self._topology_version = -1
@@ -240,6 +247,11 @@ class State:
         # value is current while its stage still has the number it was computed under.
         self._epoch += 1
         self._versions[stage:] = [self._epoch] * (_N_STAGES - stage)
+        for g in range(max(stage, _POSITION), self._stage + 1):
+            self._completed[g] = (self._q_epoch, self._u_epoch)
+        if stage <= _INSTANCE:
+            self._q_epoch += 1
+            self._u_epoch += 1
         if self._stage >= stage:
             self._back_up_to(STAGES[stage - 1])
             return
@@ -255,6 +267,8 @@ class State:
         self._t = t
         self._epoch += 1
         self._versions[_TIME:] = [self._epoch] * (_N_STAGES - _TIME)
+        self._q_epoch += 1
+        self._u_epoch += 1
         self._stage = stage
         for p in self._parts:
             p.stage = stage
@@ -366,12 +380,14 @@ class State:
         """Writable q; the State backs up to TIME first."""
         self._variables("State.upd_q")
         self._invalidate(_POSITION)
+        self._q_epoch += 1
         return self._q
 
     def upd_u(self) -> np.ndarray:
         """Writable u; the State backs up to POSITION first."""
         self._variables("State.upd_u")
         self._invalidate(_VELOCITY)
+        self._u_epoch += 1
         return self._u
 
     def upd_z(self) -> np.ndarray:
@@ -384,6 +400,8 @@ class State:
         """Writable y = [q | u | z]; the State backs up to TIME first."""
         self._variables("State.upd_y")
         self._invalidate(_POSITION)
+        self._q_epoch += 1
+        self._u_epoch += 1
         return self._y
 
     def _copy_in(self, dest: np.ndarray, values, where: str) -> None:
@@ -732,6 +750,8 @@ class State:
         state = dict(state)
         arrays = state.pop("_arrays")
         self.__dict__.update(state)
+        for name, value in (("_q_epoch", 0), ("_u_epoch", 0), ("_completed", {})):
+            self.__dict__.setdefault(name, value)       # States saved before they existed
         self._system_plan = None
         for name, value in arrays.items():
             setattr(self, name, value)
