@@ -1324,6 +1324,36 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
                            c.u_presc if stage == Stage.VELOCITY else c.udot_presc)[sl]
         return out
 
+    def calc_mobilizer_reaction_forces_using_freebody_method(self, state) -> np.ndarray:
+        """``calc_mobilizer_reaction_forces`` by another route (Simbody's check of it):
+        each body treated as free, tip to base, its mobilizer's force being what Newton
+        and Euler need beyond the applied and constraint forces and its children's
+        reactions (ACCELERATION)."""
+        d = self.get_tree_data(state, Stage.ACCELERATION, "SimbodyMatterSubsystem."
+                               "calc_mobilizer_reaction_forces_using_freebody_method")
+        data = self._constraint_data(state)
+        c, tree = d.cache, d.tree
+        F_ext = d.body_forces.copy()
+        if data.m:
+            self._refresh_kinematics(state, data, data.layouts)
+            F_c, _ = cs.constraint_forces(state, data, c, self.get_multipliers(state))
+            F_ext -= F_c
+        nb = len(self._bodies)
+        R = np.zeros((nb, 6))               # about each body's origin, in G
+        for b in range(nb - 1, 0, -1):
+            m, r, inertia = tree.mass[b], c.com_G[b], c.I_G[b]
+            w, alpha, a = c.V_GB[b, :3], c.A_GB[b, :3], c.A_GB[b, 3:]
+            force = m * (a + np.cross(alpha, r) + np.cross(w, np.cross(w, r)))
+            moment = inertia @ alpha + np.cross(w, inertia @ w) + m * np.cross(r, a)
+            R[b] += np.concatenate([moment, force]) - F_ext[b]
+            p = tree.parent[b]
+            if p > 0:                       # the parent carries it: shifted to its origin
+                R[p, :3] += R[b, :3] + np.cross(c.p_PB[b], R[b, 3:])
+                R[p, 3:] += R[b, 3:]
+        p_BM_G = np.einsum("bij,bj->bi", c.R_GB, [b._X_BM.p for b in self._bodies])
+        R[:, :3] -= np.cross(p_BM_G, R[:, 3:])
+        return R
+
     @staticmethod
     def _vector(v, n: int, where: str) -> np.ndarray:
         v = np.asarray(v, dtype=float)
