@@ -48,6 +48,7 @@ FORCES = {
     "gravity": 13,
     "discrete_forces": 14,
     "mobility_discrete_force": 15,
+    "coordinate_limit_force": 16,
 }
 """Force element type codes (column 0 of a force table), one module each in
 forces/elements/, each with a ``calc``. Force.Custom has none: its Python runs beside the

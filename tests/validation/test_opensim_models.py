@@ -62,7 +62,7 @@ def moving_cases():
 def test_udot_matches_opensim_by_coordinate_name(path, moving):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OsimSkippedWarning)
-        model = load_osim(path)
+        model = load_osim(path, include_forces=False)
     state = model.get_default_state()
     for seed in range(2):
         om, ostate = opensim_state(path, seed, moving)
@@ -85,7 +85,7 @@ def test_udot_matches_opensim_by_coordinate_name(path, moving):
 def test_coordinates_keep_the_files_defaults_ranges_and_flags(path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OsimSkippedWarning)
-        model = load_osim(path)
+        model = load_osim(path, include_forces=False)
     om = osim.Model(str(path))
     ostate = om.initSystem()
     state = model.get_default_state()

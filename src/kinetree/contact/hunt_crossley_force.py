@@ -8,14 +8,12 @@ viscous friction coefficients (default 1 Pa and zeros). For a contact of depth x
 * s1 = k2^(2/3)/(k1^(2/3) + k2^(2/3)); the force acts at O + x (1/2 - s1) n;
 * f_H = (4/3) E x √(R E x) with E = k1^(2/3) s1 (so E^(3/2) = E*), potential energy
   (2/5) f_H x;
-* f = f_H (1 + (3/2) c v_n), c = c1 s1 + c2 (1 - s1), v_n the approach speed; only f > 0
-  pushes;
+* f = f_H (1 + (3/2) c v_n), c = c1 s1 + c2 (1 - s1), v_n the approach speed;
 * friction f (min(w, 1)(μd + 2(μs - μd)/(1 + w²)) + μv v) along the slip, w = v/v_t, each μ
   the harmonic mean of the two surfaces' (:func:`~kinetree.contact.hollars`).
 
-Simbody applies the friction term with f even when f ≤ 0 (a separating, fast-rebounding
-contact then gets friction that pushes along the slip); this element does the same so that
-OpenSim models behave identically.
+A contact whose f ≤ 0 (separating faster than the dissipation allows) applies no force at
+all, friction included, as Simbody's element does (and so OpenSim's models).
 """
 
 from __future__ import annotations
@@ -62,10 +60,11 @@ def hunt_crossley_forces(surf, normal, depth, origin, kmax, kmin, body, M, p_GB,
         w = (v1[0] - v2[0], v1[1] - v2[1], v1[2] - v2[2])
         vn = w[0] * n[0] + w[1] * n[1] + w[2] * n[2]
         f = fH * (1.0 + 1.5 * (M[a, 1] * s1 + M[b, 1] * (1.0 - s1)) * vn)
-        fp = f if f > 0.0 else 0.0
+        if f <= 0.0:
+            continue
         slip_v = (w[0] - vn * n[0], w[1] - vn * n[1], w[2] - vn * n[2])   # 1 relative to 2
         slip = math.sqrt(slip_v[0] ** 2 + slip_v[1] ** 2 + slip_v[2] ** 2)
-        F = (fp * n[0], fp * n[1], fp * n[2])
+        F = (f * n[0], f * n[1], f * n[2])
         if slip != 0.0:
             mu = hollars_kernel(slip, _harmonic(M[a, 2], M[b, 2]), _harmonic(M[a, 3], M[b, 3]),
                                 _harmonic(M[a, 4], M[b, 4]), M[a, 5])

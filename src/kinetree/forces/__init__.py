@@ -3,6 +3,7 @@
 from kinetree.forces.custom import Custom
 from kinetree.forces.elements.constant_force import ConstantForce
 from kinetree.forces.elements.constant_torque import ConstantTorque
+from kinetree.forces.elements.coordinate_limit_force import CoordinateLimitForce
 from kinetree.forces.elements.discrete_forces import DiscreteForces
 from kinetree.forces.elements.global_damper import GlobalDamper
 from kinetree.forces.elements.gravity import Gravity
@@ -23,6 +24,7 @@ from kinetree.forces.general import GeneralForceSubsystem
 
 Force.ConstantForce = ConstantForce
 Force.ConstantTorque = ConstantTorque
+Force.CoordinateLimitForce = CoordinateLimitForce
 Force.DiscreteForces = DiscreteForces
 Force.GlobalDamper = GlobalDamper
 Force.Gravity = Gravity

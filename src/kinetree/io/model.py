@@ -85,8 +85,10 @@ class Model:
     """What a model file built: ``system`` (a MultibodySystem), its ``matter`` and
     ``forces`` subsystems, ``bodies`` (name -> MobilizedBody, Ground as "ground"),
     ``coordinates`` (name -> Coordinate, in the file's order), ``markers`` (a Markers goal
-    for ``Assembler.track``, the file's marker names kept) and ``skipped`` (the elements of
-    the file not built, each with why)."""
+    for ``Assembler.track``, the file's marker names kept), ``force_elements`` (a force
+    element's name in the file -> the kinetree Force elements built for it), ``contact``
+    (the GeneralContactSubsystem of its contact forces, or None) and ``skipped`` (the
+    elements of the file not built, each with why)."""
 
     def __init__(self, name: str, system, matter, forces):
         self.name = name
@@ -98,6 +100,7 @@ class Model:
         self.constraints: dict = {}
         self.markers = None
         self.skipped: list[str] = []
+        self.force_elements: dict[str, list] = {}
         self.contact = None
 
     def __repr__(self) -> str:

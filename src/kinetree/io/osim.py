@@ -19,9 +19,12 @@ What an OpenSim model becomes:
   locked value), a prescribed one follows its function of time;
 - CoordinateCouplerConstraint a CoordinateCoupler, dependent = scale · f(independents);
   the MarkerSet a Markers goal (``model.markers``);
-- gravity a UniformGravity.
+- gravity a UniformGravity;
+- with ``include_forces``, the passive force elements (``io/osim_forces.py``): contact
+  geometry with HuntCrossleyForce and ElasticFoundationForce, CoordinateLimitForce,
+  BushingForce, SpringGeneralizedForce, PointToPointSpring.
 
-Everything else (muscles, actuators, contact and the other forces, wrap objects, probes,
+Everything else (muscles, actuators, expression-based forces, wrap objects, probes,
 controllers) is not built: each is listed in ``model.skipped`` and named in one warning.
 
 A file from others never executes code: the XML is parsed as data (no DTD, no entities),
@@ -41,6 +44,7 @@ import numpy as np
 from kinetree.errors import KinetreeError, NonPhysicalError
 from kinetree.forces import Force, GeneralForceSubsystem
 from kinetree.io.model import Coordinate, Model
+from kinetree.io.osim_forces import build_forces, why_not_built
 from kinetree.math.functions import Constant, Function, Linear
 from kinetree.math.inertia import Inertia, MassProperties, _trusted_inertia
 from kinetree.math.rotation import Rotation
@@ -73,8 +77,8 @@ _ROTATIONAL = {"Pin": [True], "Slider": [False], "Universal": [True, True],
 
 def load_osim(path, include_forces: bool = True, geometry_dirs=()) -> Model:
     """Build the model of the OpenSim 4.x file ``path``; returns a Model (its ``system``,
-    ``bodies``, ``coordinates`` by name, ``markers``). ``include_forces`` is accepted for
-    the force elements to come; today every force element is reported skipped. The bodies'
+    ``bodies``, ``coordinates`` by name, ``markers``). With ``include_forces`` the passive
+    force elements and contact are built too (without, gravity alone). The bodies'
     Mesh geometry becomes decorations for the viewer where its file is found: in
     ``geometry_dirs``, the model's folder or a ``Geometry`` folder beside it."""
     path = Path(path)
@@ -197,6 +201,7 @@ class _Builder:
         self._constraints(model)
         self._markers(model)
         self._geometry(model)
+        self.built = set(build_forces(self, model)) if self.include_forces else set()
         self._report_skipped()
         model._file = str(self.path)
         return model
@@ -600,11 +605,15 @@ class _Builder:
     def _report_skipped(self) -> None:
         if self.include_forces:
             for f in _objects(self.xml, "ForceSet"):
-                self.skipped.append(f"{f.tag} {f.get('name')!r} (force elements are not "
-                                    "loaded yet)")
-        for set_name in ("ControllerSet", "ProbeSet", "ContactGeometrySet"):
+                if f.get("name") not in self.built:
+                    self.skipped.append(f"{f.tag} {f.get('name')!r} ({why_not_built(f)})")
+        for set_name in ("ControllerSet", "ProbeSet"):
             for e in _objects(self.xml, set_name):
                 self.skipped.append(f"{e.tag} {e.get('name')!r}")
+        for e in _objects(self.xml, "ContactGeometrySet"):
+            if e.get("name") not in self.built:
+                self.skipped.append(f"{e.tag} {e.get('name')!r} (no contact force built "
+                                    "uses it)")
         if self.notes:
             warnings.warn(f"load_osim: {self.path.name}: " + "; ".join(self.notes),
                           OsimSkippedWarning, stacklevel=3)

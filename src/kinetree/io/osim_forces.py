@@ -1,0 +1,240 @@
+"""The force elements of an OpenSim model that kinetree can express, built the way OpenSim
+builds them on Simbody (``load_osim`` with ``include_forces=True`` calls
+:func:`build_forces`).
+
+What each becomes:
+
+- HuntCrossleyForce: a ``HuntCrossleyForce`` over one contact set of the model's
+  ``GeneralContactSubsystem`` (``model.contact``), as OpenSim makes one per element: each
+  geometry each ContactParameters names is added to the set, in the file's order, on the
+  body of its frame at that frame's pose times its own location and orientation (body-fixed
+  x-y-z), with the parameters' stiffness, dissipation and static, dynamic and viscous
+  friction; the element's transition velocity. ElasticFoundationForce the same, the
+  parameters given to the meshes only (OpenSim gives the other shapes none).
+- ContactHalfSpace, ContactSphere (radius) and ContactMesh (its file, looked for as mesh
+  files are) the ``ContactGeometry`` HalfSpace, Sphere and TriangleMesh; built only where
+  a contact force uses them, as in OpenSim.
+- CoordinateLimitForce: a ``Force.CoordinateLimitForce`` on the coordinate, its limits,
+  transition, stiffnesses and damping converted from degrees for a rotational coordinate
+  (limits and transition times π/180, stiffness and damping divided by it), as OpenSim
+  converts them.
+- BushingForce: a ``Force.LinearBushing`` between the bodies of its two frames (OpenSim
+  builds Simbody's LinearBushing: the x-y-z angles and the translation of frame2 in frame1,
+  stiffness and damping rotations first).
+- SpringGeneralizedForce: a ``MobilityLinearSpring`` (stiffness, rest_length) and a
+  ``MobilityLinearDamper`` (viscosity) on the coordinate, -k (q - q0) - c u as OpenSim's.
+- PointToPointSpring: a ``TwoPointLinearSpring``; its points are taken in the bodies'
+  frames even when a socket names an offset frame, as OpenSim passes them to Simbody.
+
+An element whose ``appliesForce`` is false is built disabled by default, as OpenSim builds
+it. Muscles and actuators (they need activations and controls, which kinetree does not
+load) and the other force types are not built; :func:`why_not_built` says why, for
+``model.skipped``.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+import kinetree.io.osim as osim
+from kinetree.contact import (
+    ContactGeometry,
+    ElasticFoundationForce,
+    GeneralContactSubsystem,
+    HuntCrossleyForce,
+    TriangleMesh,
+)
+from kinetree.forces import Force
+from kinetree.math.rotation import Rotation
+from kinetree.math.transform import Transform
+
+__all__ = ["build_forces", "why_not_built"]
+
+_CONTACT_FORCES = ("HuntCrossleyForce", "ElasticFoundationForce")
+_BUILT = _CONTACT_FORCES + ("CoordinateLimitForce", "BushingForce", "SpringGeneralizedForce",
+                            "PointToPointSpring")
+_ACTUATORS = ("CoordinateActuator", "PointActuator", "TorqueActuator", "BodyActuator",
+              "PointToPointActuator", "McKibbenActuator", "ActivationCoordinateActuator",
+              "SpringGeneralizedForce_Actuator")
+_DEGREE = math.pi / 180.0
+
+
+def why_not_built(element) -> str:
+    """Why the ForceSet element ``element`` (an XML element) is not built."""
+    tag = element.tag
+    if "Muscle" in tag or tag in ("Ligament", "Blankevoort1991Ligament"):
+        return "muscles and ligaments are not built yet"
+    if tag in _ACTUATORS or tag.endswith("Actuator"):
+        return "an actuator applies its control, and kinetree loads no controls"
+    return "kinetree has no such force element yet"
+
+
+def build_forces(builder, model) -> list[str]:
+    """Build the ForceSet elements of the .osim model ``builder`` reads that kinetree
+    expresses (module docstring) into ``model``; returns the names built, the contact
+    geometries they use included."""
+    return _Forces(builder, model).build()
+
+
+class _Forces:
+    def __init__(self, builder, model):
+        self.b, self.model = builder, model
+        self.Error = osim.OsimError
+        self.flag, self.number, self.numbers = osim._flag, osim._number, osim._numbers
+        self.join = osim._join
+        self.geometries = {g.get("name"): g
+                           for g in osim._objects(builder.xml, "ContactGeometrySet")}
+        self.elements = osim._objects(builder.xml, "ForceSet")
+        self.built: list[str] = []
+
+    def build(self) -> list[str]:
+        for element in self.elements:
+            if element.tag not in _BUILT:
+                continue
+            name = element.get("name")
+            where = f"{element.tag} {name!r}"
+            force = getattr(self, "_" + element.tag)(element, where, f"/forceset/{name}")
+            for f in force:
+                if not self.flag(element, "appliesForce", True):
+                    f.set_disabled_by_default(True)
+            self.model.force_elements[name] = force
+            self.built.append(name)
+        return self.built
+
+    # ------------------------------------------------------------ helpers
+    def _mobod(self, body_path: str):
+        if body_path == "/ground":
+            return self.model.matter.Ground()
+        return self.model.bodies[body_path.rsplit("/", 1)[-1]]
+
+    def _frame(self, element, socket: str, here: str, where: str):
+        """(MobilizedBody, X_BF) of the frame the socket names."""
+        path = (element.findtext(socket) or "").strip()
+        if not path:
+            raise self.Error(f"{where}: <{socket}> is missing.")
+        body_path, X = self.b._resolve(self.join(here, path), f"{where} <{socket}>")
+        return self._mobod(body_path), X
+
+    def _coordinate(self, element, where: str):
+        name = (element.findtext("coordinate") or "").strip()
+        coordinate = self.model.coordinates.get(name)
+        if coordinate is None:
+            raise self.Error(f"{where}: names coordinate {name!r}, which the model does not "
+                             "have.")
+        return coordinate
+
+    # ------------------------------------------------------------ contact
+    def _contacts(self) -> GeneralContactSubsystem:
+        if self.model.contact is None:
+            self.model.contact = GeneralContactSubsystem(self.model.system)
+        return self.model.contact
+
+    def _geometry(self, name: str, where: str):
+        """(MobilizedBody, ContactGeometry, X_BS, is a mesh) of the ContactGeometrySet
+        entry ``name`` (or a path ending in it)."""
+        g = self.geometries.get(name.rsplit("/", 1)[-1])
+        if g is None:
+            raise self.Error(f"{where}: names contact geometry {name!r}, which the "
+                             "ContactGeometrySet does not have.")
+        gname = g.get("name")
+        gwhere = f"{g.tag} {gname!r}"
+        mobod, X_BF = self._frame(g, "socket_frame", f"/contactgeometryset/{gname}", gwhere)
+        X_FS = Transform(Rotation.from_body_fixed_xyz(
+            self.numbers(g, "orientation", 3, gwhere, [0, 0, 0])),
+            self.numbers(g, "location", 3, gwhere, [0, 0, 0]))
+        if g.tag == "ContactHalfSpace":
+            shape = ContactGeometry.HalfSpace()
+        elif g.tag == "ContactSphere":
+            radius = self.number(g, "radius", gwhere)
+            if not radius > 0:
+                raise self.Error(f"{gwhere}: the radius is {radius}; it must be > 0.")
+            shape = ContactGeometry.Sphere(radius)
+        elif g.tag == "ContactMesh":
+            shape = TriangleMesh.load(self._mesh_file(g, gwhere))
+        else:
+            raise self.Error(f"{gwhere}: kinetree has no such contact geometry; supported "
+                             "are ContactHalfSpace, ContactSphere and ContactMesh.")
+        if gname not in self.built:
+            self.built.append(gname)
+        return mobod, shape, X_BF @ X_FS, g.tag == "ContactMesh"
+
+    def _mesh_file(self, g, where: str) -> Path:
+        name = (g.findtext("filename") or "").strip()
+        for folder in self.b.folders:
+            if name and (folder / name).is_file():
+                return folder / name
+        raise self.Error(f"{where}: its mesh file {name!r} is not found (looked in "
+                         + ", ".join(str(f) for f in self.b.folders)
+                         + "); pass its folder in geometry_dirs.")
+
+    def _contact_force(self, element, where: str, kind):
+        contacts = self._contacts()
+        cset = contacts.create_contact_set()
+        force = kind(self.model.forces, contacts, cset)
+        force.set_transition_velocity(self.number(element, "transition_velocity", where,
+                                                  0.01))
+        container = next((c for c in element if c.tag.endswith("ContactParametersSet")), None)
+        objects = None if container is None else container.find("objects")
+        blocks = [] if objects is None else list(objects)
+        for params in blocks:
+            values = [self.number(params, tag, where, 0.0)
+                      for tag in ("stiffness", "dissipation", "static_friction",
+                                  "dynamic_friction", "viscous_friction")]
+            for name in (params.findtext("geometry") or "").split():
+                mobod, shape, X_BS, mesh = self._geometry(name, where)
+                index = contacts.add_body(cset, mobod, shape, X_BS)
+                if kind is HuntCrossleyForce or mesh:
+                    force.set_body_parameters(index, *values)
+        return [force]
+
+    def _HuntCrossleyForce(self, element, where, here):
+        return self._contact_force(element, where, HuntCrossleyForce)
+
+    def _ElasticFoundationForce(self, element, where, here):
+        return self._contact_force(element, where, ElasticFoundationForce)
+
+    # ------------------------------------------------------------ the others
+    def _CoordinateLimitForce(self, element, where, here):
+        c = self._coordinate(element, where)
+        w = _DEGREE if c.motion_type == "rotational" else 1.0
+        value = {tag: self.number(element, tag, where, default)
+                 for tag, default in (("upper_stiffness", 1.0), ("upper_limit", 0.0),
+                                      ("lower_stiffness", 1.0), ("lower_limit", 0.0),
+                                      ("damping", 0.001), ("transition", 0.1))}
+        return [Force.CoordinateLimitForce(
+            self.model.forces, c.mobilized_body, c.which, value["upper_stiffness"] / w,
+            w * value["upper_limit"], value["lower_stiffness"] / w, w * value["lower_limit"],
+            value["damping"] / w, w * value["transition"])]
+
+    def _BushingForce(self, element, where, here):
+        self.b._offset_frames(element.find("frames"), here)
+        body1, X1 = self._frame(element, "socket_frame1", here, where)
+        body2, X2 = self._frame(element, "socket_frame2", here, where)
+        three = {tag: self.numbers(element, tag, 3, where, [0, 0, 0])
+                 for tag in ("rotational_stiffness", "translational_stiffness",
+                             "rotational_damping", "translational_damping")}
+        return [Force.LinearBushing(
+            self.model.forces, body1, X1, body2, X2,
+            np.r_[three["rotational_stiffness"], three["translational_stiffness"]],
+            np.r_[three["rotational_damping"], three["translational_damping"]])]
+
+    def _SpringGeneralizedForce(self, element, where, here):
+        c = self._coordinate(element, where)
+        return [Force.MobilityLinearSpring(self.model.forces, c.mobilized_body, c.which,
+                                           self.number(element, "stiffness", where, 0.0),
+                                           self.number(element, "rest_length", where, 0.0)),
+                Force.MobilityLinearDamper(self.model.forces, c.mobilized_body, c.which,
+                                           self.number(element, "viscosity", where, 0.0))]
+
+    def _PointToPointSpring(self, element, where, here):
+        self.b._offset_frames(element.find("frames"), here)
+        body1, _ = self._frame(element, "socket_body1", here, where)
+        body2, _ = self._frame(element, "socket_body2", here, where)
+        return [Force.TwoPointLinearSpring(
+            self.model.forces, body1, self.numbers(element, "point1", 3, where, [0, 0, 0]),
+            body2, self.numbers(element, "point2", 3, where, [0, 0, 0]),
+            self.number(element, "stiffness", where, 1.0),
+            self.number(element, "rest_length", where, 0.0))]
