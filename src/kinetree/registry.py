@@ -27,7 +27,8 @@ MOBILIZERS = {
     "free_line": 14,
     "ellipsoid": 15,
     "bushing": 17,
-    "custom": 18,      # Custom and FunctionBased: the Python pre-pass writes the hinge
+    "custom": 18,      # Custom, and FunctionBased of user Functions: a Python pre-pass
+    "function_based": 19,  # FunctionBased of built-in functions: compiled tables
 }
 """Mobilizer type codes (``TreeModel.code``), one module each in multibody/mobilizers/,
 commonest first: a switch tests them in this order."""
@@ -89,7 +90,7 @@ multibody/constraints/, each with compiled ``acceleration_errors`` and ``forces`
 
 COMMON = {
     "mobilizers": ("pin", "weld", "slider", "universal", "cylinder", "screw", "planar",
-                   "ball", "free", "translation", "custom"),
+                   "ball", "free", "translation", "custom", "function_based"),
     "forces": ("mobility_linear_damper", "mobility_linear_spring", "uniform_gravity",
                "two_point_linear_spring", "two_point_linear_damper"),
 }

@@ -221,7 +221,7 @@ def update_position_kinematics(data: ConstraintData, cache, q: np.ndarray, custo
         kin.N = []
         for mobod, qo, nq, nu in zip(layout.mobilizers, layout.q_offset, layout.nq,
                                      layout.nu):
-            if custom is not None and hasattr(mobod, "_impl"):
+            if custom is not None and mobod._python_hinge:
                 kin.N.append(custom.n_block(mobod._index).copy())
                 continue
             N, column, e = np.zeros((nq, nu)), np.zeros(nq), np.zeros(nu)
@@ -245,7 +245,7 @@ def update_velocity_kinematics(data: ConstraintData, cache, q, u, qdot, custom=N
         ndot = []
         for mobod, qo, nq, uo, nu in zip(layout.mobilizers, layout.q_offset, layout.nq,
                                          layout.u_offset, layout.nu):
-            if custom is not None and hasattr(mobod, "_impl"):
+            if custom is not None and mobod._python_hinge:
                 ndot.append(custom.ndot_u_block(mobod._index).copy())
                 continue
             out = np.zeros(nq)

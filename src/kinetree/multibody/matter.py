@@ -227,7 +227,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
 
     def _custom_bodies(self) -> list:
         """The Custom and FunctionBased bodies, in body order."""
-        return [b for b in self._bodies if hasattr(b, "_impl")]
+        return [b for b in self._bodies if b._python_hinge]
 
     def _custom_hook(self, hook: str, state) -> None:
         """Run a realize hook of every custom mobilizer implementation."""
@@ -255,7 +255,8 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         nq = np.zeros(nb, dtype=np.int64)
         nu = np.zeros(nb, dtype=np.int64)
         reversed_ = np.zeros(nb, dtype=np.int64)
-        prm = np.zeros((nb, PARAM_SIZE))
+        # one row per body, as wide as the longest (a compiled FunctionBased's tables)
+        prm = np.zeros((nb, max([PARAM_SIZE] + [b._params.size for b in self._bodies])))
         R_PF = np.tile(np.eye(3), (nb, 1, 1))
         R_MB = R_PF.copy()
         p_PF = np.zeros((nb, 3))
@@ -270,7 +271,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
             nq[i] = b.get_default_q(euler).size
             nu[i] = b._default_u.size
             reversed_[i] = b._direction == Direction.REVERSE
-            prm[i] = b._params
+            prm[i, :b._params.size] = b._params
             R_PF[i], p_PF[i] = b._X_PF.R.as_matrix(), b._X_PF.p
             X_MB = b._X_BM.invert()
             R_MB[i], p_MB[i] = X_MB.R.as_matrix(), X_MB.p

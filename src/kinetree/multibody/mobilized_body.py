@@ -78,6 +78,10 @@ class MobilizedBody:
 
     _module = weld
     Direction = Direction
+    _python_hinge = False
+    """True for a body whose X_FM, H and N come from a Python implementation each
+    realization (Custom, and a FunctionBased of functions the compiled kind cannot
+    evaluate): the matter subsystem's pre-pass serves it."""
 
     def __init__(self, parent: MobilizedBody, *args, direction=Direction.FORWARD):
         args, self._direction = _split_direction(args, direction)
@@ -774,6 +778,7 @@ class _Custom(MobilizedBody):
 
     _module = custom
     Implementation = custom.Implementation
+    _python_hinge = True
 
     def __init__(self, parent, *args, direction=Direction.FORWARD):
         args, direction = _split_direction(args, direction)
@@ -830,7 +835,14 @@ class _FunctionBased(_Custom):
     coord_indices[, axes])`` or ``(parent, body, nmobilities, functions, coord_indices[,
     axes])``. functions[0:3] are angles (rad) of body-fixed rotations about axes[0:3] in
     sequence, functions[3:6] distances (m) along axes[3:6] fixed in F (default axes x, y, z
-    for both); function i takes the coordinates listed in coord_indices[i]."""
+    for both); function i takes the coordinates listed in coord_indices[i].
+
+    When every function is a built-in one of one coordinate or a constant (Constant,
+    Linear, Polynomial, Spline, SimmSpline, GCVSpline, PiecewiseLinear, and Multipliers of
+    those), the mobilizer is the compiled kind ``function_based``: its functions are
+    tables in its parameter row, read when the body is made, and it realizes with no
+    Python; otherwise (a user Function, a function of several coordinates) its
+    implementation runs each realization, as a Custom mobilizer's does."""
 
     def __init__(self, parent, *args, direction=Direction.FORWARD):
         args, direction = _split_direction(args, direction)
@@ -850,6 +862,11 @@ class _FunctionBased(_Custom):
         impl = function_based.FunctionBasedImplementation(
             parent._matter, *rest[:3], rest[3] if len(rest) == 4 else None)
         super().__init__(parent, *frames, impl, direction=direction)
+        params = function_based.encode(impl)
+        if params is not None:
+            self._module = function_based
+            self._params = params
+            self._python_hinge = False
 
 
 _Custom.__name__ = "Custom"

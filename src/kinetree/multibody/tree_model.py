@@ -25,7 +25,10 @@ from numba.extending import intrinsic, overload
 from numba.np.arrayobj import make_array, populate_array
 
 PARAM_SIZE = 4
-"""Per-mobilizer constant parameters (screw pitch, ...)."""
+"""Per-mobilizer constant parameters (screw pitch, ...): the width of the parameter rows
+of a model whose mobilizers need no more. A model with a mobilizer whose row is longer (a
+compiled FunctionBased's function tables) has rows of the longest width; every kind reads
+only its own row, and ``unpack_tree`` recovers the width from the buffer's size."""
 
 TreeModel = namedtuple("TreeModel", [
     "parent",     # (nb,) int64: parent body index (-1 for Ground)
@@ -35,7 +38,7 @@ TreeModel = namedtuple("TreeModel", [
     "u_start",    # (nb,) int64: first u of the body's mobilizer
     "nu",         # (nb,) int64
     "reversed",   # (nb,) int64: 1 if the mobilizer is reversed (its q define X_MF, not X_FM)
-    "prm",        # (nb, PARAM_SIZE): mobilizer parameters
+    "prm",        # (nb, W): mobilizer parameters, W >= PARAM_SIZE (the longest row)
     "R_PF",       # (nb, 3, 3): inboard frame F on the parent P
     "p_PF",       # (nb, 3)
     "R_MB",       # (nb, 3, 3): the body frame B on the outboard frame M (X_MB = X_BM⁻¹)
@@ -190,7 +193,8 @@ def unpack_tree(tree_i, tree_f, kinds):
     nb = tree_i.shape[0]
     m33 = (nb, 3, 3)
     v3 = (nb, 3)
-    prm, at = take_view(tree_f, 0, (nb, PARAM_SIZE))
+    width = tree_f.shape[0] // nb - (_TREE_FLOATS_PER_BODY - PARAM_SIZE)
+    prm, at = take_view(tree_f, 0, (nb, width))
     R_PF, at = take_view(tree_f, at, m33)
     p_PF, at = take_view(tree_f, at, v3)
     R_MB, at = take_view(tree_f, at, m33)
@@ -274,7 +278,8 @@ def pack_tree(model: TreeModel) -> tuple[np.ndarray, np.ndarray]:
     tree_f = np.concatenate([np.ascontiguousarray(a, dtype=float).ravel() for a in (
         model.prm, model.R_PF, model.p_PF, model.R_MB, model.p_MB, model.mass, model.com_B,
         model.inertia_B)])
-    assert tree_f.size == tree_i.shape[0] * _TREE_FLOATS_PER_BODY
+    assert tree_f.size == tree_i.shape[0] * (
+        _TREE_FLOATS_PER_BODY - PARAM_SIZE + np.shape(model.prm)[1])
     return tree_i, tree_f
 
 

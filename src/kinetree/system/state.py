@@ -247,8 +247,12 @@ class State:
         # value is current while its stage still has the number it was computed under.
         self._epoch += 1
         self._versions[stage:] = [self._epoch] * (_N_STAGES - stage)
-        for g in range(max(stage, _POSITION), self._stage + 1):
-            self._completed[g] = (self._q_epoch, self._u_epoch)
+        if stage == _TIME:      # a change of time alone: what q and u gave stays
+            for g in range(_POSITION, self._stage + 1):
+                self._completed[g] = (self._q_epoch, self._u_epoch)
+        else:                   # anything else invalidates it from ``stage`` on
+            for g in [g for g in self._completed if g >= stage]:
+                del self._completed[g]
         if stage <= _INSTANCE:
             self._q_epoch += 1
             self._u_epoch += 1

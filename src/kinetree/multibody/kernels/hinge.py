@@ -1,9 +1,10 @@
 """The one place the tree sweeps meet the mobilizers: a switch on the mobilizer type code
 for each function every mobilizer module (mobilizers/<type>.py) defines. The first
 argument is the model's mobilizer Kinds (``tree.kinds``), so a model compiles the
-branches of the mobilizer types it has (``engine/kinds.py``). For the custom type (Custom
-and FunctionBased) the Python pre-pass has already written X_FM, H_F and (dH/dt) u; see
-custom_hinges.py."""
+branches of the mobilizer types it has (``engine/kinds.py``). For the custom type (Custom,
+and FunctionBased with a user Function) the Python pre-pass has already written X_FM, H_F
+and (dH/dt) u; see custom_hinges.py. A FunctionBased of built-in Functions is the compiled
+function_based type, its functions tables in its parameter row."""
 
 from kinetree.engine.kinds import switch
 

@@ -15,7 +15,8 @@ A mobilizer's whole job is local (DESIGN.md §3): from its own q (and u) it give
 
 All are ``@numba.njit(cache=True)`` functions over float64 arrays; they allocate nothing
 and validate nothing. ``prm`` holds the mobilizer's constant parameters (a screw's pitch,
-an ellipsoid's radii), ``PARAM_SIZE`` long. The Python classes that users construct
+an ellipsoid's radii), at least ``PARAM_SIZE`` long (a compiled FunctionBased's row holds its
+function tables and is longer). The Python classes that users construct
 (``MobilizedBody.Pin`` ...) live in the same modules and carry the type code, nq, nu and
 default q.
 """

@@ -17,11 +17,26 @@ import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
-from kinetree.math.functions import Constant, Function, Linear
-from kinetree.math.opensim_functions import FAST_PATH_TYPES
+from kinetree.math.functions import Constant, Function, Linear, Polynomial, Spline
+from kinetree.math.opensim_functions import (
+    _END_WINDOW,
+    FAST_PATH_TYPES,
+    GCVSpline,
+    Multiplier,
+    PiecewiseLinear,
+    SimmSpline,
+)
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
 from kinetree.multibody.mobilizers.custom import Implementation
+from kinetree.registry import MOBILIZERS
+
+CODE = MOBILIZERS["function_based"]
+NQ = NU = 0
+DEFAULT_Q = ()
+"""The compiled kind (``encode``): a FunctionBased mobilizer whose six functions are all
+built-in functions of one coordinate or constants. Its nq = nu and default q come from
+its implementation, as a Custom body's do."""
 
 DEFAULT_AXES = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0),
                 (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
@@ -297,3 +312,368 @@ class FunctionBasedImplementation(Implementation):
         nu = self._nu
         velocity_bias(self._axes, work[:9].reshape(3, 3), work[9:9 + 6 * nu].reshape(6, nu),
                       u, self._second(q, u), hdot_u)
+
+
+# --------------------------------------------------------------------------------------
+# The compiled kind: the six functions as tables in the body's parameter row.
+#
+# Row layout: the 6 unit axes (prm[0:18], axis k at prm[3k:3k+3]), the start of each
+# function's record (prm[18:24]), then the records. A record is
+#   [kind, argument (the coordinate index, -1 for none), number of scales, the scales of
+#    its Multipliers (innermost first), then the kind's data]:
+#   CONSTANT    value (the function's value: it takes no coordinate, or ignores them)
+#   LINEAR      slope, offset
+#   POLYNOMIAL  n0, n1, n2, then the coefficients (highest power first) of f, f', f''
+#   SPLINE      n, breaks (n), pieces (n - 1 rows a, b, c, d about their left break)
+#   SIMM        n, x (n), y (n), b (n), c (n), d (n)
+#   PIECEWISE   n, x (n), y (n), slopes (n)
+#   GCV         n, L, x (n), anchors (n + 1), per region L rows (v, f', f'') of Horner
+#               coefficients, front-padded with zeros to L rows
+# Each kind is evaluated with the arithmetic of its Function class's own fast path, in the
+# same order, so the compiled kind and the Python path agree to round-off (bit for bit on
+# the machines tested).
+
+K_CONSTANT, K_LINEAR, K_POLYNOMIAL, K_SPLINE, K_SIMM, K_PIECEWISE, K_GCV = range(7)
+_HEADER = 24
+
+
+def _record(function, coords) -> list | None:
+    """The record of ``function`` of the coordinates ``coords`` (see above), or None if it
+    is not one the compiled kind evaluates."""
+    scales, inner = [], function
+    while type(inner) is Multiplier:
+        scales.append(inner.get_scale())
+        inner = inner.get_function()
+    scales.reverse()
+    kind = type(inner)
+    if kind is Constant:
+        # what the Python path computes each realization: its value (times the scales)
+        value = function.get_value() if function is inner else \
+            function.calc_value(np.zeros(len(coords)))
+        return [K_CONSTANT, -1, 0, float(value)]
+    if len(coords) != 1:
+        return None
+    head = [len(scales), *scales]
+    arg = coords[0]
+    if kind is Linear and inner.get_argument_size() == 1:
+        slope, offset = (float(c) for c in inner.get_coefficients())
+        return [K_LINEAR, arg, *head, slope, offset]
+    if kind is Polynomial:
+        c = [float(v) for v in inner.get_coefficients()]
+        degree = len(c) - 1
+        c1 = [c[j] * math.perm(degree - j, 1) for j in range(degree)]
+        c2 = [c[j] * math.perm(degree - j, 2) for j in range(degree - 1)]
+        return [K_POLYNOMIAL, arg, *head, len(c), len(c1), len(c2), *c, *c1, *c2]
+    if kind is Spline:
+        pieces = [v for row in inner._pieces for v in row]
+        return [K_SPLINE, arg, *head, len(inner._breaks), *inner._breaks, *pieces]
+    if kind is SimmSpline:
+        return [K_SIMM, arg, *head, len(inner._xs), *inner._xs, *inner._ys, *inner._b,
+                *inner._c, *inner._d]
+    if kind is PiecewiseLinear:
+        return [K_PIECEWISE, arg, *head, len(inner._xs), *inner._xs, *inner._ys,
+                *inner._slopes]
+    if kind is GCVSpline:
+        width = max(len(rows) for rows in inner._pieces)
+        table = []
+        for rows in inner._pieces:
+            table += [0.0] * (3 * (width - len(rows)))
+            table += [v for row in rows for v in row]
+        return [K_GCV, arg, *head, len(inner._xs), width, *inner._xs, *inner._anchors,
+                *table]
+    return None
+
+
+def encode(impl: FunctionBasedImplementation) -> np.ndarray | None:
+    """The parameter row of the compiled kind for ``impl``'s functions, axes and
+    coordinates, or None when some function is not one it evaluates (a user Function, a
+    function of two or more coordinates): such a mobilizer keeps the Python path."""
+    records = []
+    for function, coords in zip(impl._functions, impl._indices):
+        record = _record(function, coords)
+        if record is None:
+            return None
+        records.append(record)
+    row = list(impl._axes.ravel())
+    at = _HEADER
+    for record in records:
+        row.append(float(at))
+        at += len(record)
+    for record in records:
+        row += record
+    return np.array(row, dtype=float)
+
+
+@numba.njit(cache=True)
+def _bisect_right(prm, start, n, x):
+    """Python's bisect.bisect_right on prm[start:start + n]."""
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if x < prm[start + mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@numba.njit(cache=True)
+def _opensim_interval(prm, start, n, t):
+    """opensim_functions._opensim_interval on prm[start:start + n], for t strictly inside
+    the data: OpenSim's bisection, which picks the interval a data abscissa belongs to as
+    OpenSim does (and the only one holding any other t)."""
+    lo, hi = 0, n
+    while True:
+        k = (lo + hi) // 2
+        if t < prm[start + k]:
+            hi = k
+        elif t > prm[start + k + 1]:
+            lo = k
+        else:
+            return k
+
+
+@numba.njit(cache=True)
+def _evaluate(prm, i, q):
+    """(f, f', f'', argument) of function i of the row ``prm`` at the coordinates q."""
+    at = int(prm[18 + i])
+    kind, arg, ns = int(prm[at]), int(prm[at + 1]), int(prm[at + 2])
+    d = at + 3 + ns
+    x = q[arg] if arg >= 0 else 0.0
+    v = d1 = d2 = 0.0
+    if kind == K_CONSTANT:
+        return prm[d], 0.0, 0.0, -1
+    if kind == K_LINEAR:
+        v, d1 = prm[d] * x + prm[d + 1], prm[d]
+    elif kind == K_POLYNOMIAL:
+        n0, n1, n2 = int(prm[d]), int(prm[d + 1]), int(prm[d + 2])
+        c = d + 3
+        for j in range(n0):
+            v = v * x + prm[c + j]
+        for j in range(n1):
+            d1 = d1 * x + prm[c + n0 + j]
+        for j in range(n2):
+            d2 = d2 * x + prm[c + n0 + n1 + j]
+    elif kind == K_SPLINE:
+        n = int(prm[d])
+        k = _bisect_right(prm, d + 1, n, x) - 1
+        if k < 0:
+            k = 0
+        elif k > n - 2:
+            k = n - 2
+        p = d + 1 + n + 4 * k
+        a, b, cc, dd = prm[p], prm[p + 1], prm[p + 2], prm[p + 3]
+        h = x - prm[d + 1 + k]
+        v = ((a * h + b) * h + cc) * h + dd
+        d1 = (3.0 * a * h + 2.0 * b) * h + cc
+        d2 = 6.0 * a * h + 2.0 * b
+    elif kind == K_SIMM:
+        n = int(prm[d])
+        xs, ys, bs, cs, ds = d + 1, d + 1 + n, d + 1 + 2 * n, d + 1 + 3 * n, d + 1 + 4 * n
+        last = n - 1
+        x0, xn = prm[xs], prm[xs + last]
+        if x < x0:
+            d1 = prm[bs]
+            v = prm[ys] + (x - x0) * d1
+        elif x > xn:
+            d1 = prm[bs + last]
+            v = prm[ys + last] + (x - xn) * d1
+        elif abs(x - x0) <= _END_WINDOW:
+            v, d1, d2 = prm[ys], prm[bs], 2.0 * prm[cs]
+        elif abs(x - xn) <= _END_WINDOW:
+            v, d1, d2 = prm[ys + last], prm[bs + last], 2.0 * prm[cs + last]
+        else:
+            k = _opensim_interval(prm, xs, n, x) if n > 2 else 0
+            y, b, cc, dd = prm[ys + k], prm[bs + k], prm[cs + k], prm[ds + k]
+            h = x - prm[xs + k]
+            v = y + h * (b + h * (cc + h * dd))
+            d1 = b + h * (2.0 * cc + 3.0 * h * dd)
+            d2 = 2.0 * cc + 6.0 * h * dd
+    elif kind == K_PIECEWISE:
+        n = int(prm[d])
+        xs, ys, bs = d + 1, d + 1 + n, d + 1 + 2 * n
+        last = n - 1
+        x0, xn = prm[xs], prm[xs + last]
+        if x < x0:
+            d1 = prm[bs]
+            v = prm[ys] + (x - x0) * d1
+        elif x > xn:
+            d1 = prm[bs + last]
+            v = prm[ys + last] + (x - xn) * d1
+        elif abs(x - x0) <= _END_WINDOW:
+            v, d1 = prm[ys], prm[bs]
+        elif abs(x - xn) <= _END_WINDOW:
+            v, d1 = prm[ys + last], prm[bs + last]
+        else:
+            k = _opensim_interval(prm, xs, n, x) if n > 2 else 0
+            d1 = prm[bs + k]
+            v = prm[ys + k] + (x - prm[xs + k]) * d1
+    else:  # K_GCV
+        n, width = int(prm[d]), int(prm[d + 1])
+        xs = d + 2
+        region = _bisect_right(prm, xs, n, x)
+        h = x - prm[xs + n + region]
+        r = xs + n + n + 1 + 3 * width * region
+        for j in range(width):
+            d2 = d2 * h + prm[r + 3 * j + 2]
+            d1 = d1 * h + prm[r + 3 * j + 1]
+            v = v * h + prm[r + 3 * j]
+    for j in range(ns):
+        s = prm[at + 3 + j]
+        v, d1, d2 = v * s, d1 * s, d2 * s
+    return v, d1, d2, arg
+
+
+@numba.njit(cache=True)
+def _rotation(prm, k, angle):
+    """``_rotation_about`` for axis k of the row, as a 9-tuple (row-major)."""
+    c, s = math.cos(angle), math.sin(angle)
+    x, y, z = prm[3 * k], prm[3 * k + 1], prm[3 * k + 2]
+    t = 1.0 - c
+    return (c + t * x * x, t * x * y - s * z, t * x * z + s * y,
+            t * x * y + s * z, c + t * y * y, t * y * z - s * x,
+            t * x * z - s * y, t * y * z + s * x, c + t * z * z)
+
+
+@numba.njit(cache=True)
+def _product(A, B):
+    """``_mat_mul`` of two 9-tuples."""
+    return (A[0] * B[0] + A[1] * B[3] + A[2] * B[6],
+            A[0] * B[1] + A[1] * B[4] + A[2] * B[7],
+            A[0] * B[2] + A[1] * B[5] + A[2] * B[8],
+            A[3] * B[0] + A[4] * B[3] + A[5] * B[6],
+            A[3] * B[1] + A[4] * B[4] + A[5] * B[7],
+            A[3] * B[2] + A[4] * B[5] + A[5] * B[8],
+            A[6] * B[0] + A[7] * B[3] + A[8] * B[6],
+            A[6] * B[1] + A[7] * B[4] + A[8] * B[7],
+            A[6] * B[2] + A[7] * B[5] + A[8] * B[8])
+
+
+@numba.njit(cache=True)
+def _apply(R, prm, k):
+    """R (9-tuple) times axis k of the row, as ``position_kinematics`` forms E."""
+    a0, a1, a2 = prm[3 * k], prm[3 * k + 1], prm[3 * k + 2]
+    return (R[0] * a0 + R[1] * a1 + R[2] * a2,
+            R[3] * a0 + R[4] * a1 + R[5] * a2,
+            R[6] * a0 + R[7] * a1 + R[8] * a2)
+
+
+@numba.njit(cache=True)
+def _axes_in_f(prm, f0, f1):
+    """The rotation axes in F, e0, e1, e2 (3-tuples)."""
+    R0 = _rotation(prm, 0, f0)
+    R01 = _product(R0, _rotation(prm, 1, f1))
+    return (prm[0], prm[1], prm[2]), _apply(R0, prm, 1), _apply(R01, prm, 2)
+
+
+@numba.njit(cache=True)
+def x_fm(q, prm, R_FM, p_FM):
+    f0 = _evaluate(prm, 0, q)[0]
+    f1 = _evaluate(prm, 1, q)[0]
+    f2 = _evaluate(prm, 2, q)[0]
+    f3 = _evaluate(prm, 3, q)[0]
+    f4 = _evaluate(prm, 4, q)[0]
+    f5 = _evaluate(prm, 5, q)[0]
+    R = _product(_product(_rotation(prm, 0, f0), _rotation(prm, 1, f1)),
+                 _rotation(prm, 2, f2))
+    for i in range(3):
+        R_FM[i, 0], R_FM[i, 1], R_FM[i, 2] = R[3 * i], R[3 * i + 1], R[3 * i + 2]
+        p_FM[i] = f3 * prm[9 + i] + f4 * prm[12 + i] + f5 * prm[15 + i]
+
+
+@numba.njit(cache=True)
+def h_fm(q, prm, H):
+    f0, g0, _, j0 = _evaluate(prm, 0, q)
+    f1, g1, _, j1 = _evaluate(prm, 1, q)
+    _, g2, _, j2 = _evaluate(prm, 2, q)
+    _, g3, _, j3 = _evaluate(prm, 3, q)
+    _, g4, _, j4 = _evaluate(prm, 4, q)
+    _, g5, _, j5 = _evaluate(prm, 5, q)
+    e0, e1, e2 = _axes_in_f(prm, f0, f1)
+    for j in range(H.shape[1]):
+        D0 = g0 if j0 == j else 0.0
+        D1 = g1 if j1 == j else 0.0
+        D2 = g2 if j2 == j else 0.0
+        D3 = g3 if j3 == j else 0.0
+        D4 = g4 if j4 == j else 0.0
+        D5 = g5 if j5 == j else 0.0
+        for i in range(3):
+            H[i, j] = e0[i] * D0 + e1[i] * D1 + e2[i] * D2
+            H[3 + i, j] = prm[9 + i] * D3 + prm[12 + i] * D4 + prm[15 + i] * D5
+
+
+@numba.njit(cache=True)
+def _rate(g, arg, u):
+    """ḟ = Σ_j ∂f/∂q_j u_j, summed over every u as ``velocity_bias`` sums it."""
+    s = 0.0
+    for j in range(u.shape[0]):
+        s += (g if arg == j else 0.0) * u[j]
+    return s
+
+
+@numba.njit(cache=True)
+def _second(h, arg, u):
+    """∂²f/∂q² u² of a function of coordinate ``arg`` (0 for a constant)."""
+    return h * u[arg] * u[arg] if arg >= 0 else 0.0
+
+
+@numba.njit(cache=True)
+def hdot_u(q, u, prm, out):
+    f0, g0, h0, j0 = _evaluate(prm, 0, q)
+    f1, g1, h1, j1 = _evaluate(prm, 1, q)
+    _, g2, h2, j2 = _evaluate(prm, 2, q)
+    _, _, h3, j3 = _evaluate(prm, 3, q)
+    _, _, h4, j4 = _evaluate(prm, 4, q)
+    _, _, h5, j5 = _evaluate(prm, 5, q)
+    e0, e1, e2 = _axes_in_f(prm, f0, f1)
+    fd0, fd1, fd2 = _rate(g0, j0, u), _rate(g1, j1, u), _rate(g2, j2, u)
+    fdd0, fdd1, fdd2 = _second(h0, j0, u), _second(h1, j1, u), _second(h2, j2, u)
+    fdd3, fdd4, fdd5 = _second(h3, j3, u), _second(h4, j4, u), _second(h5, j5, u)
+    w0 = (e0[0] * fd0, e0[1] * fd0, e0[2] * fd0)
+    w1 = (e1[0] * fd1, e1[1] * fd1, e1[2] * fd1)
+    w2 = (e2[0] * fd2, e2[1] * fd2, e2[2] * fd2)
+    w01 = (w0[0] + w1[0], w0[1] + w1[1], w0[2] + w1[2])
+    for i in range(3):
+        j, k = (i + 1) % 3, (i + 2) % 3
+        out[i] = (e0[i] * fdd0 + e1[i] * fdd1 + e2[i] * fdd2
+                  + w0[j] * w1[k] - w0[k] * w1[j] + w01[j] * w2[k] - w01[k] * w2[j])
+        out[3 + i] = prm[9 + i] * fdd3 + prm[12 + i] * fdd4 + prm[15 + i] * fdd5
+
+
+@numba.njit(cache=True)
+def n_mult(q, v, prm, out):
+    for i in range(out.shape[0]):
+        out[i] = v[i]
+
+
+@numba.njit(cache=True)
+def n_inv_mult(q, v, prm, out):
+    for i in range(out.shape[0]):
+        out[i] = v[i]
+
+
+@numba.njit(cache=True)
+def ndot_u(q, u, prm, out):
+    out[:] = 0.0
+
+
+def q_to_fit_transform(R_FM, p_FM, prm, nq):
+    """The q (from zero) whose X_FM(q) is nearest R_FM, p_FM in the least-squares sense.
+    (A MobilizedBody.FunctionBased fits through its implementation, from its current q;
+    this is the kind's own rule, for callers holding only the parameter row.)"""
+    from scipy.optimize import least_squares
+
+    def residual(q):
+        R, p = np.empty((3, 3)), np.empty(3)
+        x_fm(q, prm, R, p)
+        return np.concatenate([(R - R_FM).ravel(), p - p_FM])
+
+    return least_squares(residual, np.zeros(nq), xtol=1e-15, ftol=1e-15, gtol=1e-15).x
+
+
+def u_to_fit_velocity(q, w_FM, v_FM, prm):
+    """The u whose H(q) u is nearest [w_FM; v_FM] (in F) in the least-squares sense."""
+    q = np.asarray(q, dtype=float)
+    H = np.zeros((6, q.size))
+    h_fm(q, prm, H)
+    return np.linalg.lstsq(H, np.concatenate([w_FM, v_FM]), rcond=None)[0]
