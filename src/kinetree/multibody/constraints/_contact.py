@@ -27,6 +27,7 @@ from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
 from kinetree.multibody.constraints import _checks
 from kinetree.multibody.kernels.small import add3, cross3, dot3, rotate3, scale3, sub3
+from kinetree.system.stage import Stage
 
 
 # ---------------------------------------------------------------- compiled
@@ -145,3 +146,31 @@ def frame_arrays(X) -> tuple[np.ndarray, np.ndarray]:
 def frame(R, p) -> Transform:
     """The Transform of arrays kept by ``frame_arrays``."""
     return Transform(Rotation(np.asarray(R)), np.asarray(p))
+
+
+class StateParameters:
+    """The per-State geometry of a contact constraint, a NamedTuple kept in one of the
+    matter subsystem's discrete variables (POSITION): ``_initial_parameters()`` gives its
+    defaults, ``_WHERE`` and ``_PARAMETERS`` name the constraint and what it holds."""
+
+    _WHERE = ""
+    _PARAMETERS = ""
+
+    def realize_topology(self, state) -> None:
+        self._parameters_index = self.get_matter_subsystem().allocate_discrete_variable(
+            state, Stage.POSITION, self._initial_parameters())
+
+    def get_parameters(self, state):
+        if self._parameters_index is None:
+            raise InvalidArgumentError(
+                f"{self._WHERE}: {self._PARAMETERS} live in the State; call "
+                f"system.realize_topology() (after creating the constraint) and use the "
+                f"State it returns.")
+        return self.get_matter_subsystem().get_discrete_variable(state,
+                                                                 self._parameters_index)
+
+    def set_parameters(self, state, parameters) -> None:
+        self.get_parameters(state)
+        self.get_matter_subsystem().set_discrete_variable(state, self._parameters_index,
+                                                          parameters)
+        self._parameters_changed(state)

@@ -35,7 +35,6 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from kinetree.errors import InvalidArgumentError
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
 from kinetree.multibody.constraint import BuiltinImplementation, Constraint
@@ -235,7 +234,7 @@ class _Parameters(NamedTuple):
         return self._replace(R_BEb=R, p_BPb=p)
 
 
-class _LineOnLineContactImplementation(BuiltinImplementation):
+class _LineOnLineContactImplementation(_contact.StateParameters, BuiltinImplementation):
     """perr = (Pb - Pf)·n, verr = v·[Cx, Cy] when rolling; constrained bodies 0 (F) and
     1 (B)."""
 
@@ -258,26 +257,13 @@ class _LineOnLineContactImplementation(BuiltinImplementation):
         self._parameters_index = None
 
     # ------------------------------------------------- per-State parameters
-    def realize_topology(self, state) -> None:
+    _WHERE = _WHERE
+    _PARAMETERS = "the edge frames and half lengths"
+
+    def _initial_parameters(self) -> _Parameters:
         d = self._defaults
-        self._parameters_index = self.get_matter_subsystem().allocate_discrete_variable(
-            state, Stage.POSITION, _Parameters(d.R_FEf.copy(), d.p_FPf.copy(), d.hf,
-                                               d.R_BEb.copy(), d.p_BPb.copy(), d.hb))
-
-    def get_parameters(self, state) -> _Parameters:
-        if self._parameters_index is None:
-            raise InvalidArgumentError(
-                f"{_WHERE}: the edge frames and half lengths live in the State; call "
-                f"system.realize_topology() (after creating the constraint) and use the "
-                f"State it returns.")
-        return self.get_matter_subsystem().get_discrete_variable(state,
-                                                                 self._parameters_index)
-
-    def set_parameters(self, state, parameters: _Parameters) -> None:
-        self.get_parameters(state)
-        self.get_matter_subsystem().set_discrete_variable(state, self._parameters_index,
-                                                          parameters)
-        self._parameters_changed(state)
+        return _Parameters(d.R_FEf.copy(), d.p_FPf.copy(), d.hf,
+                           d.R_BEb.copy(), d.p_BPb.copy(), d.hb)
 
     def parameters(self, state) -> np.ndarray:
         p = self.get_parameters(state)

@@ -30,7 +30,6 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from kinetree.errors import InvalidArgumentError
 from kinetree.math.transform import Transform
 from kinetree.multibody.constraint import BuiltinImplementation, Constraint
 from kinetree.multibody.constraints import _checks, _contact
@@ -144,7 +143,7 @@ class _Parameters(NamedTuple):
         return self._replace(R_FP=R, p_FP=p)
 
 
-class _SphereOnPlaneContactImplementation(BuiltinImplementation):
+class _SphereOnPlaneContactImplementation(_contact.StateParameters, BuiltinImplementation):
     """perr = p_FO·Pz - (h + r), verr = v_FC·[Px, Py] when rolling; constrained bodies 0
     (plane body F) and 1 (ball body B)."""
 
@@ -165,26 +164,12 @@ class _SphereOnPlaneContactImplementation(BuiltinImplementation):
         self.plane_half_width = 1.0
 
     # ------------------------------------------------- per-State parameters
-    def realize_topology(self, state) -> None:
+    _WHERE = _WHERE
+    _PARAMETERS = "the plane frame, center and radius"
+
+    def _initial_parameters(self) -> _Parameters:
         d = self._defaults
-        self._parameters_index = self.get_matter_subsystem().allocate_discrete_variable(
-            state, Stage.POSITION,
-            _Parameters(d.R_FP.copy(), d.p_FP.copy(), d.p_BO.copy(), d.radius))
-
-    def get_parameters(self, state) -> _Parameters:
-        if self._parameters_index is None:
-            raise InvalidArgumentError(
-                f"{_WHERE}: the plane frame, center and radius live in the State; call "
-                f"system.realize_topology() (after creating the constraint) and use the "
-                f"State it returns.")
-        return self.get_matter_subsystem().get_discrete_variable(state,
-                                                                 self._parameters_index)
-
-    def set_parameters(self, state, parameters: _Parameters) -> None:
-        self.get_parameters(state)
-        self.get_matter_subsystem().set_discrete_variable(state, self._parameters_index,
-                                                          parameters)
-        self._parameters_changed(state)
+        return _Parameters(d.R_FP.copy(), d.p_FP.copy(), d.p_BO.copy(), d.radius)
 
     def parameters(self, state) -> np.ndarray:
         p = self.get_parameters(state)

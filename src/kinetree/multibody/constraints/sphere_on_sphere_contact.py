@@ -33,7 +33,6 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from kinetree.errors import InvalidArgumentError
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
 from kinetree.multibody.constraint import BuiltinImplementation, Constraint
@@ -166,7 +165,7 @@ class _Parameters(NamedTuple):
     radius_B: float
 
 
-class _SphereOnSphereContactImplementation(BuiltinImplementation):
+class _SphereOnSphereContactImplementation(_contact.StateParameters, BuiltinImplementation):
     """perr = |p_SfSb| - (rf + rb), verr = v·[Cx, Cy] when rolling; constrained bodies 0
     (F) and 1 (B)."""
 
@@ -187,26 +186,12 @@ class _SphereOnSphereContactImplementation(BuiltinImplementation):
         self._parameters_index = None
 
     # ------------------------------------------------- per-State parameters
-    def realize_topology(self, state) -> None:
+    _WHERE = _WHERE
+    _PARAMETERS = "the centers and radii"
+
+    def _initial_parameters(self) -> _Parameters:
         d = self._defaults
-        self._parameters_index = self.get_matter_subsystem().allocate_discrete_variable(
-            state, Stage.POSITION,
-            _Parameters(d.p_FSf.copy(), d.radius_F, d.p_BSb.copy(), d.radius_B))
-
-    def get_parameters(self, state) -> _Parameters:
-        if self._parameters_index is None:
-            raise InvalidArgumentError(
-                f"{_WHERE}: the centers and radii live in the State; call "
-                f"system.realize_topology() (after creating the constraint) and use the "
-                f"State it returns.")
-        return self.get_matter_subsystem().get_discrete_variable(state,
-                                                                 self._parameters_index)
-
-    def set_parameters(self, state, parameters: _Parameters) -> None:
-        self.get_parameters(state)
-        self.get_matter_subsystem().set_discrete_variable(state, self._parameters_index,
-                                                          parameters)
-        self._parameters_changed(state)
+        return _Parameters(d.p_FSf.copy(), d.radius_F, d.p_BSb.copy(), d.radius_B)
 
     def parameters(self, state) -> np.ndarray:
         p = self.get_parameters(state)
