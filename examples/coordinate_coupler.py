@@ -1,4 +1,4 @@
-"""The simple constraints of seed 000 §2.3: a CoordinateCoupler that keeps two coordinates
+"""Simbody's simple constraints: a CoordinateCoupler that keeps two coordinates
 equal, c(q) = q1 - q2 = 0.
 
 Two pendulums of different lengths hang from Ground on Pin joints; left alone they would

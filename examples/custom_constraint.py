@@ -1,4 +1,4 @@
-"""The custom constraint of seed 000 §2.2: hold two body origins a fixed distance apart.
+"""A custom constraint: hold two body origins a fixed distance apart.
 
 ExampleConstraint is one holonomic equation, perr = (r·r - d²)/2 with r the vector between
 the origins, with its two time derivatives and the force of its multiplier. Here it ties

@@ -1,4 +1,4 @@
-"""Seed 000 §2.1: a custom force that makes every body repel every other with strength
+"""A custom force that makes every body repel every other with strength
 1/r², as a ``Force.Custom.Implementation``.
 
 Three free bodies start at rest near each other and fly apart. Their potential energy is

@@ -4,7 +4,7 @@ The activation a (a z variable) follows the neural excitation e(t) with time con
 
     ȧ = (e(t) - a) / τ
 
-Following seed 000 §3.3-3.4, the default τ is a topological property (changing it makes old
+As in Simbody, the default τ is a topological property (changing it makes old
 States unusable), and the τ in use is an Instance-stage discrete variable that a study may
 change per State. The excitation is a smooth step, a ``Function``. The example integrates
 the State with scipy through the System/State interface and checks the result against the

@@ -1,4 +1,4 @@
-"""Seed 000 §2.5: a Custom mobilizer, CustomTranslation, that moves exactly as
+"""A Custom mobilizer, CustomTranslation, that moves exactly as
 MobilizedBody.Translation.
 
 Two identical systems: a box on a three-coordinate translation joint, tied to the origin by

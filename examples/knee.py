@@ -1,4 +1,4 @@
-"""A knee that rolls and slides on one coordinate: MobilizedBody.FunctionBased (seed 000 §2.4).
+"""A knee that rolls and slides on one coordinate: MobilizedBody.FunctionBased.
 
 The tibia turns about the femur's z axis by the knee angle q, and its origin (the knee
 centre) moves in the femur's sagittal x-y plane along splines of q fitted to the knee

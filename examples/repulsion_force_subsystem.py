@@ -1,4 +1,4 @@
-"""Seed 000 §3.2-3.4: the same mutual repulsion as a whole ForceSubsystem.
+"""The same mutual repulsion as a whole ForceSubsystem.
 
 The default strength is a topological property (§3.3): changing it makes every State made
 before unusable. The strength in use is a Dynamics-stage discrete variable (§3.4), so a

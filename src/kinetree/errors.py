@@ -66,8 +66,8 @@ class CacheEntryOutOfDateError(KinetreeError, RuntimeError):
 
 
 class TopologyChangedError(KinetreeError, RuntimeError):
-    """A State made before a topological change of its System was used afterwards (seed 000
-    §3.3): its layout and values may no longer match the System."""
+    """A State made before a topological change of its System was used afterwards:
+    its layout and values may no longer match the System."""
 
 
 class RealizeTopologyMustBeCalledFirstError(KinetreeError, RuntimeError):

@@ -1,4 +1,4 @@
-"""Force.Custom: a force element whose physics is user code (seed 000 §2.1).
+"""Force.Custom: a force element whose physics is user code.
 
 Write a ``Force.Custom.Implementation`` subclass with ``calc_force(state, body_forces,
 particle_forces, mobility_forces)`` (add into the arrays: spatial forces [moment; force]

@@ -1,4 +1,4 @@
-"""ForceSubsystem: a Subsystem that applies forces and has potential energy (seed 000 §3.2).
+"""ForceSubsystem: a Subsystem that applies forces and has potential energy.
 
 Subclass it, add into ``matter.upd_body_forces(state)`` (spatial forces about each body's
 origin, in Ground) or ``matter.upd_mobility_forces(state)`` in ``realize_dynamics``, and

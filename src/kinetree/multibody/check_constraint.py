@@ -1,5 +1,5 @@
 """check_constraint: a numerical self-check of one constraint's methods against each other (a
-tool beyond Simbody; seed 000 §2.2 warns that a wrong custom constraint is hard to find).
+tool beyond Simbody: a wrong custom constraint is hard to find).
 
 A constraint's methods must agree: each error level is the exact time derivative of the one
 below, each level is affine in its own variables, and the force methods produce Gᵀλ, the

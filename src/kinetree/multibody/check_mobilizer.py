@@ -1,6 +1,6 @@
 """check_mobilizer: a numerical self-check of one mobilizer's methods against each other (a
-tool beyond Simbody, the sister of check_constraint; seed 001 asks for it with Custom
-mobilizers, whose H, HDot, N and fits are written by hand).
+tool beyond Simbody, the sister of check_constraint, written for Custom mobilizers, whose
+H, HDot, N and fits are written by hand).
 
 A mobilizer is defined by its transform X_FM(q) (M in F) and by the velocity its speeds
 produce, V_FM = H u = [w_FM; v_FM] (angular velocity of M in F and velocity of M's origin,
@@ -96,7 +96,8 @@ FIT_U = "set_u_to_fit_velocity"
 _BUILT_IN_FUNCTIONS = {TRANSFORM: "x_fm", H_MATRIX: "h_fm", H_TRANSPOSE: "h_fm",
                        H_DOT: "hdot_u", N_MATRIX: "n_mult", N_INVERSE: "n_inv_mult",
                        FIT_Q: "q_to_fit_transform", FIT_U: "u_to_fit_velocity"}
-"""The function of a built-in mobilizer's module that each method of seed 001 names."""
+"""The function of a built-in mobilizer's module behind each method of a Custom
+implementation."""
 
 _METHODS = set(_BUILT_IN_FUNCTIONS) | {"multiply_by_h_dot_transpose", "multiply_by_n_dot"}
 """The methods of a Custom implementation an exception is charged to."""

@@ -1,6 +1,6 @@
 """Constraint: the handle every constraint type shares, and the implementation base every
 type's physics is written against (Simbody's ``Constraint`` and
-``Constraint::Custom::Implementation``, seed 003).
+``Constraint::Custom::Implementation``).
 
 A constraint contributes mp holonomic equations (position errors perr(t, q) with their first
 and second time derivatives), mv nonholonomic ones (velocity errors verr(t, q, u) and their
@@ -41,7 +41,7 @@ class ConstraintImplementation(RealizeHooks):
 
     Construct with the matter subsystem and the numbers of holonomic, nonholonomic and
     acceleration-only equations; register the bodies and mobilizers it acts on; override the
-    error and force methods of each kind it has (seed 003). Position-level methods get X_AB
+    error and force methods of each kind it has. Position-level methods get X_AB
     and the constrained q as arguments; higher levels take what is below them from the
     State with the ``*_from_state`` helpers."""
 

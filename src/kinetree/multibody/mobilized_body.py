@@ -771,7 +771,7 @@ class _Ellipsoid(MobilizedBody):
 
 class _Custom(MobilizedBody):
     """A mobilizer whose X_FM(q), H, (dH/dt) u and N come from a Python implementation
-    (seed 001): ``MobilizedBody.Custom(parent, X_PF, body, X_BM, implementation)`` or
+   : ``MobilizedBody.Custom(parent, X_PF, body, X_BM, implementation)`` or
     ``MobilizedBody.Custom(parent, body, implementation)``, the implementation a subclass of
     ``MobilizedBody.Custom.Implementation``. Every operator, constraint and integrator works
     with it as with a built-in mobilizer."""
@@ -830,7 +830,7 @@ class _Custom(MobilizedBody):
 
 
 class _FunctionBased(_Custom):
-    """Motion given by six Functions of the coordinates, with q̇ = u (seed 000 §2.4):
+    """Motion given by six Functions of the coordinates, with q̇ = u:
     ``MobilizedBody.FunctionBased(parent, X_PF, body, X_BM, nmobilities, functions,
     coord_indices[, axes])`` or ``(parent, body, nmobilities, functions, coord_indices[,
     axes])``. functions[0:3] are angles (rad) of body-fixed rotations about axes[0:3] in

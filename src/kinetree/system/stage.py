@@ -1,4 +1,4 @@
-"""The computation stages of a State (seed 002 "State realization", seed 000 §1.2-1.3).
+"""The computation stages of a State, as Simbody's.
 
 A State is realized stage by stage; each cached value belongs to one stage and may depend
 only on state variables of that stage or earlier. Stages are an ``IntEnum`` so they compare

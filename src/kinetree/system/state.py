@@ -1,6 +1,6 @@
 """The State: everything variable about a System, plus the realization cache.
 
-Follows seed 002 ("State realization") and seed 000 §1.2-1.3, §3.4-3.5. The State holds
+Simbody's State, realized stage by stage. It holds
 time t; the continuous variables y = [q | u | z] in one contiguous float64 array, each
 subsystem owning a slice of q, of u and of z; discrete variables (any Python value), each
 with the stage it invalidates; cache entries with an earliest and a latest stage (lazy

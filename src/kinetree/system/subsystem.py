@@ -1,15 +1,15 @@
-"""Subsystem: one flat piece of a System's computation (seed 000 §3, seed 002).
+"""Subsystem: one flat piece of a System's computation.
 
 A subclass calls ``super().__init__(system)``, which adopts it into the system, then
 overrides the stage hooks it needs. Hooks receive the State; only ``realize_topology`` and
 ``realize_model`` may allocate state variables and cache entries (and ``realize_instance``
 constraint-error and event-trigger slots). Indices returned while realizing TOPOLOGY depend
 only on the System and may be stored on the subsystem; anything allocated in MODEL may
-differ between States and must be kept in the State (seed 000 §3.4).
+differ between States and must be kept in the State.
 
 Everything the subsystem knows that a State cannot change is a topological property: a
 setter for one must call :meth:`invalidate_subsystem_topology_cache`, so States made
-before the change are refused instead of being silently stale (seed 000 §3.3).
+before the change are refused instead of being silently stale.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ class Subsystem(RealizeHooks):
         overridden."""
         return np.ones(len(self.get_z(state)))
 
-    # --------------------------------------------- its own events (seed 000 §3.5.4)
+    # --------------------------------------------- its own events
     def calc_time_of_next_scheduled_event(self, state, include_current_time: bool):
         """(t, event_ids): when this subsystem's next scheduled event happens and which of
         its events those are; (inf, []) unless overridden."""
@@ -134,7 +134,7 @@ class Subsystem(RealizeHooks):
         return state._allocate_block(self._index, "z", initial, Stage.MODEL)
 
     def allocate_q_err(self, state, n: int) -> int:
-        """Allocate ``n`` position-constraint error slots (seed 000 §3.5.5)."""
+        """Allocate ``n`` position-constraint error slots."""
         return state._allocate_block(self._index, "qerr", np.zeros(int(n)), Stage.INSTANCE)
 
     def allocate_u_err(self, state, n: int) -> int:
@@ -162,7 +162,7 @@ class Subsystem(RealizeHooks):
         return state._allocate_cache(self._index, earliest, latest, value)
 
     def allocate_lazy_cache_entry(self, state, earliest, value) -> int:
-        """A cache entry computed only on request (latest = INFINITY), seed 000 §3.5.3."""
+        """A cache entry computed only on request (latest = INFINITY)."""
         return state._allocate_cache(self._index, earliest, Stage.INFINITY, value)
 
     # ------------------------------------------------- discrete variables

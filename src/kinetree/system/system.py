@@ -1,4 +1,4 @@
-"""System: a stateless collection of Subsystems that realizes States (seed 002).
+"""System: a stateless collection of Subsystems that realizes States.
 
 The System holds no values that change during a study; those live in the State. Its job
 is to lay out a State for its subsystems (``realize_topology``) and to realize a State

@@ -1,5 +1,5 @@
 """Constraint.CoordinateCoupler: one holonomic equation f(q_sel) = 0 between chosen
-generalized coordinates (Simbody's ``Constraint::CoordinateCoupler``, seed 000 §2.3).
+generalized coordinates (Simbody's ``Constraint::CoordinateCoupler``).
 
 perr = f(x), x the selected q in the order given; its derivatives come from the Function's
 partials: pverr = Σ ∂f/∂xᵢ q̇ᵢ and paerr = Σᵢⱼ ∂²f/∂xᵢ∂xⱼ q̇ᵢ q̇ⱼ + Σ ∂f/∂xᵢ q̈ᵢ. The

@@ -1,5 +1,5 @@
 """Constraint.PrescribedMotion: one generalized coordinate follows a given function of time,
-q = f(t) (Simbody's ``Constraint::PrescribedMotion``, seed 000 §2.3).
+q = f(t) (Simbody's ``Constraint::PrescribedMotion``).
 
 perr = q - f(t), pverr = q̇ - f'(t), paerr = q̈ - f''(t); the multiplier is the q-space
 force λ on that coordinate. The generalized force that drives the motion is what the

@@ -1,5 +1,5 @@
 """Constraint.SpeedCoupler: one nonholonomic equation f(u_sel; q_sel) = 0 (Simbody's
-``Constraint::SpeedCoupler``, seed 000 §2.3).
+``Constraint::SpeedCoupler``).
 
 verr = f(x), x = [selected u; selected q] in the order given. The q are taken as fixed:
 only the selected u are constrained mobilities and get the force λ ∂f/∂uᵢ, and projection

@@ -1,4 +1,4 @@
-"""Custom mobilizers: X_FM, H, HDot u and N from a Python ``Implementation`` (seed 001).
+"""Custom mobilizers: X_FM, H, HDot u and N from a Python ``Implementation``.
 
 The kernels never call Python. Before each POSITION and VELOCITY sweep the matter subsystem
 runs a short pre-pass over the custom bodies only (``custom_hinges.py``) that asks each

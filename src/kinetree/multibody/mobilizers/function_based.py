@@ -3,8 +3,8 @@
 Functions 0-2 are angles (rad) of three rotations about unit axes a0, a1, a2, applied in
 sequence as body-fixed rotations: R_FM = R(a0, f0) R(a1, f1) R(a2, f2). Functions 3-5 are
 distances (m) along axes t0, t1, t2 fixed in F: p_FM = f3 t0 + f4 t1 + f5 t2. Function i
-takes the mobilizer's q listed in coord_indices[i] as its arguments, and q̇ = u (seed 000
-§2.4). With ∂f_i/∂q_j and the rotation axes in F, e0 = a0, e1 = R(a0, f0) a1,
+takes the mobilizer's q listed in coord_indices[i] as its arguments, and q̇ = u.
+With ∂f_i/∂q_j and the rotation axes in F, e0 = a0, e1 = R(a0, f0) a1,
 e2 = R(a0, f0) R(a1, f1) a2, the hinge matrix in F is H = [Σ e_i ∂f_i/∂q; Σ t_i ∂f_(3+i)/∂q]
 and (dH/dt) u follows from the second derivatives and the turning of e1 and e2.
 """
