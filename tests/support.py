@@ -28,3 +28,23 @@ def world(gravity=(0.0, -9.81, 0.0), inertia=0.02):
     link = kt.Body.Rigid(kt.MassProperties(
         1.0, com, kt.Inertia(inertia).shift_from_mass_center(com, 1.0)))
     return system, matter, forces, link
+
+
+def mixed_tree(matter, rng):
+    """(pin, slider, ball, free, universal): a Pin, a Slider on it and a Ball on that, a Free
+    body and a Universal on it, with random frames and mass properties drawn from ``rng``."""
+
+    def body(m):
+        return kt.Body.Rigid(kt.MassProperties(m, rng.normal(size=3) * 0.1,
+                                               kt.Inertia(0.4, 0.45, 0.5, 0.01, 0.02, 0.03)))
+
+    def frame():
+        return kt.Transform(kt.Rotation.from_quaternion(rng.normal(size=4)), rng.normal(size=3))
+
+    ground = matter.Ground()
+    pin = kt.MobilizedBody.Pin(ground, frame(), body(1.0), frame())
+    slider = kt.MobilizedBody.Slider(pin, frame(), body(2.0), frame())
+    ball = kt.MobilizedBody.Ball(slider, frame(), body(1.5), frame())
+    free = kt.MobilizedBody.Free(ground, frame(), body(0.7), frame())
+    universal = kt.MobilizedBody.Universal(free, frame(), body(1.2), frame())
+    return pin, slider, ball, free, universal

@@ -4,6 +4,7 @@ per-State direction, magnitude, zero height and body exclusions."""
 
 import numpy as np
 import pytest
+from support import mixed_tree
 
 import kinetree as kt
 from kinetree.errors import InvalidArgumentError, KinetreeError
@@ -17,20 +18,7 @@ def tree(kind, *args, **kwargs):
     system = kt.MultibodySystem()
     matter = kt.SimbodyMatterSubsystem(system)
     forces = kt.GeneralForceSubsystem(system)
-
-    def body(m):
-        return kt.Body.Rigid(kt.MassProperties(m, rng.normal(size=3) * 0.1,
-                                               kt.Inertia(0.4, 0.45, 0.5, 0.01, 0.02, 0.03)))
-
-    def frame():
-        return kt.Transform(kt.Rotation.from_quaternion(rng.normal(size=4)), rng.normal(size=3))
-
-    ground = matter.Ground()
-    pin = kt.MobilizedBody.Pin(ground, frame(), body(1.0), frame())
-    slider = kt.MobilizedBody.Slider(pin, frame(), body(2.0), frame())
-    ball = kt.MobilizedBody.Ball(slider, frame(), body(1.5), frame())
-    free = kt.MobilizedBody.Free(ground, frame(), body(0.7), frame())
-    universal = kt.MobilizedBody.Universal(free, frame(), body(1.2), frame())
+    pin, slider, ball, free, universal = mixed_tree(matter, rng)
     force = kind(forces, matter, *args, **kwargs)
     state = system.realize_topology()
     state.upd_q()[:] = rng.normal(size=state.get_num_q())

@@ -434,9 +434,11 @@ def _cells(line: str, tabs: bool) -> list[str]:
     return [c.strip() for c in line.split("\t")] if tabs else line.split()
 
 
-def _values(rows: list[str], n: int, tabs: bool, path) -> np.ndarray:
-    """The (rows, n) table of ``rows``: numpy's parser for a full table, otherwise cell by
-    cell, an empty or missing trailing cell being NaN."""
+def _values(rows: list[str], n: int, tabs: bool, path, where: str = "Trajectory.from_sto",
+            row: str = "data row", extra_ok: bool = False) -> np.ndarray:
+    """The (rows, n) table of a text file's ``rows``: numpy's parser for a full table,
+    otherwise cell by cell, an empty or missing trailing cell being NaN; cells past the
+    n-th are refused unless ``extra_ok`` (errors name ``where`` and the ``row`` kind)."""
     if not rows:
         return np.zeros((0, n))
     try:
@@ -448,18 +450,17 @@ def _values(rows: list[str], n: int, tabs: bool, path) -> np.ndarray:
     data = np.full((len(rows), n), np.nan)
     for r, line in enumerate(rows):
         cells = _cells(line, tabs)
-        if any(cells[n:]):
+        if not extra_ok and any(cells[n:]):
             raise InvalidArgumentError(
-                f"Trajectory.from_sto: {path}: data row {r + 1} has {len(cells)} values for "
-                f"{n} labels.")
+                f"{where}: {path}: {row} {r + 1} has {len(cells)} values for {n} labels.")
         for j, cell in enumerate(cells[:n]):
             if cell:
                 try:
                     data[r, j] = float(cell)
                 except ValueError:
                     raise InvalidArgumentError(
-                        f"Trajectory.from_sto: {path}: data row {r + 1} has {cell!r} in "
-                        f"column {j + 1}, not a number.") from None
+                        f"{where}: {path}: {row} {r + 1} has {cell!r} in column {j + 1}, not "
+                        f"a number.") from None
     return data
 
 

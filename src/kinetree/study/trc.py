@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError, KinetreeWarning
+from kinetree.study.trajectory import _cells, _values
 
 _UNITS = {"mm": 1e-3, "cm": 1e-2, "m": 1.0}
 
@@ -138,7 +139,7 @@ def read_trc(path) -> MarkerTable:
             f"the names are used."), stacklevel=2)
     width = 2 + 3 * len(names)
     rows = [line for line in lines[names_at + 2:] if line.strip()]
-    data = _table(rows, width, tabs, path)
+    data = _values(rows, width, tabs, path, "read_trc", "frame row", extra_ok=True)
     if np.isnan(data[:, 1]).any():
         raise InvalidArgumentError(
             f"read_trc: {path}: the Time column has empty cells in rows "
@@ -149,35 +150,6 @@ def read_trc(path) -> MarkerTable:
                        data_rate=_number(header.get("DataRate")),
                        camera_rate=_number(header.get("CameraRate")), units=units,
                        header=header, name=path.name)
-
-
-def _table(rows: list[str], width: int, tabs: bool, path) -> np.ndarray:
-    """The (frames, width) values: numpy's parser when every cell is there, otherwise
-    cell by cell, an empty or absent cell being NaN."""
-    if not rows:
-        return np.zeros((0, width))
-    try:
-        data = np.loadtxt(rows, ndmin=2)
-        if data.shape[1] == width:
-            return data
-    except ValueError:
-        pass
-    data = np.full((len(rows), width), np.nan)
-    for r, line in enumerate(rows):
-        cells = _cells(line, tabs)[:width]
-        for j, cell in enumerate(cells):
-            if cell:
-                try:
-                    data[r, j] = float(cell)
-                except ValueError:
-                    raise InvalidArgumentError(
-                        f"read_trc: {path}: frame row {r + 1} has {cell!r} in column "
-                        f"{j + 1}, not a number.") from None
-    return data
-
-
-def _cells(line: str, tabs: bool) -> list[str]:
-    return [c.strip() for c in line.split("\t")] if tabs else line.split()
 
 
 def _number(text) -> float:
