@@ -170,6 +170,21 @@ def test_time_must_be_finite(setup):
         state.set_time(float("nan"))
 
 
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_variables_must_be_finite_and_a_refused_value_changes_nothing(setup, bad):
+    state = setup[3]
+    state.set_q(np.arange(5.0))
+    for setter, n in ((state.set_q, 5), (state.set_u, 3), (state.set_z, 3)):
+        values = np.ones(n)
+        values[n - 1] = bad
+        with pytest.raises(InvalidArgumentError, match=f"value {n - 1} is"):
+            setter(values)
+    assert np.array_equal(state.get_q(), np.arange(5.0))
+    # Large values are finite too, and accepted.
+    state.set_q(np.full(5, 1e300))
+    assert np.array_equal(state.get_q(), np.full(5, 1e300))
+
+
 def test_copy_is_independent(setup):
     system, a, b, state = setup
     state.set_q(np.arange(5.0))

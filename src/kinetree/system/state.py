@@ -47,6 +47,10 @@ def _read_only(a: np.ndarray) -> np.ndarray:
     return v
 
 
+_ONES = _read_only(np.ones(64))
+"""Ones to test values for finiteness with (State._copy_in), grown as needed."""
+
+
 class _Block:
     """A contiguous run of continuous variables (or error slots) one subsystem allocated
     while realizing ``alloc_stage``; ``values`` holds their initial values."""
@@ -250,14 +254,20 @@ class State:
         if stage == _TIME:      # a change of time alone: what q and u gave stays
             for g in range(_POSITION, self._stage + 1):
                 self._completed[g] = (self._q_epoch, self._u_epoch)
-        else:                   # anything else invalidates it from ``stage`` on
+        elif self._completed:   # anything else invalidates it from ``stage`` on
             for g in [g for g in self._completed if g >= stage]:
                 del self._completed[g]
         if stage <= _INSTANCE:
             self._q_epoch += 1
             self._u_epoch += 1
         if self._stage >= stage:
-            self._back_up_to(STAGES[stage - 1])
+            if stage > _INSTANCE:       # backing up within the realized stages only
+                self._stage = below = STAGES[stage - 1]
+                for p in self._parts:
+                    if p.stage > below:
+                        p.stage = below
+            else:
+                self._back_up_to(STAGES[stage - 1])
             return
         for p in self._parts:
             if p.stage >= stage:
@@ -413,10 +423,18 @@ class State:
         if v.shape != dest.shape and not (v.ndim == 0 and dest.size == 1):
             raise InvalidArgumentError(
                 f"{where}: expected {dest.size} values, got an array of shape {v.shape}.")
-        if not np.isfinite(v).all():
-            i = int(np.flatnonzero(~np.isfinite(v.ravel()))[0])
+        if v.ndim == 0:
+            v = v.reshape(1)
+        # The sum of the values is finite when every value is (one call, half the cost
+        # of isfinite(v).all()); when it is not, find the value that is not, or that
+        # finite values near the largest float overflowed it.
+        global _ONES
+        if v.size > _ONES.size:
+            _ONES = _read_only(np.ones(2 * v.size))
+        if not math.isfinite(np.dot(v, _ONES[:v.size])) and not np.isfinite(v).all():
+            i = int(np.flatnonzero(~np.isfinite(v))[0])
             raise InvalidArgumentError(
-                f"{where}: value {i} is {v.ravel()[i]}; every value must be a finite "
+                f"{where}: value {i} is {v[i]}; every value must be a finite "
                 f"number.")
         dest[...] = v
 
