@@ -31,7 +31,10 @@ def test_every_module_defines_what_its_switches_call(family):
     package, registry = FAMILIES[family]
     for name in registry:
         module = importlib.import_module(f"{package}.{name}")
+        coordinates = family == "constraints" and hasattr(module, "coordinate_forces")
         for function in FUNCTIONS[family]:
+            # A constraint on coordinates has the coordinate_* form of each instead.
+            function = f"coordinate_{function}" if coordinates else function
             assert hasattr(getattr(module, function, None), "py_func"), \
                 f"{module.__name__} has no compiled {function}"
 

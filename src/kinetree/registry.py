@@ -82,10 +82,12 @@ CONSTRAINTS = {
     "sphere_on_plane_contact": 12,
     "sphere_on_sphere_contact": 13,
     "line_on_line_contact": 14,
+    "coordinate_coupler": 15,   # a CouplingFunction of one coordinate; others are custom
 }
 """Constraint type codes (column 0 of a constraint table), one module each in
 multibody/constraints/, each with compiled ``acceleration_errors`` and ``forces``, and
-``position_errors`` and ``velocity_errors`` if it has equations of those levels
+``position_errors`` and ``velocity_errors`` if it has equations of those levels; or, for
+a constraint on generalized coordinates, the ``coordinate_*`` forms of those functions
 (``multibody/kernels/constraints.py``)."""
 
 COMMON = {

@@ -19,6 +19,7 @@ import pytest
 
 import kinetree as kt
 from kinetree.errors import InvalidArgumentError
+from kinetree.multibody.constraints.coordinate_coupler import CouplingFunction
 
 LINK = kt.Body.Rigid(kt.MassProperties(1.2, [0.05, -0.1, 0.02],
                                        kt.Inertia(0.09, 0.07, 0.08, 0.01, 0.0, 0.005)))
@@ -108,6 +109,40 @@ def coordinate_coupler():
     return system, matter, [c], b
 
 
+KNEE = kt.Function.SimmSpline([-1.2, -0.5, 0.0, 0.4, 0.9, 1.4],
+                              [0.02, -0.1, 0.05, 0.3, 0.1, -0.2])
+
+
+class UserFunction(kt.Function):
+    """``f`` behind a user's Function: the same values, so the coupler runs as Python."""
+
+    def __init__(self, f):
+        self._f = f
+
+    def calc_value(self, x):
+        return self._f.calc_value(x)
+
+    def calc_derivative(self, deriv_components, x):
+        return self._f.calc_derivative(deriv_components, x)
+
+    def get_argument_size(self):
+        return self._f.get_argument_size()
+
+    def get_max_derivative_order(self):
+        return 2
+
+
+def opensim_coupler(python=False):
+    """OpenSim's coupler, slider = 0.7 SimmSpline(pin), compiled (or, with ``python``, the
+    same function as user code)."""
+    system, matter, _, b = tree()
+    f = CouplingFunction(KNEE, 0.7, 1)
+    c = kt.Constraint.CoordinateCoupler(matter, UserFunction(f) if python else f,
+                                        [b["pin"], b["slider"]], [0, 0])
+    assert (getattr(c._impl, "CODE", 0) == kt.registry.CONSTRAINTS["coordinate_coupler"]) != python
+    return system, matter, [c], b
+
+
 def speed_coupler():
     system, matter, _, b = tree()
     c = kt.Constraint.SpeedCoupler(matter, SpeedFunction(), [b["pin"], b["gimbal"]], [0, 2],
@@ -154,6 +189,7 @@ def no_slip(case="ground"):
 
 MODELS = {
     "CoordinateCoupler": coordinate_coupler,
+    "CoordinateCoupler-compiled": opensim_coupler,
     "SpeedCoupler": speed_coupler,
     "PrescribedMotion": prescribed_motion,
     "ConstantSpeed": constant_speed,
@@ -320,6 +356,26 @@ def _q_index(state, mobod, which):
     probe.set_q(np.zeros(len(state.get_q())))
     mobod.set_one_q(probe, which, 1.0)
     return int(np.flatnonzero(probe.get_q())[0])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_compiled_coupler_gives_the_python_couplers_results(seed):
+    """The compiled equations (the spline as a table, q and u read by the kernels) against
+    the same coupling evaluated by the Python constraint pass: errors, u̇, multipliers and
+    the projection agree to round-off."""
+    results = []
+    for python in (False, True):
+        system, matter, constraints, _ = opensim_coupler(python)
+        state = random_state(system, seed)
+        system.realize(state, kt.Stage.ACCELERATION)
+        before = (state.get_q_err().copy(), state.get_u_err().copy(),
+                  state.get_u_dot().copy(), state.get_multipliers().copy())
+        system.project(state, 1e-12)
+        system.realize(state, kt.Stage.ACCELERATION)
+        results.append((*before, state.get_q().copy(), state.get_u_dot().copy()))
+    assert abs(results[0][0][0]) > 1e-3          # the random state violates the coupling
+    for compiled, python in zip(*results):
+        np.testing.assert_allclose(compiled, python, rtol=1e-12, atol=1e-12)
 
 
 def test_speed_coupler_keeps_its_relation_while_q_changes():

@@ -113,7 +113,7 @@ def realize_stages(first, last, tree_i, tree_f, mobilizer_kinds, buf, status, q,
     tree = unpack_tree(tree_i, tree_f, mobilizer_kinds)
     cache = unpack_cache(buf, status)
     contacts = unpack_contacts(contact_i, contact_f)
-    con = unpack_constraints(con_i, con_index, con_f, con_buf, udot.shape[0])
+    con = unpack_constraints(con_i, con_index, con_f, con_buf, q, u)
     if first <= POSITION <= last:
         prescribe_positions(tree, cache, q)
         position_sweep(tree, cache, q)

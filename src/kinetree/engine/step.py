@@ -149,7 +149,7 @@ def _project_constraints(kinds, realize, arguments, y, scratch, tolerance, force
     tree = unpack_tree(arguments[_TREE_I], arguments[_TREE_F], arguments[_KINDS])
     cache = unpack_cache(arguments[_BUF], arguments[_STATUS])
     con = unpack_constraints(arguments[_CON_I], arguments[_CON_INDEX], arguments[_CON_F],
-                             arguments[_CON_BUF], nu)
+                             arguments[_CON_BUF], q, u)
     q_start, dq, du = scratch[0, :nq], scratch[1, :nq], scratch[2, :nu]
     mp = qerr.shape[0]
     iterations = 0

@@ -51,6 +51,7 @@ from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
 from kinetree.multibody.body import Body
 from kinetree.multibody.constraints import Constraint
+from kinetree.multibody.constraints.coordinate_coupler import CouplingFunction
 from kinetree.multibody.matter import SimbodyMatterSubsystem
 from kinetree.multibody.mobilized_body import Direction, MobilizedBody
 from kinetree.multibody.multibody_system import MultibodySystem
@@ -514,7 +515,7 @@ class _Builder:
             scale = _number(c, "scale_factor", where, 1.0)
             coords = [model.coordinates[n] for n in independent + [dependent]]
             model.constraints[name] = Constraint.CoordinateCoupler(
-                model.matter, _Coupling(f, scale, len(independent)),
+                model.matter, CouplingFunction(f, scale, len(independent)),
                 [k.mobilized_body for k in coords], [k.which for k in coords])
 
     def _body(self, model, element, tag: str, where: str):
@@ -627,31 +628,6 @@ class _Builder:
 
 class OsimSkippedWarning(UserWarning):
     """Elements of an .osim file that load_osim did not build, listed by name."""
-
-
-class _Coupling(Function):
-    """OpenSim's coordinate coupling as one function of all its coordinates, zero when
-    satisfied: scale · f(q_independent) - q_dependent (the dependent one last)."""
-
-    def __init__(self, f: Function, scale: float, n_independent: int):
-        self._f, self._scale, self._n = f, float(scale), n_independent
-
-    def calc_value(self, x) -> float:
-        x = np.asarray(x, dtype=float)
-        return self._scale * self._f.calc_value(x[:self._n]) - x[self._n]
-
-    def calc_derivative(self, deriv_components, x) -> float:
-        x = np.asarray(x, dtype=float)
-        components = list(deriv_components)
-        if self._n in components:
-            return -1.0 if len(components) == 1 else 0.0
-        return self._scale * self._f.calc_derivative(components, x[:self._n])
-
-    def get_argument_size(self) -> int:
-        return self._n + 1
-
-    def get_max_derivative_order(self) -> int:
-        return 2
 
 
 __all__ = ["OsimError", "OsimSkippedWarning", "load_osim"]

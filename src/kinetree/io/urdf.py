@@ -39,7 +39,7 @@ from kinetree.math.inertia import Inertia, MassProperties
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
 from kinetree.multibody.body import Rigid
-from kinetree.multibody.constraints.coordinate_coupler import CoordinateCoupler
+from kinetree.multibody.constraints.coordinate_coupler import CoordinateCoupler, CouplingFunction
 from kinetree.multibody.matter import SimbodyMatterSubsystem
 from kinetree.multibody.mobilized_body import MobilizedBody
 from kinetree.multibody.multibody_system import MultibodySystem
@@ -763,5 +763,5 @@ def _add_mimics(reader: _Reader, model: Model, coordinates: dict) -> None:
         mobod.set_default_q([value])
         model.coordinates[name].default_value = value
         model.constraints[name] = CoordinateCoupler(
-            model.matter, Function.Linear([1.0, -multiplier, -offset]),
-            [mobod, master_mobod], [which, master_which])
+            model.matter, CouplingFunction(Function.Linear([multiplier, offset]), 1.0, 1),
+            [master_mobod, mobod], [master_which, which])

@@ -66,13 +66,17 @@ ConstraintWork = namedtuple("ConstraintWork", [
     "sweep_T",    # (2, 6, BLOCK): their per-body work space
     "rhs",        # (m,)
     "lam",        # (m,)
+    "q",          # (nq,): the tree's q, for constraints on coordinates
+    "u",          # (nu,): the tree's u
     "m", "mp", "mv", "ma",
 ])
 
 
 @numba.njit(cache=True, inline="always")
-def unpack_constraints(con_i, con_index, con_f, con_buf, nu):
-    """ConstraintWork views of the constraint arrays for a tree of ``nu`` mobilities."""
+def unpack_constraints(con_i, con_index, con_f, con_buf, q, u):
+    """ConstraintWork views of the constraint arrays for a tree whose generalized
+    coordinates and speeds are ``q`` and ``u``."""
+    nu = u.shape[0]
     nbs, nus, m = con_index[0], con_index[1], con_index[2]
     kmax, numax, nb = con_index[6], con_index[7], con_index[8]
     at = HEADER
@@ -102,7 +106,7 @@ def unpack_constraints(con_i, con_index, con_f, con_buf, nu):
     lam, at = take_view(con_buf, at, (m,))
     return ConstraintWork(con_i, bodies, u_index, pivots, con_f, R_AB, p_AB, V_AB, A_AB,
                           F_A, u_c, f_c, lam_c, err_c, G, Y, L, S, sweep_Z, sweep_A, sweep_E,
-                          sweep_T, rhs, lam, m,
+                          sweep_T, rhs, lam, q, u, m,
                           con_index[3], con_index[4], con_index[5])
 
 
@@ -112,9 +116,9 @@ def work_size(body_slots: int, kmax: int, numax: int, m: int, nu: int, nb: int) 
             + (12 * nb + nu + 12) * BLOCK)
 
 
-def work_views(con_i, con_index, con_f, con_buf, nu: int) -> ConstraintWork:
+def work_views(con_i, con_index, con_f, con_buf, q, u) -> ConstraintWork:
     """``unpack_constraints`` for Python: the same views, made by numpy."""
-    return unpack_constraints.py_func(con_i, con_index, con_f, con_buf, nu)
+    return unpack_constraints.py_func(con_i, con_index, con_f, con_buf, q, u)
 
 
 def pack_constraints(entries: list, nu: int, nb: int, mp: int, mv: int, ma: int) -> tuple:
@@ -144,7 +148,7 @@ def pack_constraints(entries: list, nu: int, nb: int, mp: int, mv: int, ma: int)
     con_f = np.concatenate([np.zeros(0), *params])
     con_buf = np.zeros(work_size(nbs, kmax, numax, m, nu, nb))
     con_index = con_index.astype(np.int64)
-    work = work_views(con_i, con_index, con_f, con_buf, nu)
+    work = work_views(con_i, con_index, con_f, con_buf, np.zeros(0), np.zeros(nu))
     assert work.lam.size == 0 or work.lam.ctypes.data + work.lam.nbytes == \
         con_buf.ctypes.data + con_buf.nbytes, "work_size disagrees with unpack_constraints"
     return con_i, con_index, con_f, con_buf

@@ -1028,7 +1028,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
             self._refresh_kinematics(state, data, data.python)
             cs.write_python_rows(state, data, d, below=n)
         calc_constraint_matrix(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, data.kinds,
-                               *data.table)
+                               *data.table, *self._kernel_q_u(state))
         du = np.zeros(data.nu)
         project_on_rows(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, *data.table, n,
                         np.ascontiguousarray(err, dtype=float), du)

@@ -418,8 +418,9 @@ class MatterOperators:
         udot, A = np.zeros(n), np.zeros((nb, 6))
         udoterr, lam = np.zeros(data.m), np.zeros(data.m)
         inconsistent = calc_accelerations(d.tree_i, d.tree_f, d.kinds, d.buf, d.status,
-                                          data.kinds, *data.table, constrained, f, F, udot, A,
-                                          udoterr, lam, np.zeros((nb, 6)))
+                                          data.kinds, *data.table, constrained,
+                                          *self._kernel_q_u(state), f, F, udot, A, udoterr,
+                                          lam, np.zeros((nb, 6)))
         if inconsistent:
             raise KinetreeError(
                 f"SimbodyMatterSubsystem.{where}: the constraints have no solution for these "

@@ -5,18 +5,99 @@ perr = f(x), x the selected q in the order given; its derivatives come from the 
 partials: pverr = Σ ∂f/∂xᵢ q̇ᵢ and paerr = Σᵢⱼ ∂²f/∂xᵢ∂xⱼ q̇ᵢ q̇ⱼ + Σ ∂f/∂xᵢ q̈ᵢ. The
 multiplier acts as the q-space force λ ∂f/∂xᵢ on each selected coordinate (the solver maps
 it to u-space through Nᵀ).
+
+A coupler of OpenSim's form, f(x) = s g(x_i) - x_d with g a built-in Function of one
+coordinate (``CouplingFunction``) between coordinates whose q̇ is their u, is compiled:
+its equations below read the tree's q and u directly (the ``coordinate_*`` functions of
+``multibody/kernels/constraints.py``), with g as a table (``math/function_table.py``).
+Any other function runs as Python in the constraint pass.
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
-from kinetree.multibody.constraint import ConstraintImplementation
+from kinetree.math import function_table
+from kinetree.math.function_table import evaluate
+from kinetree.math.functions import Function
+from kinetree.multibody.constraint import BuiltinImplementation, ConstraintImplementation
 from kinetree.multibody.constraints import _checks
 from kinetree.multibody.constraints.custom import Custom
+from kinetree.multibody.mobilized_body import MobilizedBody
+from kinetree.registry import CONSTRAINTS
 
 _WHERE = "Constraint.CoordinateCoupler"
+
+CODE = CONSTRAINTS["coordinate_coupler"]
+
+_QDOT_IS_U = ("pin", "slider", "universal", "cylinder", "screw", "planar", "translation",
+              "function_based")
+"""Mobilizer kinds whose every q̇ is its u: a compiled coupler's coordinates belong to
+these (and to Python FunctionBased bodies, whose q̇ is u too)."""
+
+
+class CouplingFunction(Function):
+    """OpenSim's coordinate coupling as one function of all its coordinates, zero when
+    satisfied: ``scale · f(x_0..x_{n-1}) - x_n``, the dependent coordinate last.
+    ``f`` (a Function of n arguments) gives the dependent coordinate's value (rad or m)
+    from the independent ones."""
+
+    def __init__(self, f: Function, scale: float, n_independent: int):
+        self._f, self._scale, self._n = f, float(scale), int(n_independent)
+
+    def calc_value(self, x) -> float:
+        x = np.asarray(x, dtype=float)
+        return self._scale * self._f.calc_value(x[:self._n]) - x[self._n]
+
+    def calc_derivative(self, deriv_components, x) -> float:
+        x = np.asarray(x, dtype=float)
+        components = list(deriv_components)
+        if self._n in components:
+            return -1.0 if len(components) == 1 else 0.0
+        return self._scale * self._f.calc_derivative(components, x[:self._n])
+
+    def get_argument_size(self) -> int:
+        return self._n + 1
+
+    def get_max_derivative_order(self) -> int:
+        return 2
+
+
+# Parameters of the compiled coupler: [s, q index of x_i, of x_d, u index of x_i, of x_d,
+# then g's record].
+_RECORD = 5
+
+
+@numba.njit(cache=True)
+def coordinate_position_errors(cf, q, perr):
+    """perr = s g(q_i) - q_d."""
+    g = evaluate(cf, _RECORD, q)[0]
+    perr[0] = cf[0] * g - q[int(cf[2])]
+
+
+@numba.njit(cache=True)
+def coordinate_velocity_errors(cf, q, u, uerr):
+    """pverr = s g'(q_i) u_i - u_d (q̇ = u for both)."""
+    g1 = evaluate(cf, _RECORD, q)[1]
+    uerr[0] = cf[0] * g1 * u[int(cf[3])] - u[int(cf[4])]
+
+
+@numba.njit(cache=True)
+def coordinate_acceleration_errors(cf, q, u, udot, aerr):
+    """paerr = s (g''(q_i) u_i² + g'(q_i) u̇_i) - u̇_d."""
+    _, g1, g2, _ = evaluate(cf, _RECORD, q)
+    i = int(cf[3])
+    aerr[0] = cf[0] * (g2 * u[i] * u[i] + g1 * udot[i]) - udot[int(cf[4])]
+
+
+@numba.njit(cache=True)
+def coordinate_forces(cf, q, lam, f):
+    """f += Gᵀλ: s g'(q_i) λ on u_i, -λ on u_d."""
+    g1 = evaluate(cf, _RECORD, q)[1]
+    f[int(cf[3])] += cf[0] * g1 * lam[0]
+    f[int(cf[4])] -= lam[0]
 
 
 class _CoordinateCouplerImplementation(ConstraintImplementation):
@@ -84,13 +165,48 @@ class _CoordinateCouplerImplementation(ConstraintImplementation):
             self.add_in_one_q_force(state, m, k, multipliers[0] * g, q_forces)
 
 
+class _CompiledCoordinateCouplerImplementation(_CoordinateCouplerImplementation,
+                                               BuiltinImplementation):
+    """A coupler of a CouplingFunction of one independent coordinate whose function has
+    a table: the Python methods above for a user's calls, the compiled functions in the
+    realization."""
+
+    CODE = CODE
+
+    def parameters(self, state) -> np.ndarray:
+        (independent, i), (dependent, d) = self._pairs
+        q_i = independent.get_first_q_index(state) + i
+        u_i = independent.get_first_u_index(state) + i
+        q_d = dependent.get_first_q_index(state) + d
+        u_d = dependent.get_first_u_index(state) + d
+        g = function_table.record(self._function._f, [q_i])
+        return np.array([self._function._scale, q_i, q_d, u_i, u_d, *g], dtype=float)
+
+
+def _compiles(function, pairs) -> bool:
+    """Whether a coupler of ``function`` on the coordinates ``pairs`` has compiled
+    equations (see the module docstring)."""
+    if not (isinstance(function, CouplingFunction) and function._n == 1 and len(pairs) == 2
+            and function_table.record(function._f, [0]) is not None):
+        return False
+    (a, i), (b, k) = pairs
+    if a is b and i == k:
+        return False
+    return all(m._module.__name__.rsplit(".", 1)[-1] in _QDOT_IS_U
+               or isinstance(m, MobilizedBody.FunctionBased) for m, _ in pairs)
+
+
 class CoordinateCoupler(Custom):
     """``Constraint.CoordinateCoupler(matter, function, coord_body, coord_index)``: keeps
     f(q) = 0, where argument i of the Function is q number ``coord_index[i]`` of the
     mobilized body ``coord_body[i]`` (a MobilizedBody or its index); q in the mobilizer's
     own units (rad, m). The Function must take len(coord_body) arguments and provide
-    derivatives to order 2."""
+    derivatives to order 2. OpenSim's couplers (``CouplingFunction``) are compiled when
+    their function is a built-in one of one coordinate."""
 
     def __init__(self, matter, function, coord_body, coord_index):
-        super().__init__(_CoordinateCouplerImplementation(matter, function, coord_body,
-                                                          coord_index))
+        impl = _CoordinateCouplerImplementation(matter, function, coord_body, coord_index)
+        if _compiles(impl._function, impl._pairs):
+            impl = _CompiledCoordinateCouplerImplementation(matter, function, coord_body,
+                                                            coord_index)
+        super().__init__(impl)

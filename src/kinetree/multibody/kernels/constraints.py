@@ -12,7 +12,15 @@ through a switch on its type code to its module's functions (multibody/constrain
     forces(cf, R_AB, p_AB, lam_c, F_A, f_c)                         adds Gᵀλ
 
 (a kind without equations of a level has no function for it, and its switch does
-nothing), with ``cf`` its parameters, ``u_c`` / ``udot_c`` / ``f_c`` its constrained
+nothing). A constraint on generalized coordinates instead (CoordinateCoupler) reads the
+tree's q and u themselves and applies its forces to the mobilities directly:
+
+    coordinate_position_errors(cf, q, perr)
+    coordinate_velocity_errors(cf, q, u, uerr)
+    coordinate_acceleration_errors(cf, q, u, udot, aerr)
+    coordinate_forces(cf, q, lam_c, f)                              f (nu) += Gᵀλ
+
+Here ``cf`` is a constraint's parameters, ``u_c`` / ``udot_c`` / ``f_c`` its constrained
 mobilities' entries and ``F_A`` (k x 6) the spatial forces about each constrained body's
 origin, in A. The acceleration errors are affine in u̇, udoterr = G u̇ + bias, and the forces of the
 multipliers are Gᵀλ, so M u̇ + Gᵀλ = f. Forward dynamics solves
@@ -77,6 +85,10 @@ position_errors = switch("constraints", "position_errors")
 velocity_errors = switch("constraints", "velocity_errors")
 acceleration_errors = switch("constraints", "acceleration_errors")
 constraint_forces = switch("constraints", "forces")
+coordinate_position_errors = switch("constraints", "coordinate_position_errors")
+coordinate_velocity_errors = switch("constraints", "coordinate_velocity_errors")
+coordinate_acceleration_errors = switch("constraints", "coordinate_acceleration_errors")
+coordinate_forces = switch("constraints", "coordinate_forces")
 
 
 @numba.njit(cache=True, forceinline=True)
@@ -138,6 +150,8 @@ def constraint_position(kinds, tree, cache, con, qerr):
         s0, k, p0 = row[BODY0], row[NBODIES], row[P_ROW]
         position_errors(kinds, row[CODE], con.params[row[PARAMS]:], con.R_AB[s0:s0 + k],
                         con.p_AB[s0:s0 + k], qerr[p0:p0 + row[MP]])
+        coordinate_position_errors(kinds, row[CODE], con.params[row[PARAMS]:], con.q,
+                                   qerr[p0:p0 + row[MP]])
 
 
 @numba.njit(cache=True, forceinline=True)
@@ -156,6 +170,8 @@ def constraint_velocity(kinds, tree, cache, con, u, uerr):
         gather_u(con, row, u, u_c)
         velocity_errors(kinds, row[CODE], con.params[row[PARAMS]:], con.R_AB[s0:s0 + k],
                         con.p_AB[s0:s0 + k], con.V_AB[s0:s0 + k], u_c, err)
+        coordinate_velocity_errors(kinds, row[CODE], con.params[row[PARAMS]:], con.q, u,
+                                   err)
         for r in range(mp + mv):
             uerr[equation_row(row, r)] = err[r]
 
@@ -174,6 +190,8 @@ def acceleration_error_sweep(kinds, cache, con, A_GB, udot, udoterr):
         acceleration_errors(kinds, row[CODE], con.params[row[PARAMS]:], con.R_AB[s0:s0 + k],
                             con.p_AB[s0:s0 + k], con.V_AB[s0:s0 + k], con.A_AB[s0:s0 + k],
                             udot_c, err)
+        coordinate_acceleration_errors(kinds, row[CODE], con.params[row[PARAMS]:], con.q,
+                                       con.u, udot, err)
         for r in range(mc):
             udoterr[equation_row(row, r)] = err[r]
 
@@ -220,6 +238,7 @@ def constraint_matrix(kinds, tree, cache, con):
             constraint_forces(kinds, row[CODE], con.params[row[PARAMS]:], con.R_AB[s0:s0 + k],
                               con.p_AB[s0:s0 + k], lam, F_A, f)
             g = G[equation_row(row, r)]
+            coordinate_forces(kinds, row[CODE], con.params[row[PARAMS]:], con.q, lam, g)
             for i in range(nuc):
                 g[con.u_index[u0 + i]] += f[i]
             for j in range(k):
@@ -370,9 +389,9 @@ def constraint_rows(kinds, tree, cache, con):
 
 @kernel
 def calc_constraint_matrix(tree_i, tree_f, kinds, buf, status, constraint_kinds, con_i,
-                           con_index, con_f, con_buf):
-    """``constraint_rows`` on the flat tree, cache and constraint arrays."""
-    con = unpack_constraints(con_i, con_index, con_f, con_buf, status[2])
+                           con_index, con_f, con_buf, q, u):
+    """``constraint_rows`` on the flat tree, cache and constraint arrays at q and u."""
+    con = unpack_constraints(con_i, con_index, con_f, con_buf, q, u)
     constraint_rows(constraint_kinds, unpack_tree(tree_i, tree_f, kinds),
                     unpack_cache(buf, status), con)
 
@@ -380,9 +399,11 @@ def calc_constraint_matrix(tree_i, tree_f, kinds, buf, status, constraint_kinds,
 @kernel
 def project_on_rows(tree_i, tree_f, kinds, buf, status, con_i, con_index, con_f, con_buf, n,
                     err, du):
-    """``project_rows`` on the flat tree, cache and constraint arrays."""
+    """``project_rows`` on the flat tree, cache and constraint arrays (rows G already
+    formed)."""
     project_rows(unpack_tree(tree_i, tree_f, kinds), unpack_cache(buf, status),
-                 unpack_constraints(con_i, con_index, con_f, con_buf, status[2]), n, err, du)
+                 unpack_constraints(con_i, con_index, con_f, con_buf, du[:0], du), n, err,
+                 du)
 
 
 @numba.njit(cache=True, forceinline=True)

@@ -35,12 +35,12 @@ _solve_constraints = when_used("constraints", constraint_acceleration)
 
 @kernel
 def calc_accelerations(tree_i, tree_f, kinds, buf, status, constraint_kinds, con_i, con_index,
-                       con_f, con_buf, constrained, f, F, udot, A, udoterr, multipliers,
-                       A_saved):
+                       con_f, con_buf, constrained, q, u, f, F, udot, A, udoterr,
+                       multipliers, A_saved):
     """u̇ (nu) and A (nb x 6, [α; a of each origin] in G) for mobility forces f (nu) and
-    body forces F (nb x 6, about each origin, in G), the velocity terms from the cache
-    (articulated inertias must be current: DYNAMICS); prescribed mobilities (locks and
-    Motions) follow their prescribed u̇. With ``constrained`` the enabled
+    body forces F (nb x 6, about each origin, in G) at the State's q and u, the velocity
+    terms from the cache (articulated inertias must be current: DYNAMICS); prescribed
+    mobilities (locks and Motions) follow their prescribed u̇. With ``constrained`` the enabled
     constraints are obeyed and their acceleration errors and multipliers land in
     ``udoterr`` and ``multipliers`` (m each). ``A_saved`` (nb x 6) is work space. Returns
     1 when the constraints' equations have no solution (the least-squares u̇ is given),
@@ -57,7 +57,7 @@ def calc_accelerations(tree_i, tree_f, kinds, buf, status, constraint_kinds, con
     acceleration_sweep(tree, cache, cache.c, cache.b, saved, f, F, udot)
     inconsistent = 0
     if constrained:
-        con = unpack_constraints(con_i, con_index, con_f, con_buf, udot.shape[0])
+        con = unpack_constraints(con_i, con_index, con_f, con_buf, q, u)
         if con.m > 0:
             ancestor_poses(cache, con)
             ancestor_velocities(cache, con)
