@@ -50,6 +50,7 @@ FORCES = {
     "discrete_forces": 14,
     "mobility_discrete_force": 15,
     "coordinate_limit_force": 16,
+    "expression_based_coordinate_force": 17,
 }
 """Force element type codes (column 0 of a force table), one module each in
 forces/elements/, each with a ``calc``. Force.Custom has none: its Python runs beside the

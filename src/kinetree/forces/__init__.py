@@ -5,6 +5,9 @@ from kinetree.forces.elements.constant_force import ConstantForce
 from kinetree.forces.elements.constant_torque import ConstantTorque
 from kinetree.forces.elements.coordinate_limit_force import CoordinateLimitForce
 from kinetree.forces.elements.discrete_forces import DiscreteForces
+from kinetree.forces.elements.expression_based_coordinate_force import (
+    ExpressionBasedCoordinateForce,
+)
 from kinetree.forces.elements.global_damper import GlobalDamper
 from kinetree.forces.elements.gravity import Gravity
 from kinetree.forces.elements.linear_bushing import LinearBushing
@@ -26,6 +29,7 @@ Force.ConstantForce = ConstantForce
 Force.ConstantTorque = ConstantTorque
 Force.CoordinateLimitForce = CoordinateLimitForce
 Force.DiscreteForces = DiscreteForces
+Force.ExpressionBasedCoordinateForce = ExpressionBasedCoordinateForce
 Force.GlobalDamper = GlobalDamper
 Force.Gravity = Gravity
 Force.LinearBushing = LinearBushing

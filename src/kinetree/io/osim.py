@@ -22,9 +22,10 @@ What an OpenSim model becomes:
 - gravity a UniformGravity;
 - with ``include_forces``, the passive force elements (``io/osim_forces.py``): contact
   geometry with HuntCrossleyForce and ElasticFoundationForce, CoordinateLimitForce,
-  BushingForce, SpringGeneralizedForce, PointToPointSpring.
+  BushingForce, SpringGeneralizedForce, PointToPointSpring,
+  ExpressionBasedCoordinateForce.
 
-Everything else (muscles, actuators, expression-based forces, wrap objects, probes,
+Everything else (muscles, actuators, other expression-based forces, wrap objects, probes,
 controllers) is not built: each is listed in ``model.skipped`` and named in one warning.
 
 A file from others never executes code: the XML is parsed as data (no DTD, no entities),

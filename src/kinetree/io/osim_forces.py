@@ -25,6 +25,11 @@ What each becomes:
   ``MobilityLinearDamper`` (viscosity) on the coordinate, -k (q - q0) - c u as OpenSim's.
 - PointToPointSpring: a ``TwoPointLinearSpring``; its points are taken in the bodies'
   frames even when a socket names an offset frame, as OpenSim passes them to Simbody.
+- ExpressionBasedCoordinateForce: a ``Force.ExpressionBasedCoordinateForce`` on the
+  coordinate, its expression as written (OpenSim's default ``0.0`` where the file has
+  none): q in rad or m and qdot in rad/s or m/s, as OpenSim evaluates it, with no degree
+  conversion; no potential energy, as OpenSim reports none. The expression is parsed as
+  data, never executed.
 
 An element whose ``appliesForce`` is false is built disabled by default, as OpenSim builds
 it. Muscles and actuators (they need activations and controls, which kinetree does not
@@ -55,7 +60,7 @@ __all__ = ["build_forces", "why_not_built"]
 
 _CONTACT_FORCES = ("HuntCrossleyForce", "ElasticFoundationForce")
 _BUILT = _CONTACT_FORCES + ("CoordinateLimitForce", "BushingForce", "SpringGeneralizedForce",
-                            "PointToPointSpring")
+                            "PointToPointSpring", "ExpressionBasedCoordinateForce")
 _ACTUATORS = ("CoordinateActuator", "PointActuator", "TorqueActuator", "BodyActuator",
               "PointToPointActuator", "McKibbenActuator", "ActivationCoordinateActuator",
               "SpringGeneralizedForce_Actuator")
@@ -238,3 +243,10 @@ class _Forces:
             body2, self.numbers(element, "point2", 3, where, [0, 0, 0]),
             self.number(element, "stiffness", where, 1.0),
             self.number(element, "rest_length", where, 0.0))]
+
+    def _ExpressionBasedCoordinateForce(self, element, where, here):
+        c = self._coordinate(element, where)
+        expression = element.findtext("expression")
+        return [Force.ExpressionBasedCoordinateForce(
+            self.model.forces, c.mobilized_body, c.which,
+            "0.0" if expression is None else expression, name=element.get("name"))]
