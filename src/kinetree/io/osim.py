@@ -1,5 +1,6 @@
-"""OpenSim models (.osim, OpenSim 4.x): ``load_osim(path)`` builds the same multibody
-system OpenSim builds from the file, with its names.
+"""OpenSim models (.osim, OpenSim 4.x, and 3.x files rewritten first as OpenSim 4 rewrites
+them, ``io/osim3.py``): ``load_osim(path)`` builds the same multibody system OpenSim builds
+from the file, with its names.
 
 What an OpenSim model becomes:
 
@@ -10,9 +11,15 @@ What an OpenSim model becomes:
   SliderJoint a Slider, UniversalJoint a Universal, PlanarJoint a Planar, GimbalJoint a
   Gimbal, BallJoint a Ball, FreeJoint a Free, EllipsoidJoint an Ellipsoid, WeldJoint a
   Weld, and a CustomJoint's SpatialTransform a FunctionBased mobilizer (its six
-  TransformAxis functions of the joint's coordinates). The tree is grown from Ground; a
-  joint met from its child's side becomes a reversed mobilizer, as OpenSim's graph maker
-  makes it;
+  TransformAxis functions of the joint's coordinates). The tree is grown from Ground as
+  OpenSim's graph maker (Simbody's MultibodyGraphMaker) grows it, breadth first in the
+  JointSet's order; a joint met from its child's side becomes a reversed mobilizer;
+- a joint whose two bodies are both in the tree by the time it is reached closes a loop,
+  built as OpenSim builds it: a WeldJoint a Weld constraint ``<joint>_Loop`` between its
+  frames; any other joint the mobilizer of a "slave" copy of its child body, from its
+  parent, the slave held to the body (its master, ``model.bodies[name]``) by a Weld
+  constraint ``<body>_slave_<k>_weld`` at their origins, master and slaves each with an
+  even share of the body's mass properties;
 - each Coordinate one q of its joint, by name, with its default value and speed, range,
   and its locked, clamped and prescribed flags: a locked coordinate is held (the whole
   mobilizer locked when all its coordinates are, else a PrescribedMotion constraint at the
@@ -44,6 +51,7 @@ import numpy as np
 
 from kinetree.errors import KinetreeError, NonPhysicalError
 from kinetree.forces import Force, GeneralForceSubsystem
+from kinetree.io import osim3
 from kinetree.io.model import Coordinate, Model
 from kinetree.io.osim_forces import build_forces, why_not_built
 from kinetree.math.functions import Constant, Function, Linear
@@ -89,13 +97,18 @@ def load_osim(path, include_forces: bool = True, geometry_dirs=()) -> Model:
     except OSError as e:
         raise OsimError(f"load_osim: cannot read {path}: {e.strerror or e}.") from None
     folders = [Path(d) for d in geometry_dirs] + [path.parent, path.parent / "Geometry"]
-    return _Builder(_parse(text, path), path, include_forces, folders).build()
+    model, version = _parse(text, path)
+    builder = _Builder(model, path, include_forces, folders)
+    if version < 40000:             # OpenSim 3.x: rewritten as OpenSim 4 rewrites it
+        builder.skipped.extend(osim3.convert(model))
+    return builder.build()
 
 
-def _parse(text: str, path: Path) -> ET.Element:
-    """The <Model> element of an .osim text: refused with a DTD or entities (a file must
-    not define what the parser expands); OpenSim's 'Outer::Inner' element names (not XML
-    names) read as 'Outer__Inner'."""
+def _parse(text: str, path: Path) -> tuple[ET.Element, int]:
+    """(the <Model> element, the file's Version) of an .osim text: refused with a DTD or
+    entities (a file must not define what the parser expands), older than OpenSim 3 or in
+    a 4.0 development layout (Version 30500 to 39999); OpenSim's 'Outer::Inner' element
+    names (not XML names) read as 'Outer__Inner'."""
     if re.search(r"<!(DOCTYPE|ENTITY)", text):
         raise OsimError(f"load_osim: {path.name} declares a DTD or entities, which an "
                         ".osim file never needs; refusing to expand them.")
@@ -108,13 +121,19 @@ def _parse(text: str, path: Path) -> ET.Element:
     if model is None:
         raise OsimError(f"load_osim: {path.name} has no <Model> element; is it an OpenSim "
                         "model file?")
-    version = int(root.get("Version", "40000") or 40000)
-    if version < 40000:
+    try:
+        version = int(root.get("Version", "40000") or 40000)
+    except ValueError:
+        raise OsimError(f"load_osim: {path.name}: its Version {root.get('Version')!r} is "
+                        "not a number.") from None
+    if version < 30000 or 30500 <= version < 40000:
+        kind = (f"an OpenSim {version // 10000}.x file" if version < 30000 else
+                "in one of OpenSim 4.0's development layouts")
         raise OsimError(
-            f"load_osim: {path.name} is an OpenSim {version // 10000}.x file (Version "
-            f"{version}); open it in OpenSim 4 and save it again (or `opensim-cmd`), which "
-            "converts the joints and frames to the 4.x layout this loader reads.")
-    return model
+            f"load_osim: {path.name} is {kind} (Version {version}); open it in OpenSim 4 "
+            "and save it again (or `opensim-cmd`), which converts the joints and frames to "
+            "the 4.x layout this loader reads.")
+    return model, version
 
 
 def _numbers(element, tag: str, count: int | None, where: str, default=None) -> np.ndarray:
@@ -172,6 +191,88 @@ def _join(base: str, relative: str) -> str:
         else:
             parts.append(piece)
     return "/" + "/".join(parts)
+
+
+_MOBILITIES = {"PinJoint": 1, "SliderJoint": 1, "UniversalJoint": 2, "PlanarJoint": 3,
+               "GimbalJoint": 3, "BallJoint": 3, "EllipsoidJoint": 3, "FreeJoint": 6,
+               "WeldJoint": 0, "CustomJoint": 0}
+"""The mobilities OpenSim declares to its graph maker for each joint type: the coordinates
+of a default-constructed joint (a CustomJoint has none until its SpatialTransform names
+some, so it counts as 0, like a weld)."""
+
+
+def _spanning_tree(joints: list, masses: dict, names: list):
+    """Simbody's MultibodyGraphMaker, as OpenSim runs it (Model::createMultibodyTree):
+    ``joints`` (parent body, child body, joint type) in the file's order. The tree grows
+    from Ground breadth first: at level h every joint, in order, whose one body is in the
+    tree at level h-1 and whose other body is not becomes a mobilizer of the other body
+    (reversed when that is the joint's parent). When a mobile joint brings in a massless
+    body, the branch goes on at once to the heaviest body joined to it (forward joints
+    first), since a tree must not end in a massless body. The joints left over, their
+    two bodies both in the tree, close loops. Returns ([(joint index, reversed)] in the
+    order the mobilizers are made, [loop joint indices], {body: level})."""
+    level = {"/ground": 0}
+    made: dict[int, int] = {}           # joint index -> level of its outboard body
+
+    def attach(j: int) -> str:
+        parent, child, _ = joints[j]
+        inboard, outboard = (parent, child) if parent in level else (child, parent)
+        level[outboard] = level[inboard] + 1
+        made[j] = level[outboard]
+        tree.append((j, outboard == parent))
+        return outboard
+
+    def heaviest(body: str, forward: bool) -> int:
+        best, most = -1, 0.0
+        for j, (parent, child, _) in enumerate(joints):
+            inboard, other = (parent, child) if forward else (child, parent)
+            if j in made or inboard != body or other in level:
+                continue
+            if masses[other] > most:
+                best, most = j, masses[other]
+        return best
+
+    tree: list[tuple[int, bool]] = []
+    h = 1
+    while True:
+        grown = False
+        for j, (parent, child, kind) in enumerate(joints):
+            if j in made:
+                grown = grown or made[j] == h
+                continue
+            if (parent in level) == (child in level):
+                continue
+            if level[parent if parent in level else child] != h - 1:
+                continue
+            outboard = attach(j)
+            grown = True
+            if _MOBILITIES.get(kind, 1) == 0 or masses[outboard] > 0:
+                continue
+            further = heaviest(outboard, True)
+            if further < 0:
+                further = heaviest(outboard, False)
+            if further < 0:
+                raise OsimError(
+                    f"{kind} {names[j]!r}: it moves the massless body "
+                    f"{outboard.rsplit('/', 1)[-1]!r}, and no body with mass lies beyond it; "
+                    "a tree ending in a massless moving body has no defined acceleration "
+                    "(OpenSim refuses it too). Give the body mass or weld it.")
+            attach(further)
+        if not grown:
+            break
+        h += 1
+    loops = [j for j in range(len(joints))
+             if j not in made and joints[j][0] in level and joints[j][1] in level]
+    return tree, loops, level
+
+
+def _shared(body: Body, n: int) -> Body:
+    """A body with 1/n of ``body``'s mass properties (the same mass centre, the inertia
+    divided by n): a master's or a slave's share, as OpenSim divides a split body."""
+    mp = body.get_default_rigid_body_mass_properties()
+    return Body.Rigid(MassProperties._trusted(
+        mp.get_mass() / n, np.array(mp.get_mass_center()),
+        _trusted_inertia(Inertia, mp.get_inertia().as_mat33() / n)))
 
 
 class _Builder:
@@ -286,10 +387,15 @@ class _Builder:
 
     # ------------------------------------------------------------------ joints
     def _joints(self, model: Model, bodies: dict) -> None:
-        """Grow the tree from Ground: each joint joins a placed body to a new one."""
+        """The mobilizers, as OpenSim's graph maker chooses them (``_spanning_tree``):
+        the tree grown from Ground level by level, then each joint left over closes a loop.
+        A loop WeldJoint becomes a Weld constraint ``<joint>_Loop`` between its frames;
+        any other loop joint mobilizes a new "slave" body of its child body from its
+        parent, the slave welded to the body (its master) at their origins by the
+        constraint ``<body>_slave_<k>_weld``, and the body's mass properties shared evenly
+        by the master and its slaves. ``model.bodies`` keeps the masters."""
         matter = model.matter
-        placed = {"/ground": matter.Ground()}
-        pending = []
+        items = []
         for joint in _objects(self.xml, "JointSet"):
             jname = joint.get("name")
             where = f"{joint.tag} {jname!r}"
@@ -298,41 +404,80 @@ class _Builder:
             child_path = _join(here, (joint.findtext("socket_child_frame") or "").strip())
             pb, X_PF = self._resolve(parent_path, where)
             cb, X_CM = self._resolve(child_path, where)
-            pending.append((joint, where, pb, X_PF, cb, X_CM))
-        while pending:
-            progress = False
-            for item in list(pending):
-                joint, where, pb, X_PF, cb, X_CM = item
-                if pb in placed and cb not in placed:
-                    placed[cb] = self._mobilizer(model, joint, where, placed[pb], X_PF,
-                                                 bodies, cb, X_CM, Direction.FORWARD)
-                elif cb in placed and pb not in placed:
-                    placed[pb] = self._mobilizer(model, joint, where, placed[cb], X_CM,
-                                                 bodies, pb, X_PF, Direction.REVERSE)
-                elif pb in placed and cb in placed:
-                    raise OsimError(
-                        f"{where}: both of its bodies are already joined to the tree, so it "
-                        "closes a loop; loop joints are not supported yet. Replace it by a "
-                        "constraint (WeldConstraint, PointConstraint) in OpenSim.")
-                else:
-                    continue
-                pending.remove(item)
-                progress = True
-            if not progress:
-                names = ", ".join(repr(item[0].get("name")) for item in pending)
-                raise OsimError(f"joints {names} do not connect to Ground through the other "
-                                "joints; every body needs a path of joints to Ground.")
+            if pb == cb:
+                raise OsimError(f"{where}: its parent and child frames are both on "
+                                f"{pb.rsplit('/', 1)[-1]!r}; a joint joins two bodies.")
+            items.append((joint, where, pb, X_PF, cb, X_CM))
+        masses = {path: b.get_default_rigid_body_mass_properties().get_mass()
+                  for path, b in bodies.items()}
+        masses["/ground"] = math.inf
+        tree, loops, level = _spanning_tree([(i[2], i[4], i[0].tag) for i in items], masses,
+                                            [i[0].get("name") for i in items])
+        stray = [i[0].get("name") for i in items if i[2] not in level and i[4] not in level]
+        if stray:
+            names = ", ".join(repr(n) for n in stray)
+            raise OsimError(f"joints {names} do not connect to Ground through the other "
+                            "joints; every body needs a path of joints to Ground.")
         for path in bodies:
-            if path not in placed:
+            if path not in level:
                 raise OsimError(f"Body {path.rsplit('/', 1)[-1]!r} has no joint; give it one "
                                 "(a WeldJoint to fix it, a FreeJoint to let it move).")
+        slaves = {}                     # master path -> number of slaves
+        for j in loops:
+            joint, where, pb, _, cb, _ = items[j]
+            if joint.tag == "FreeJoint":
+                raise OsimError(f"{where}: a FreeJoint between two bodies already joined to "
+                                "the tree closes a loop that constrains nothing, and its "
+                                "coordinates would have no mobilizer; remove it.")
+            if joint.tag == "WeldJoint":
+                continue
+            if cb == "/ground":
+                raise OsimError(
+                    f"{where}: it closes a loop and its child frame is on Ground; OpenSim "
+                    "splits a loop joint's child body, which cannot be Ground (OpenSim fails "
+                    "on it too). Swap the joint's parent and child frames.")
+            slaves[cb] = slaves.get(cb, 0) + 1
+        shared = {cb: _shared(bodies[cb], n + 1) for cb, n in slaves.items()}
+        placed = {"/ground": matter.Ground()}
+        for j, reversed_ in tree:
+            joint, where, pb, X_PF, cb, X_CM = items[j]
+            if reversed_:
+                mobod = self._mobilizer(model, joint, where, placed[cb], X_CM,
+                                        shared.get(pb, bodies[pb]), X_PF, Direction.REVERSE)
+                placed[pb] = model.bodies[pb.rsplit("/", 1)[-1]] = mobod
+            else:
+                mobod = self._mobilizer(model, joint, where, placed[pb], X_PF,
+                                        shared.get(cb, bodies[cb]), X_CM, Direction.FORWARD)
+                placed[cb] = model.bodies[cb.rsplit("/", 1)[-1]] = mobod
+        made = {}
+        for j in loops:
+            joint, where, pb, X_PF, cb, X_CM = items[j]
+            if joint.tag == "WeldJoint":
+                if joint.findall("coordinates/Coordinate"):
+                    raise OsimError(f"{where}: a WeldJoint has 0 coordinates, the file gives "
+                                    f"{len(joint.findall('coordinates/Coordinate'))}.")
+                model.constraints[f"{joint.get('name')}_Loop"] = Constraint.Weld(
+                    placed[pb], X_PF, placed[cb], X_CM)
+                continue
+            k = made[cb] = made.get(cb, -1) + 1
+            slave = self._mobilizer(model, joint, where, placed[pb], X_PF,
+                                    _shared(bodies[cb], slaves[cb] + 1), X_CM,
+                                    Direction.FORWARD)
+            name = f"{cb.rsplit('/', 1)[-1]}_slave_{k}"
+            model.constraints[f"{name}_weld"] = Constraint.Weld(placed[cb], Transform(),
+                                                                slave, Transform())
+        # the file's order, as OpenSim's CoordinateSet (the mobilizers were made in the
+        # tree's order)
+        made_in_tree_order = model.coordinates
+        model.coordinates = {c.get("name"): made_in_tree_order[c.get("name")]
+                             for i in items for c in i[0].findall("coordinates/Coordinate")}
+        model.bodies = {"ground": model.bodies["ground"],
+                        **{p.rsplit("/", 1)[-1]: placed[p] for p in bodies}}
 
-    def _mobilizer(self, model, joint, where, parent_mobod, X_PF, bodies, body_path, X_BM,
-                   direction):
+    def _mobilizer(self, model, joint, where, parent_mobod, X_PF, body, X_BM, direction):
         """The mobilizer of ``joint`` from the placed ``parent_mobod`` (its frame X_PF) to
-        the body at ``body_path`` (its frame X_BM); the joint's coordinates into
+        ``body`` (a Body, its frame X_BM); the joint's coordinates into
         model.coordinates."""
-        body = bodies[body_path]
         coords = joint.findall("coordinates/Coordinate")
         if joint.tag == "CustomJoint":
             mobod, rotational = self._custom(joint, where, coords, parent_mobod, X_PF, body,
@@ -350,8 +495,6 @@ class _Builder:
         else:
             raise OsimError(f"{where}: kinetree has no {joint.tag}; the joints it reads are "
                             f"CustomJoint and {', '.join(sorted(_JOINTS))}.")
-        name = body_path.rsplit("/", 1)[-1]
-        model.bodies[name] = mobod
         self._coordinates(model, joint, where, coords, mobod, rotational)
         return mobod
 
@@ -497,6 +640,7 @@ class _Builder:
                 self.skipped.append(f"{where} (not enforced in the file)")
                 continue
             if c.tag in _BODY_CONSTRAINTS:
+                self._offset_frames(c.find("frames"), f"/constraintset/{name}")
                 model.constraints[name] = self._body_constraint(model, c, where)
                 continue
             if c.tag != "CoordinateCouplerConstraint":
