@@ -32,6 +32,9 @@ import math
 
 import numba
 import numpy as np
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+from numba.np.arrayobj import make_array, populate_array
 
 from kinetree.errors import InvalidArgumentError
 
@@ -310,6 +313,25 @@ def compile_expression(expression: str, where: str) -> np.ndarray:
     return program
 
 
+@intrinsic
+def _stack(typingctx):
+    """A float64 array of MAX_STEPS entries on the machine stack of the calling compiled
+    function: the evaluation stack, with no heap allocation (the realization runs
+    without numba's memory management)."""
+    signature = types.float64[::1]()
+
+    def codegen(context, builder, sig, args):
+        data = cgutils.alloca_once(builder, context.get_value_type(types.float64),
+                                   size=MAX_STEPS)
+        array = make_array(sig.return_type)(context, builder)
+        itemsize = context.get_constant(types.intp, 8)
+        populate_array(array, data=data, shape=[context.get_constant(types.intp, MAX_STEPS)],
+                       strides=[itemsize], itemsize=itemsize, meminfo=None)
+        return array._getvalue()
+
+    return signature, codegen
+
+
 @numba.njit(cache=True, error_model="numpy")
 def evaluate(program, q, qdot):
     """The value of ``program`` (module docstring) at q and qdot, as Lepton computes each
@@ -317,7 +339,7 @@ def evaluate(program, q, qdot):
     pow, min(a, b) = b if b < a else a and max(a, b) = b if a < b else a (C++'s
     std::min and std::max)."""
     n = int(program[0])
-    stack = np.empty(max(int(program[1]), 1))
+    stack = _stack()       # the program's depth is at most its MAX_STEPS instructions
     top = -1
     for k in range(n):
         op = int(program[2 + 2 * k])
