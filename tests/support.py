@@ -48,3 +48,23 @@ def mixed_tree(matter, rng):
     free = kt.MobilizedBody.Free(ground, frame(), body(0.7), frame())
     universal = kt.MobilizedBody.Universal(free, frame(), body(1.2), frame())
     return pin, slider, ball, free, universal
+
+
+def assert_udot_matches_opensim(model, state, opensim_model, opensim_state, label=""):
+    """Give ``state`` (of a ``load_osim`` Model) the coordinate values and speeds of
+    ``opensim_state`` (realized to Acceleration), by coordinate name, and check u̇ of
+    every coordinate against OpenSim's to 1e-8 relative. Returns the names, in OpenSim's
+    CoordinateSet order."""
+    coordinates = opensim_model.getCoordinateSet()
+    names = [coordinates.get(i).getName() for i in range(coordinates.getSize())]
+    for name in names:
+        c, k = coordinates.get(name), model.coordinates[name]
+        k.set_value(state, c.getValue(opensim_state))
+        k.set_speed_value(state, c.getSpeedValue(opensim_state))
+    model.system.realize(state, kt.Stage.ACCELERATION)
+    for name in names:
+        expected = coordinates.get(name).getAccelerationValue(opensim_state)
+        got = model.coordinates[name].get_acceleration_value(state)
+        assert abs(got - expected) <= 1e-8 * max(1.0, abs(expected)), \
+            f"{label} {name}: kinetree {got!r}, OpenSim {expected!r}"
+    return names

@@ -15,8 +15,8 @@ import warnings
 import numpy as np
 import pytest
 from osim_xml import arm3
+from support import assert_udot_matches_opensim
 
-import kinetree as kt
 from kinetree.io import OsimSkippedWarning, load_osim
 
 osim = pytest.importorskip("opensim")
@@ -56,19 +56,8 @@ def test_a_3x_arm_matches_opensim_by_coordinate_and_marker(tmp_path):
     state = model.get_default_state()
     for seed in range(3):
         om, ostate = opensim_state(path, set(model.force_elements), seed)
-        coordinates = om.getCoordinateSet()
-        names = [coordinates.get(i).getName() for i in range(coordinates.getSize())]
+        names = assert_udot_matches_opensim(model, state, om, ostate)
         assert names == list(model.coordinates) == ["shoulder_angle", "elbow", "slide"]
-        for name in names:
-            c, k = coordinates.get(name), model.coordinates[name]
-            k.set_value(state, c.getValue(ostate))
-            k.set_speed_value(state, c.getSpeedValue(ostate))
-        model.system.realize(state, kt.Stage.ACCELERATION)
-        for name in names:
-            expected = coordinates.get(name).getAccelerationValue(ostate)
-            got = model.coordinates[name].get_acceleration_value(state)
-            assert abs(got - expected) <= 1e-8 * max(1.0, abs(expected)), \
-                f"{name}: kinetree {got!r}, OpenSim {expected!r}"
 
         markers = om.getMarkerSet()
         assert markers.getSize() == model.markers.get_num_markers() == 4

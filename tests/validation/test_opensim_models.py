@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support import assert_udot_matches_opensim
 
-import kinetree as kt
 from kinetree.io import OsimSkippedWarning, load_osim
 
 osim = pytest.importorskip("opensim")
@@ -66,19 +66,9 @@ def test_udot_matches_opensim_by_coordinate_name(path, moving):
     state = model.get_default_state()
     for seed in range(2):
         om, ostate = opensim_state(path, seed, moving)
-        coordinates = om.getCoordinateSet()
-        names = [coordinates.get(i).getName() for i in range(coordinates.getSize())]
+        # Euler angles on both sides: each coordinate one q
+        names = assert_udot_matches_opensim(model, state, om, ostate, path.stem)
         assert names == list(model.coordinates)
-        for name in names:          # Euler angles on both sides: each coordinate one q
-            c, k = coordinates.get(name), model.coordinates[name]
-            k.set_value(state, c.getValue(ostate))
-            k.set_speed_value(state, c.getSpeedValue(ostate))
-        model.system.realize(state, kt.Stage.ACCELERATION)
-        for name in names:
-            expected = coordinates.get(name).getAccelerationValue(ostate)
-            got = model.coordinates[name].get_acceleration_value(state)
-            assert abs(got - expected) <= 1e-8 * max(1.0, abs(expected)), \
-                f"{path.stem} {name}: kinetree {got!r}, OpenSim {expected!r}"
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
