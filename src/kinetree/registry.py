@@ -29,6 +29,7 @@ MOBILIZERS = {
     "bushing": 17,
     "custom": 18,      # Custom, and FunctionBased of user Functions: a Python pre-pass
     "function_based": 19,  # FunctionBased of built-in functions: compiled tables
+    "scapulothoracic": 20,  # OpenSim's ScapulothoracicJoint
 }
 """Mobilizer type codes (``TreeModel.code``), one module each in multibody/mobilizers/,
 commonest first: a switch tests them in this order."""

@@ -31,8 +31,9 @@ from kinetree.multibody.mobilizers import ball as ball_kinematics
 
 KINDS = ["Weld", "Pin", "Slider", "Universal", "Cylinder", "Screw", "Planar", "Gimbal", "Ball",
          "Free", "Translation", "Bushing", "BendStretch", "SphericalCoords", "LineOrientation",
-         "FreeLine", "Ellipsoid"]
-EXTRA = {"Screw": (0.13,), "Ellipsoid": ((0.5, 0.3, 0.2),)}
+         "FreeLine", "Ellipsoid", "Scapulothoracic"]
+EXTRA = {"Screw": (0.13,), "Ellipsoid": ((0.5, 0.3, 0.2),),
+         "Scapulothoracic": ((0.07, 0.15, 0.08), (-0.01, 0.025), 0.4)}
 
 
 def build(kind, euler=False, seed=0):

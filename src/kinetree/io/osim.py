@@ -9,11 +9,13 @@ What an OpenSim model becomes:
 - each Joint a mobilizer between the bodies its two frames are on, F and M the joint's
   parent and child frames (PhysicalOffsetFrames resolved to their bodies): PinJoint a Pin,
   SliderJoint a Slider, UniversalJoint a Universal, PlanarJoint a Planar, GimbalJoint a
-  Gimbal, BallJoint a Ball, FreeJoint a Free, EllipsoidJoint an Ellipsoid, WeldJoint a
-  Weld, and a CustomJoint's SpatialTransform a FunctionBased mobilizer (its six
-  TransformAxis functions of the joint's coordinates). The tree is grown from Ground as
-  OpenSim's graph maker (Simbody's MultibodyGraphMaker) grows it, breadth first in the
-  JointSet's order; a joint met from its child's side becomes a reversed mobilizer;
+  Gimbal, BallJoint a Ball, FreeJoint a Free, EllipsoidJoint an Ellipsoid,
+  ScapulothoracicJoint a Scapulothoracic (its ellipsoid radii, winging axis origin and
+  direction), WeldJoint a Weld, and a CustomJoint's SpatialTransform a FunctionBased
+  mobilizer (its six TransformAxis functions of the joint's coordinates). The tree is
+  grown from Ground as OpenSim's graph maker (Simbody's MultibodyGraphMaker) grows it,
+  breadth first in the JointSet's order; a joint met from its child's side becomes a
+  reversed mobilizer;
 - a joint whose two bodies are both in the tree by the time it is reached closes a loop,
   built as OpenSim builds it: a WeldJoint a Weld constraint ``<joint>_Loop`` between its
   frames; any other joint the mobilizer of a "slave" copy of its child body, from its
@@ -73,16 +75,20 @@ class OsimError(KinetreeError):
 
 _JOINTS = {"PinJoint": "Pin", "SliderJoint": "Slider", "UniversalJoint": "Universal",
            "PlanarJoint": "Planar", "GimbalJoint": "Gimbal", "BallJoint": "Ball",
-           "FreeJoint": "Free", "WeldJoint": "Weld", "EllipsoidJoint": "Ellipsoid"}
+           "FreeJoint": "Free", "WeldJoint": "Weld", "EllipsoidJoint": "Ellipsoid",
+           "ScapulothoracicJoint": "Scapulothoracic"}
 """OpenSim joint types with a kinetree mobilizer of the same definition (OpenSim builds
-them on Simbody's mobilizers of these names)."""
+them on Simbody's mobilizers of these names; a ScapulothoracicJoint on an Ellipsoid, a Pin
+and a Weld with two massless bodies between them, which kinetree's Scapulothoracic is in
+one)."""
 
 _BODY_CONSTRAINTS = ("PointOnLineConstraint", "WeldConstraint", "PointConstraint",
                      "ConstantDistanceConstraint")
 
 _ROTATIONAL = {"Pin": [True], "Slider": [False], "Universal": [True, True],
                "Planar": [True, False, False], "Gimbal": [True] * 3, "Ball": [True] * 3,
-               "Free": [True] * 3 + [False] * 3, "Weld": [], "Ellipsoid": [True] * 3}
+               "Free": [True] * 3 + [False] * 3, "Weld": [], "Ellipsoid": [True] * 3,
+               "Scapulothoracic": [True] * 4}
 
 
 def load_osim(path, include_forces: bool = True, geometry_dirs=()) -> Model:
@@ -195,7 +201,7 @@ def _join(base: str, relative: str) -> str:
 
 _MOBILITIES = {"PinJoint": 1, "SliderJoint": 1, "UniversalJoint": 2, "PlanarJoint": 3,
                "GimbalJoint": 3, "BallJoint": 3, "EllipsoidJoint": 3, "FreeJoint": 6,
-               "WeldJoint": 0, "CustomJoint": 0}
+               "WeldJoint": 0, "CustomJoint": 0, "ScapulothoracicJoint": 4}
 """The mobilities OpenSim declares to its graph maker for each joint type: the coordinates
 of a default-constructed joint (a CustomJoint has none until its SpatialTransform names
 some, so it counts as 0, like a weld)."""
@@ -487,6 +493,10 @@ class _Builder:
             args = (parent_mobod, X_PF, body, X_BM)
             if kind == "Ellipsoid":
                 args += (_numbers(joint, "radii_x_y_z", 3, where),)
+            elif kind == "Scapulothoracic":
+                args += (_numbers(joint, "thoracic_ellipsoid_radii_x_y_z", 3, where),
+                         _numbers(joint, "scapula_winging_axis_origin", 2, where, [0, 0]),
+                         _number(joint, "scapula_winging_axis_direction", where, 0.0))
             mobod = getattr(MobilizedBody, kind)(*args, direction=direction)
             rotational = _ROTATIONAL[kind]
             if len(coords) != len(rotational):

@@ -34,6 +34,7 @@ from kinetree.multibody.mobilizers import (
     line_orientation,
     pin,
     planar,
+    scapulothoracic,
     screw,
     slider,
     spherical_coords,
@@ -769,6 +770,65 @@ class _Ellipsoid(MobilizedBody):
         return self._params[:3].copy()
 
 
+class _Scapulothoracic(MobilizedBody):
+    """OpenSim's ScapulothoracicJoint (the scapula gliding on an ellipsoid over the thorax,
+    then winging): ``MobilizedBody.Scapulothoracic(parent, X_PF, body, X_BM, radii,
+    winging_origin=(0, 0), winging_direction=0)`` or ``(parent, body, radii, ...)``. The
+    ellipsoid is centred at F's origin with semi-axes ``radii`` (m) along F's x, y, z; the
+    winging axis passes through ``winging_origin`` (x, y in m) of the scapular plane, at
+    ``winging_direction`` (rad) from its y axis. q: the orientation on the ellipsoid (a
+    quaternion, or abduction, elevation and upward rotation as x-y-z angles), then the
+    winging angle; u: the angular velocity on the ellipsoid, then the winging rate. See
+    ``mobilizers/scapulothoracic.py`` for the frames."""
+
+    _module = scapulothoracic
+
+    def __init__(self, parent, *args, winging_origin=(0.0, 0.0), winging_direction=0.0,
+                 direction=Direction.FORWARD):
+        args, direction = _split_direction(args, direction)
+        where = "MobilizedBody.Scapulothoracic"
+        frames = 3 if args and isinstance(args[0], Transform) else 1
+        rest = args[frames:]
+        if len(args) < frames or not 1 <= len(rest) <= 3:
+            raise InvalidArgumentError(
+                f"{where}: call it as Scapulothoracic(parent, X_PF, body, X_BM, radii[, "
+                "winging_origin[, winging_direction]]) or Scapulothoracic(parent, body, "
+                "radii[, ...]).")
+        rest = list(rest) + [winging_origin, winging_direction][len(rest) - 1:]
+        radii = np.asarray(rest[0], dtype=float)
+        if radii.shape != (3,) or not np.all(np.isfinite(radii)) or not np.all(radii > 0):
+            raise InvalidArgumentError(
+                f"{where}: radii must be three positive lengths (m), got {rest[0]!r}.")
+        origin = np.asarray(rest[1], dtype=float)
+        if origin.shape != (2,) or not np.all(np.isfinite(origin)):
+            raise InvalidArgumentError(
+                f"{where}: winging_origin must be two finite lengths (m), got {rest[1]!r}.")
+        try:
+            angle = float(rest[2])
+        except (TypeError, ValueError):
+            angle = math.nan
+        if not math.isfinite(angle):
+            raise InvalidArgumentError(
+                f"{where}: winging_direction must be a finite angle (rad), got {rest[2]!r}.")
+        super().__init__(parent, *args[:frames], direction=direction)
+        self._params = np.zeros(max(scapulothoracic.PARAMS, self._params.size))
+        self._params[:3] = radii
+        self._params[3:5] = origin
+        self._params[5] = angle
+
+    def get_default_radii(self) -> np.ndarray:
+        """The thoracic ellipsoid's semi-axes (m) along F's x, y, z."""
+        return self._params[:3].copy()
+
+    def get_default_winging_axis_origin(self) -> np.ndarray:
+        """The winging axis's point (x, y, m) in the scapular plane."""
+        return self._params[3:5].copy()
+
+    def get_default_winging_axis_direction(self) -> float:
+        """The winging axis's angle (rad) from the scapular plane's y axis."""
+        return float(self._params[5])
+
+
 class _Custom(MobilizedBody):
     """A mobilizer whose X_FM(q), H, (dH/dt) u and N come from a Python implementation
    : ``MobilizedBody.Custom(parent, X_PF, body, X_BM, implementation)`` or
@@ -877,6 +937,9 @@ _FunctionBased.__qualname__ = "MobilizedBody.FunctionBased"
 _Ellipsoid.__name__ = "Ellipsoid"
 _Ellipsoid.__qualname__ = "MobilizedBody.Ellipsoid"
 
+_Scapulothoracic.__name__ = "Scapulothoracic"
+_Scapulothoracic.__qualname__ = "MobilizedBody.Scapulothoracic"
+
 _Screw.__name__ = "Screw"
 _Screw.__qualname__ = "MobilizedBody.Screw"
 
@@ -899,6 +962,7 @@ MobilizedBody.LineOrientation = _mobilizer_type("LineOrientation", line_orientat
                                                 line_orientation.__doc__)
 MobilizedBody.FreeLine = _mobilizer_type("FreeLine", free_line, free_line.__doc__)
 MobilizedBody.Ellipsoid = _Ellipsoid
+MobilizedBody.Scapulothoracic = _Scapulothoracic
 MobilizedBody.Custom = _Custom
 MobilizedBody.FunctionBased = _FunctionBased
 MobilizedBody.Ground = Ground

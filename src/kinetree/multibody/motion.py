@@ -50,7 +50,8 @@ _CODE = {Level.ACCELERATION: PRESCRIBED_ACCELERATION, Level.VELOCITY: PRESCRIBED
 """cache.level's code for each Level."""
 
 _RATE_MOBILIZERS = {MOBILIZERS[name] for name in (
-    "ball", "ellipsoid", "free", "free_line", "line_orientation", "custom")}
+    "ball", "ellipsoid", "free", "free_line", "line_orientation", "scapulothoracic",
+    "custom")}
 """Mobilizer kinds whose q̇ is not u (quaternions, rotation-rate maps, custom N): a
 position-level sinusoid or Custom Motion, which prescribes q̇ through q, needs q̇ = u."""
 
