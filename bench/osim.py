@@ -4,7 +4,7 @@ OpenSim's (Simbody's) ``realizeAcceleration`` on the same model in the same proc
 For each model of ``models/opensim`` (``--models`` picks some): kinetree's
 ``load_osim`` wall time (the best of three, numba's cache warm) beside OpenSim's
 ``Model(path)`` + ``initSystem``; then, at the same random coordinate values and speeds
-(forces off in both, gravity on), kinetree's ``set_q``, ``set_u`` and
+(forces off in both: ``include_forces=False``, gravity on), kinetree's ``set_q``, ``set_u`` and
 ``realize(ACCELERATION)`` against OpenSim's ``state.setQ``, ``setU`` and
 ``model.realizeAcceleration``, timed interleaved (``timing.interleaved_best``). The
 models' u̇ are compared first and the largest difference printed.
@@ -52,7 +52,7 @@ def measure(name: str) -> tuple:
     """(name, load_osim s, OpenSim load s, kinetree realize s, OpenSim realize s, max |Δu̇|)
     of one model."""
     path = MODELS / f"{name}.osim"
-    load_kt, model = best_of(lambda: load_osim(path))
+    load_kt, model = best_of(lambda: load_osim(path, include_forces=False))
     load_os, (om, ostate) = best_of(lambda: opensim_model(path))
     state = model.get_default_state()
     rng = np.random.default_rng(0)
