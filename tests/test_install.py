@@ -178,9 +178,12 @@ def test_read_only_install_caches_kernels_in_the_user_folder(read_only):
     assert new and all(p.is_relative_to(user_cache) for p in new)
     assert any(p.suffix == ".nbi" for p in new) and report["compiled"] > 0
 
-    again, _ = finish(start(run["site"], run["home"], run["xdg"], "pendulum"))
+    assert run["stderr"].count(_compile_cache.COMPILING_NOTICE) == 1  # why the first run pauses
+
+    again, stderr = finish(start(run["site"], run["home"], run["xdg"], "pendulum"))
     assert again["u_dot"] == report["u_dot"]
     assert again["compiled"] == 0  # every kernel came from the user folder
+    assert _compile_cache.COMPILING_NOTICE not in stderr
 
 
 def test_with_no_writable_folder_kernels_compile_uncached_and_one_warning_says_so(read_only):

@@ -10,13 +10,14 @@ folder is writable; a per-user cache folder; else no cache, with one warning.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import tempfile
 import warnings
 from pathlib import Path
 
-from numba.core import config
+from numba.core import config, event
 from numba.core.dispatcher import Dispatcher
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -85,7 +86,37 @@ def configure() -> Path | None:
             f"more. Set the NUMBA_CACHE_DIR environment variable to a writable folder to "
             f"keep them.", UncachedKernelsWarning, stacklevel=3)
         cache_dir = None
+    if cache_dir is not None:
+        event.register("numba:compile", _FirstCompilationNotice())
     return cache_dir
+
+
+COMPILING_NOTICE = (
+    "kinetree: compiling kernels for the kinds of elements this model uses (first run "
+    "only: up to a few minutes; the compiled code is cached for every later run, and "
+    "`python -m kinetree warmup` compiles the common kinds ahead).")
+"""What the first compilation of a kinetree kernel in a process logs (logger "kinetree",
+level WARNING, so that it shows without any logging set up), once."""
+
+
+class _FirstCompilationNotice(event.Listener):
+    """Logs COMPILING_NOTICE when numba starts compiling a kinetree kernel (not loading it
+    from the cache: numba signals a compilation only after a cache miss), once per
+    process, so that a program paused for minutes on its first run says why."""
+
+    def __init__(self):
+        self.told = False
+
+    def on_start(self, ev):
+        if self.told:
+            return
+        module = ev.data["dispatcher"].py_func.__module__ or ""
+        if module.partition(".")[0] == __name__.partition(".")[0]:
+            self.told = True
+            logging.getLogger("kinetree").warning(COMPILING_NOTICE)
+
+    def on_end(self, ev):
+        pass
 
 
 def _compile_kinetree_kernels_uncached() -> None:
