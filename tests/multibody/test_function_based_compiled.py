@@ -290,3 +290,47 @@ def test_opensim_custom_joints_load_compiled(name):
     assert fb and all(b._module is function_based for b in fb)
     model.get_default_state()
     assert matter._custom == []
+
+
+class PythonOf(kt.Function):
+    """``f`` as a user's Function: the same values, so the body keeps the Python path."""
+
+    def __init__(self, f):
+        self._f = f
+
+    def calc_value(self, x):
+        return self._f.calc_value(x)
+
+    def calc_derivative(self, deriv_components, x):
+        return self._f.calc_derivative(deriv_components, x)
+
+    def get_argument_size(self):
+        return self._f.get_argument_size()
+
+    def get_max_derivative_order(self):
+        return 2
+
+
+def test_a_function_changed_before_the_model_is_realized_is_the_one_compiled():
+    """A Constant's set_value after the body is made reaches the compiled tables when the
+    model is realized, as it reaches the Python path."""
+    def translation_x(python):
+        system = kt.MultibodySystem()
+        matter = kt.SimbodyMatterSubsystem(system)
+        offset = F.Constant(0.3, 0)
+        angle = F.Linear([1.0, 0.0])
+        functions = [PythonOf(angle) if python else angle, F.Constant(0.0, 0),
+                     F.Constant(0.0, 0), offset, F.Constant(0.0, 0), F.Constant(0.0, 0)]
+        link = kt.Body.Rigid(kt.MassProperties(1.0, [0, -0.2, 0],
+                                               kt.Inertia(0.05, 0.01, 0.05)))
+        body = kt.MobilizedBody.FunctionBased(matter.Ground(), link, 1, functions,
+                                              [[0], [], [], [], [], []])
+        assert body._python_hinge == python
+        offset.set_value(0.5)
+        state = system.realize_topology()
+        body.set_one_q(state, 0, 0.4)
+        system.realize(state, kt.Stage.POSITION)
+        return body.get_mobilizer_transform(state).p
+    compiled, python = translation_x(False), translation_x(True)
+    assert compiled[0] == pytest.approx(0.5, abs=1e-15)
+    np.testing.assert_allclose(compiled, python, rtol=0, atol=1e-15)

@@ -255,6 +255,8 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         nq = np.zeros(nb, dtype=np.int64)
         nu = np.zeros(nb, dtype=np.int64)
         reversed_ = np.zeros(nb, dtype=np.int64)
+        for b in self._bodies[1:]:
+            b._refresh_params()
         # one row per body, as wide as the longest (a compiled FunctionBased's tables)
         prm = np.zeros((nb, max([PARAM_SIZE] + [b._params.size for b in self._bodies])))
         R_PF = np.tile(np.eye(3), (nb, 1, 1))

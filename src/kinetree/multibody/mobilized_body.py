@@ -193,6 +193,10 @@ class MobilizedBody:
     def get_default_u(self) -> np.ndarray:
         return self._default_u.copy()
 
+    def _refresh_params(self) -> None:
+        """Bring the parameter row up to date when the tree is laid out (realize_model):
+        nothing to do for a kind whose parameters are set when it is made."""
+
     def _name(self) -> str:
         return f"MobilizedBody {self._index} ({type(self).__name__})"
 
@@ -927,6 +931,13 @@ class _FunctionBased(_Custom):
             self._module = function_based
             self._params = params
             self._python_hinge = False
+
+    def _refresh_params(self) -> None:
+        # The compiled kind's tables hold the functions' values: read them again when the
+        # tree is laid out (realize_model), so that a Function changed since (a Constant's
+        # set_value) is the one realized.
+        if not self._python_hinge:
+            self._params = function_based.encode(self._impl)
 
 
 _Custom.__name__ = "Custom"
