@@ -68,3 +68,23 @@ def assert_udot_matches_opensim(model, state, opensim_model, opensim_state, labe
         assert abs(got - expected) <= 1e-8 * max(1.0, abs(expected)), \
             f"{label} {name}: kinetree {got!r}, OpenSim {expected!r}"
     return names
+
+
+class UserFunction(kt.Function):
+    """``f`` behind a user's Function: the same values, so that an element built on it
+    takes the Python path a user's own Function takes."""
+
+    def __init__(self, f):
+        self._f = f
+
+    def calc_value(self, x):
+        return self._f.calc_value(x)
+
+    def calc_derivative(self, deriv_components, x):
+        return self._f.calc_derivative(deriv_components, x)
+
+    def get_argument_size(self):
+        return self._f.get_argument_size()
+
+    def get_max_derivative_order(self):
+        return 2

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support import UserFunction
 
 import kinetree as kt
 from kinetree.errors import InvalidArgumentError
@@ -111,25 +112,6 @@ def coordinate_coupler():
 
 KNEE = kt.Function.SimmSpline([-1.2, -0.5, 0.0, 0.4, 0.9, 1.4],
                               [0.02, -0.1, 0.05, 0.3, 0.1, -0.2])
-
-
-class UserFunction(kt.Function):
-    """``f`` behind a user's Function: the same values, so the coupler runs as Python."""
-
-    def __init__(self, f):
-        self._f = f
-
-    def calc_value(self, x):
-        return self._f.calc_value(x)
-
-    def calc_derivative(self, deriv_components, x):
-        return self._f.calc_derivative(deriv_components, x)
-
-    def get_argument_size(self):
-        return self._f.get_argument_size()
-
-    def get_max_derivative_order(self):
-        return 2
 
 
 def opensim_coupler(python=False):

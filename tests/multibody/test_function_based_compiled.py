@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support import UserFunction
 
 import kinetree as kt
 from kinetree.engine.plan import _CALL, _KERNEL
@@ -292,25 +293,6 @@ def test_opensim_custom_joints_load_compiled(name):
     assert matter._custom == []
 
 
-class PythonOf(kt.Function):
-    """``f`` as a user's Function: the same values, so the body keeps the Python path."""
-
-    def __init__(self, f):
-        self._f = f
-
-    def calc_value(self, x):
-        return self._f.calc_value(x)
-
-    def calc_derivative(self, deriv_components, x):
-        return self._f.calc_derivative(deriv_components, x)
-
-    def get_argument_size(self):
-        return self._f.get_argument_size()
-
-    def get_max_derivative_order(self):
-        return 2
-
-
 def test_a_function_changed_before_the_model_is_realized_is_the_one_compiled():
     """A Constant's set_value after the body is made reaches the compiled tables when the
     model is realized, as it reaches the Python path."""
@@ -319,7 +301,7 @@ def test_a_function_changed_before_the_model_is_realized_is_the_one_compiled():
         matter = kt.SimbodyMatterSubsystem(system)
         offset = F.Constant(0.3, 0)
         angle = F.Linear([1.0, 0.0])
-        functions = [PythonOf(angle) if python else angle, F.Constant(0.0, 0),
+        functions = [UserFunction(angle) if python else angle, F.Constant(0.0, 0),
                      F.Constant(0.0, 0), offset, F.Constant(0.0, 0), F.Constant(0.0, 0)]
         link = kt.Body.Rigid(kt.MassProperties(1.0, [0, -0.2, 0],
                                                kt.Inertia(0.05, 0.01, 0.05)))
