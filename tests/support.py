@@ -1,5 +1,8 @@
-"""Models the tests share: a System with its matter and force subsystems, and the link
-body most of them hang from pins."""
+"""What the tests share: models (a System with its matter and force subsystems, the link
+body most of them hang from pins), the comparisons against OpenSim, a user-code Function,
+and a stand-in for the viewer's scene."""
+
+import numpy as np
 
 import kinetree as kt
 
@@ -30,6 +33,11 @@ def world(gravity=(0.0, -9.81, 0.0), inertia=0.02):
     return system, matter, forces, link
 
 
+def random_frame(rng):
+    """A Transform of a random rotation and a random origin (m), drawn from ``rng``."""
+    return kt.Transform(kt.Rotation.from_quaternion(rng.normal(size=4)), rng.normal(size=3))
+
+
 def mixed_tree(matter, rng):
     """(pin, slider, ball, free, universal): a Pin, a Slider on it and a Ball on that, a Free
     body and a Universal on it, with random frames and mass properties drawn from ``rng``."""
@@ -39,7 +47,7 @@ def mixed_tree(matter, rng):
                                                kt.Inertia(0.4, 0.45, 0.5, 0.01, 0.02, 0.03)))
 
     def frame():
-        return kt.Transform(kt.Rotation.from_quaternion(rng.normal(size=4)), rng.normal(size=3))
+        return random_frame(rng)
 
     ground = matter.Ground()
     pin = kt.MobilizedBody.Pin(ground, frame(), body(1.0), frame())
@@ -50,11 +58,24 @@ def mixed_tree(matter, rng):
     return pin, slider, ball, free, universal
 
 
-def assert_udot_matches_opensim(model, state, opensim_model, opensim_state, label=""):
+def set_random_coordinates(opensim_model, opensim_state, rng, moving=True):
+    """Give every free coordinate of an OpenSim model (neither locked nor dependent) a
+    random value within its range and at most 1 in magnitude, and a random speed in
+    [-1, 1] (0 unless ``moving``)."""
+    coordinates = opensim_model.getCoordinateSet()
+    for i in range(coordinates.getSize()):
+        c = coordinates.get(i)
+        if c.getLocked(opensim_state) or c.isDependent(opensim_state):
+            continue
+        lo, hi = max(c.getRangeMin(), -1.0), min(c.getRangeMax(), 1.0)
+        c.setValue(opensim_state, rng.uniform(lo, hi) if lo < hi else lo, False)
+        c.setSpeedValue(opensim_state, rng.uniform(-1.0, 1.0) if moving else 0.0)
+
+
+def set_kinetree_coordinates(model, state, opensim_model, opensim_state):
     """Give ``state`` (of a ``load_osim`` Model) the coordinate values and speeds of
-    ``opensim_state`` (realized to Acceleration), by coordinate name, and check u̇ of
-    every coordinate against OpenSim's to 1e-8 relative. Returns the names, in OpenSim's
-    CoordinateSet order."""
+    ``opensim_state``, by coordinate name, and realize it to ACCELERATION. Returns the
+    names, in OpenSim's CoordinateSet order."""
     coordinates = opensim_model.getCoordinateSet()
     names = [coordinates.get(i).getName() for i in range(coordinates.getSize())]
     for name in names:
@@ -62,6 +83,14 @@ def assert_udot_matches_opensim(model, state, opensim_model, opensim_state, labe
         k.set_value(state, c.getValue(opensim_state))
         k.set_speed_value(state, c.getSpeedValue(opensim_state))
     model.system.realize(state, kt.Stage.ACCELERATION)
+    return names
+
+
+def assert_udot_matches_opensim(model, state, opensim_model, opensim_state, label=""):
+    """``set_kinetree_coordinates``, then u̇ of every coordinate against OpenSim's (in
+    ``opensim_state``, realized to Acceleration) to 1e-8 relative. Returns the names."""
+    names = set_kinetree_coordinates(model, state, opensim_model, opensim_state)
+    coordinates = opensim_model.getCoordinateSet()
     for name in names:
         expected = coordinates.get(name).getAccelerationValue(opensim_state)
         got = model.coordinates[name].get_acceleration_value(state)
@@ -88,3 +117,39 @@ class UserFunction(kt.Function):
 
     def get_max_derivative_order(self):
         return 2
+
+
+class Recorder:
+    """A stand-in for viser's scene API: records each node added (name -> (kind,
+    positional arguments, keyword arguments)) and hands back handles whose pose can be
+    set, each with the keyword arguments it was drawn with (``kwargs``)."""
+
+    class Handle:
+        def __init__(self, nodes, name):
+            self.nodes, self.name = nodes, name
+            self.position, self.wxyz = np.zeros(3), np.array([1.0, 0, 0, 0])
+
+        @property
+        def kwargs(self):
+            return self.nodes[self.name][2]
+
+        def remove(self):
+            del self.nodes[self.name]
+
+    def __init__(self):
+        self.nodes, self.handles, self.up = {}, {}, None
+        self.scene = self
+
+    def set_up_direction(self, up):
+        self.up = up
+
+    def __getattr__(self, method):
+        if not method.startswith("add_"):
+            raise AttributeError(method)
+
+        def add(name, *args, **kwargs):
+            self.nodes[name] = (method, args, kwargs)
+            self.handles[name] = Recorder.Handle(self.nodes, name)
+            return self.handles[name]
+        return add
+

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support import mixed_tree, random_frame
 
 import kinetree as kt
 
@@ -20,19 +21,8 @@ def build():
     matter = kt.SimbodyMatterSubsystem(system)
     forces = kt.GeneralForceSubsystem(system)
 
-    def body(m):
-        return kt.Body.Rigid(kt.MassProperties(m, rng.normal(size=3) * 0.1,
-                                               kt.Inertia(0.4, 0.45, 0.5, 0.01, 0.02, 0.03)))
-
-    def frame():
-        return kt.Transform(kt.Rotation.from_quaternion(rng.normal(size=4)), rng.normal(size=3))
-
+    pin, slider, ball, free, universal = mixed_tree(matter, rng)
     ground = matter.Ground()
-    pin = kt.MobilizedBody.Pin(ground, frame(), body(1.0), frame())
-    slider = kt.MobilizedBody.Slider(pin, frame(), body(2.0), frame())
-    ball = kt.MobilizedBody.Ball(slider, frame(), body(1.5), frame())
-    free = kt.MobilizedBody.Free(ground, frame(), body(0.7), frame())
-    universal = kt.MobilizedBody.Universal(free, frame(), body(1.2), frame())
     F = kt.Force
     elements = [
         F.UniformGravity(forces, matter, [0.3, -9.81, 0.2], 0.4),
@@ -47,8 +37,8 @@ def build():
         F.ConstantForce(forces, ball, [0.1, 0.2, -0.1], [1.0, -2.0, 0.5]),
         F.ConstantTorque(forces, free, [0.3, -0.2, 0.1]),
         F.GlobalDamper(forces, matter, 0.05),
-        F.LinearBushing(forces, ball, frame(), universal, frame(), [10, 20, 30, 400, 500, 600],
-                        [1, 2, 3, 4, 5, 6]),
+        F.LinearBushing(forces, ball, random_frame(rng), universal, random_frame(rng),
+                        [10, 20, 30, 400, 500, 600], [1, 2, 3, 4, 5, 6]),
     ]
     state = system.realize_topology()
     state.upd_q()[:] = rng.normal(size=state.get_num_q())

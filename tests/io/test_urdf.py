@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 import pytest
 import trimesh
+from support import Recorder
 
 import kinetree as kt
 from kinetree.errors import InvalidArgumentError, KinetreeWarning, NonPhysicalError
@@ -622,29 +623,6 @@ def test_limits_damping_and_skipped_elements(tmp_path):
     assert coordinate.get_acceleration_value(state) == pytest.approx(
         undamped.coordinates["j"].get_acceleration_value(free_state) - 0.4 * 2.0 / inertia,
         rel=1e-12)
-
-
-class Recorder:
-    """A stand-in for viser's scene API: each node added hands back a handle holding the
-    arguments it was drawn with."""
-
-    class Handle:
-        def __init__(self, kwargs):
-            self.kwargs = kwargs
-
-        def remove(self):
-            pass
-
-    def __init__(self):
-        self.scene = self
-
-    def set_up_direction(self, up):
-        self.up = up
-
-    def __getattr__(self, method):
-        if not method.startswith("add_"):
-            raise AttributeError(method)
-        return lambda name, *args, **kwargs: Recorder.Handle(kwargs)
 
 
 def drawn(scene, decoration):

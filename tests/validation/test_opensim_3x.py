@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 import pytest
 from osim_xml import arm3
-from support import assert_udot_matches_opensim
+from support import assert_udot_matches_opensim, set_random_coordinates
 
 from kinetree.io import OsimSkippedWarning, load_osim
 
@@ -32,13 +32,7 @@ def opensim_state(path, built: set, seed: int):
         if forces.get(i).getName() not in built:
             forces.get(i).set_appliesForce(False)
     state = model.initSystem()
-    rng = np.random.default_rng(seed)
-    coordinates = model.getCoordinateSet()
-    for i in range(coordinates.getSize()):
-        c = coordinates.get(i)
-        lo, hi = max(c.getRangeMin(), -1.0), min(c.getRangeMax(), 1.0)
-        c.setValue(state, rng.uniform(lo, hi), False)
-        c.setSpeedValue(state, rng.uniform(-1.0, 1.0))
+    set_random_coordinates(model, state, np.random.default_rng(seed))
     model.realizeAcceleration(state)
     return model, state
 

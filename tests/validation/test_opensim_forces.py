@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support import set_kinetree_coordinates, set_random_coordinates
 
 import kinetree as kt
 from kinetree.io import OsimSkippedWarning, load_osim
@@ -91,15 +92,8 @@ def opensim_state(om, stem, seed):
     """OpenSim's state: random free coordinates and speeds, the limited coordinates past
     a limit, the model lowered into contact; realized to ACCELERATION."""
     state = om.initSystem()
-    rng = np.random.default_rng(seed)
+    set_random_coordinates(om, state, np.random.default_rng(seed))
     coordinates = om.getCoordinateSet()
-    for i in range(coordinates.getSize()):
-        c = coordinates.get(i)
-        if c.getLocked(state) or c.isDependent(state):
-            continue
-        lo, hi = max(c.getRangeMin(), -1.0), min(c.getRangeMax(), 1.0)
-        c.setValue(state, rng.uniform(lo, hi) if lo < hi else lo, False)
-        c.setSpeedValue(state, rng.uniform(-1.0, 1.0))
     past = []
     for k, f in enumerate(limit_forces(om)):
         c = coordinates.get(f.get_coordinate())
@@ -127,16 +121,6 @@ def opensim_state(om, stem, seed):
     assert lowest_sphere(om, state) == pytest.approx(-DEPTH, abs=1e-4)
     om.realizeAcceleration(state)
     return state, past
-
-
-def set_kinetree_state(model, state, om, ostate):
-    coordinates = om.getCoordinateSet()
-    for i in range(coordinates.getSize()):
-        c = coordinates.get(i)
-        k = model.coordinates[c.getName()]
-        k.set_value(state, c.getValue(ostate))
-        k.set_speed_value(state, c.getSpeedValue(ostate))
-    model.system.realize(state, kt.Stage.ACCELERATION)
 
 
 def close(got, expected, what):
@@ -186,7 +170,7 @@ def test_udot_and_each_force_match_opensim(stem):
         ostate, past = opensim_state(om, stem, seed)
         pushed |= set(past)
         bodies = bodies or frame_bodies(om)
-        set_kinetree_state(model, state, om, ostate)
+        set_kinetree_coordinates(model, state, om, ostate)
         coordinates = om.getCoordinateSet()
         for i in range(coordinates.getSize()):
             c = coordinates.get(i)

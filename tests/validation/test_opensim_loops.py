@@ -219,6 +219,17 @@ def test_udot_on_closed_loops_matches_opensim(tmp_path, name):
                    for n in worst) > 0.1          # the loop moves: not a trivial zero
 
 
+def same_coordinates(other, model, state):
+    """A default state of the Model ``other`` with the coordinate values and speeds of
+    ``state`` (of ``model``), by name, realized to ACCELERATION."""
+    again = other.get_default_state()
+    for name, coordinate in model.coordinates.items():
+        other.coordinates[name].set_value(again, coordinate.get_value(state))
+        other.coordinates[name].set_speed_value(again, coordinate.get_speed_value(state))
+    other.system.realize(again, kt.Stage.ACCELERATION)
+    return again
+
+
 def test_opensims_slave_inertia_is_its_only_difference_on_a_general_body(tmp_path):
     """A four-bar whose split link has its mass centre off the origin: OpenSim's u̇ differs
     (its slave inertia); with the slave given OpenSim's mass properties (mass m/2, the mass
@@ -238,11 +249,7 @@ def test_opensims_slave_inertia_is_its_only_difference_on_a_general_body(tmp_pat
     patched = load(path)
     slave = patched.coordinates["q3"].mobilized_body
     slave._mass_properties = kt.MassProperties(m / 2, c, kt.Inertia(central + offset))
-    again = patched.get_default_state()
-    for name, coordinate in model.coordinates.items():
-        patched.coordinates[name].set_value(again, coordinate.get_value(state))
-        patched.coordinates[name].set_speed_value(again, coordinate.get_speed_value(state))
-    patched.system.realize(again, kt.Stage.ACCELERATION)
+    again = same_coordinates(patched, model, state)
     worst = udot_differences(patched, again, om, ostate)
     assert max(worst.values()) <= RTOL, worst
 
@@ -271,10 +278,6 @@ def test_a_loop_weld_joint_is_a_weld_constraint_and_opensim_adds_a_copy_of_its_c
                           kt.Body.Rigid(kt.MassProperties(
                               m, c, kt.Inertia(*six).shift_from_mass_center(c, m))),
                           kt.Transform(kt.Rotation(), [-0.5, 0, 0]))
-    again = copied.get_default_state()
-    for name, coordinate in model.coordinates.items():
-        copied.coordinates[name].set_value(again, coordinate.get_value(state))
-        copied.coordinates[name].set_speed_value(again, coordinate.get_speed_value(state))
-    copied.system.realize(again, kt.Stage.ACCELERATION)
+    again = same_coordinates(copied, model, state)
     worst = udot_differences(copied, again, om, ostate)
     assert max(worst.values()) <= RTOL, worst

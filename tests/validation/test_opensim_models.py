@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import assert_udot_matches_opensim
+from support import assert_udot_matches_opensim, set_random_coordinates
 
 from kinetree.io import OsimSkippedWarning, load_osim
 
@@ -36,15 +36,7 @@ def opensim_state(path: Path, seed: int, moving: bool = True):
     for i in range(forces.getSize()):
         forces.get(i).set_appliesForce(False)
     state = model.initSystem()
-    rng = np.random.default_rng(seed)
-    coordinates = model.getCoordinateSet()
-    for i in range(coordinates.getSize()):
-        c = coordinates.get(i)
-        if c.getLocked(state) or c.isDependent(state):
-            continue
-        lo, hi = max(c.getRangeMin(), -1.0), min(c.getRangeMax(), 1.0)
-        c.setValue(state, rng.uniform(lo, hi) if lo < hi else lo, False)
-        c.setSpeedValue(state, rng.uniform(-1.0, 1.0) if moving else 0.0)
+    set_random_coordinates(model, state, np.random.default_rng(seed), moving)
     model.assemble(state)
     model.realizeAcceleration(state)
     return model, state

@@ -8,43 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import trimesh
-from support import world
+from support import Recorder, world
 
 import kinetree as kt
 from kinetree.errors import InvalidArgumentError
 from kinetree.viz import scene as viz_scene
 from kinetree.viz.meshes import read_mesh
 from kinetree.viz.shapes import SHAPES, shape_of, torus_mesh
-
-
-class Recorder:
-    """A stand-in for viser's scene API: records each node added (name -> (kind,
-    arguments)) and hands back handles whose pose can be set."""
-
-    class Handle:
-        def __init__(self, nodes, name):
-            self.nodes, self.name = nodes, name
-            self.position, self.wxyz = np.zeros(3), np.array([1.0, 0, 0, 0])
-
-        def remove(self):
-            del self.nodes[self.name]
-
-    def __init__(self):
-        self.nodes, self.handles, self.up = {}, {}, None
-        self.scene = self
-
-    def set_up_direction(self, up):
-        self.up = up
-
-    def __getattr__(self, method):
-        if not method.startswith("add_"):
-            raise AttributeError(method)
-
-        def add(name, *args, **kwargs):
-            self.nodes[name] = (method, args, kwargs)
-            self.handles[name] = Recorder.Handle(self.nodes, name)
-            return self.handles[name]
-        return add
 
 
 def pendulum(decorate=True):

@@ -42,6 +42,14 @@ from kinetree.math.transform import Transform
 
 __all__ = ["convert"]
 
+_BODY_SOCKETS = {
+    "PointConstraint": ("body_1", "body_2"),
+    "ConstantDistanceConstraint": ("body_1", "body_2"),
+    "PointOnLineConstraint": ("line_body", "follower_body"),
+    "PointToPointSpring": ("body1", "body2"),
+}
+"""The elements whose 3.x ``<name>`` body elements become 4.x ``<socket_name>`` paths."""
+
 
 def convert(model: ET.Element) -> list[str]:
     """Rewrite the <Model> element ``model`` of an OpenSim 3.x file in place into the 4.x
@@ -55,23 +63,13 @@ def convert(model: ET.Element) -> list[str]:
             _geometry(owner)
     for marker in _objects(model, "MarkerSet"):
         _socket_from(marker, "body", "socket_parent_frame")
-    for c in _objects(model, "ConstraintSet"):
-        _negate(c, "isDisabled", "isEnforced")
-        if c.tag in ("PointConstraint", "ConstantDistanceConstraint"):
-            _socket_from(c, "body_1", "socket_body_1")
-            _socket_from(c, "body_2", "socket_body_2")
-        elif c.tag == "PointOnLineConstraint":
-            _socket_from(c, "line_body", "socket_line_body")
-            _socket_from(c, "follower_body", "socket_follower_body")
-        elif c.tag == "WeldConstraint":
-            _two_frames(c)
-    for f in _objects(model, "ForceSet"):
-        _negate(f, "isDisabled", "appliesForce")
-        if f.tag == "PointToPointSpring":
-            _socket_from(f, "body1", "socket_body1")
-            _socket_from(f, "body2", "socket_body2")
-        elif f.tag == "BushingForce":
-            _two_frames(f)
+    for set_name, enabled in (("ConstraintSet", "isEnforced"), ("ForceSet", "appliesForce")):
+        for e in _objects(model, set_name):
+            _negate(e, "isDisabled", enabled)
+            for old_tag in _BODY_SOCKETS.get(e.tag, ()):
+                _socket_from(e, old_tag, f"socket_{old_tag}")
+            if e.tag in ("WeldConstraint", "BushingForce"):
+                _two_frames(e)
     for g in _objects(model, "ContactGeometrySet"):
         _socket_from(g, "body_name", "socket_frame")
     for e in _objects(model, "ComponentSet"):

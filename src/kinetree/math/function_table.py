@@ -9,8 +9,9 @@ couplers OpenSim's files hold) keeps each in its parameter row as a record:
     LINEAR      slope, offset
     POLYNOMIAL  n0, n1, n2, then the coefficients (highest power first) of f, f', f''
     SPLINE      n, breaks (n), pieces (n - 1 rows a, b, c, d about their left break)
-    SIMM        n, x (n), y (n), b (n), c (n), d (n)
-    PIECEWISE   n, x (n), y (n), slopes (n)
+    SIMM        n, x (n), y (n), b (n), c (n), d (n): OpenSim's SimmSpline, and its
+                PiecewiseLinearFunction as the SIMM cubic with b the slopes and c = d = 0
+                (the same ends, extrapolation and interval search, and the same bits)
     GCV         n, L, x (n), anchors (n + 1), per region L rows (v, f', f'') of Horner
                 coefficients, front-padded with zeros to L rows
 
@@ -35,7 +36,7 @@ from kinetree.math.opensim_functions import (
     SimmSpline,
 )
 
-K_CONSTANT, K_LINEAR, K_POLYNOMIAL, K_SPLINE, K_SIMM, K_PIECEWISE, K_GCV = range(7)
+K_CONSTANT, K_LINEAR, K_POLYNOMIAL, K_SPLINE, K_SIMM, K_GCV = range(6)
 def record(function, coords) -> list | None:
     """The record of ``function`` of the coordinates ``coords`` (indices into the array
     ``evaluate`` will be given), or None if it is not one of the kinds above: a user
@@ -71,8 +72,9 @@ def record(function, coords) -> list | None:
         return [K_SIMM, arg, *head, len(inner._xs), *inner._xs, *inner._ys, *inner._b,
                 *inner._c, *inner._d]
     if kind is PiecewiseLinear:
-        return [K_PIECEWISE, arg, *head, len(inner._xs), *inner._xs, *inner._ys,
-                *inner._slopes]
+        zeros = [0.0] * len(inner._xs)
+        return [K_SIMM, arg, *head, len(inner._xs), *inner._xs, *inner._ys, *inner._slopes,
+                *zeros, *zeros]
     if kind is GCVSpline:
         width = max(len(rows) for rows in inner._pieces)
         table = []
@@ -169,25 +171,6 @@ def evaluate(prm, at, q):
             v = y + h * (b + h * (cc + h * dd))
             d1 = b + h * (2.0 * cc + 3.0 * h * dd)
             d2 = 2.0 * cc + 6.0 * h * dd
-    elif kind == K_PIECEWISE:
-        n = int(prm[d])
-        xs, ys, bs = d + 1, d + 1 + n, d + 1 + 2 * n
-        last = n - 1
-        x0, xn = prm[xs], prm[xs + last]
-        if x < x0:
-            d1 = prm[bs]
-            v = prm[ys] + (x - x0) * d1
-        elif x > xn:
-            d1 = prm[bs + last]
-            v = prm[ys + last] + (x - xn) * d1
-        elif abs(x - x0) <= _END_WINDOW:
-            v, d1 = prm[ys], prm[bs]
-        elif abs(x - xn) <= _END_WINDOW:
-            v, d1 = prm[ys + last], prm[bs + last]
-        else:
-            k = _opensim_interval(prm, xs, n, x) if n > 2 else 0
-            d1 = prm[bs + k]
-            v = prm[ys + k] + (x - prm[xs + k]) * d1
     else:  # K_GCV
         n, width = int(prm[d]), int(prm[d + 1])
         xs = d + 2

@@ -271,13 +271,7 @@ class State:
             self._q_epoch += 1
             self._u_epoch += 1
         if self._stage >= stage:
-            if stage > _INSTANCE:       # backing up within the realized stages only
-                self._stage = below = STAGES[stage - 1]
-                for p in self._parts:
-                    if p.stage > below:
-                        p.stage = below
-            else:
-                self._back_up_to(STAGES[stage - 1])
+            self._back_up_to(STAGES[stage - 1])
             return
         for p in self._parts:
             if p.stage >= stage:

@@ -23,6 +23,7 @@ from kinetree.math.functions import Constant, Function, Linear
 from kinetree.math.opensim_functions import FAST_PATH_TYPES
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
+from kinetree.multibody.mobilizers import _constant_hinge
 from kinetree.multibody.mobilizers.custom import Implementation
 from kinetree.registry import MOBILIZERS
 
@@ -460,21 +461,9 @@ def hdot_u(q, u, prm, out):
         out[3 + i] = prm[9 + i] * fdd3 + prm[12 + i] * fdd4 + prm[15 + i] * fdd5
 
 
-@numba.njit(cache=True)
-def n_mult(q, v, prm, out):
-    for i in range(out.shape[0]):
-        out[i] = v[i]
-
-
-@numba.njit(cache=True)
-def n_inv_mult(q, v, prm, out):
-    for i in range(out.shape[0]):
-        out[i] = v[i]
-
-
-@numba.njit(cache=True)
-def ndot_u(q, u, prm, out):
-    out[:] = 0.0
+# q̇ = u: N = N⁻¹ = identity and Ṅ = 0, as for the constant hinges
+n_mult = n_inv_mult = _constant_hinge.n_mult
+ndot_u = _constant_hinge.ndot_u
 
 
 def q_to_fit_transform(R_FM, p_FM, prm, nq):
