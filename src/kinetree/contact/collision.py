@@ -39,6 +39,7 @@ import numpy as np
 from kinetree.contact import geometry as geo
 from kinetree.contact.mesh import TriangleMesh, find_nearest_points
 from kinetree.errors import InvalidArgumentError
+from kinetree.jit import helper
 from kinetree.math import Rotation, Transform
 from kinetree.multibody.tree_model import take_view
 from kinetree.system.stage import Stage
@@ -616,7 +617,7 @@ def _mesh_springs(table: SurfaceTable, work: ContactData, mesh: int, other: int)
                        nearest_O[faces] @ R_GO.T + p_GO, geometry.face_areas()[faces])
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def search_contacts(d, R_GB, p_GB):
     """The compiled contact search into ContactData ``d`` (module docstring, passes 1-3):
     header[_M] point contacts, header[_N_REST] candidates left for Python; header[_OVERFLOW]

@@ -38,6 +38,7 @@ from kinetree.contact.hertz import (
 from kinetree.contact.tracker import ContactTrackerSubsystem
 from kinetree.errors import InvalidArgumentError, StageTooLowError
 from kinetree.forces.force_subsystem import ForceSubsystem
+from kinetree.jit import helper
 from kinetree.system.stage import Stage
 
 __all__ = ["CompliantContactSubsystem", "ContactForce"]
@@ -143,7 +144,7 @@ def mesh_pair_parameters(M, mesh, other):
             _harmonic(M[mesh, 4], M[other, 4]), s_mesh)
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _foundation_spring(spring, nearest, area, body_mesh, body_other, k, c, us, ud, uv,
                        s_mesh, vt, p_GB, V_GB, body_forces):
     """One spring of a mesh inside another surface: its force added to body_forces;
@@ -236,7 +237,7 @@ class ContactForce(NamedTuple):
     patch_area: float
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def contact_forces(d, vt, p_GB, V_GB, body_forces):
     """The Hertz/Hunt-Crossley/Stribeck force of every point contact the search left in
     ContactData ``d`` and the elastic foundation of its springs, with transition velocity

@@ -28,12 +28,13 @@ from kinetree.contact.friction import hollars_kernel
 from kinetree.contact.general import ContactSetForce
 from kinetree.contact.mesh import TriangleMesh
 from kinetree.errors import InvalidArgumentError
+from kinetree.jit import helper
 from kinetree.registry import CONTACT
 
 __all__ = ["ElasticFoundationForce"]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _spring(spring, nearest, area, body_mesh, body_other, k, c, us, ud, uv, vt, p_GB, V_GB,
             body_forces, with_forces):
     """One spring: its force added to body_forces (when ``with_forces``); returns its

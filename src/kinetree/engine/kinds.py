@@ -27,6 +27,7 @@ import numba
 from numba.core import types
 from numba.extending import NativeValue, models, overload, register_model, typeof_impl, unbox
 
+from kinetree.jit import HELPER_OPTIONS
 from kinetree.registry import ALL_OR_NONE, COMMON, FAMILIES
 
 
@@ -131,7 +132,7 @@ def switch(family: str, function: str, default=None):
     def dispatch(kinds, code, *args):
         raise TypeError(f"{family} switch on {function} is for compiled code")
 
-    @overload(dispatch, jit_options={"forceinline": True})
+    @overload(dispatch, jit_options=HELPER_OPTIONS)
     def _typed(kinds, code, *args):
         lines = ["def impl(kinds, code, *args):"]
         functions = {"default": default}
@@ -153,7 +154,7 @@ def each(family: str, function: str):
     def apply(kinds, *args):
         raise TypeError(f"{family} {function} of each kind is for compiled code")
 
-    @overload(apply, jit_options={"forceinline": True})
+    @overload(apply, jit_options=HELPER_OPTIONS)
     def _typed(kinds, *args):
         lines = ["def impl(kinds, *args):"]
         functions = {}
@@ -175,7 +176,7 @@ def when_used(family: str, function):
     def apply(kinds, *args):
         raise TypeError(f"{family} {function.__name__} is for compiled code")
 
-    @overload(apply, jit_options={"forceinline": True})
+    @overload(apply, jit_options=HELPER_OPTIONS)
     def _typed(kinds, *args):
         if not isinstance(kinds, KindsType) or kinds.family != family:
             raise numba.core.errors.TypingError(f"expected the Kinds of {family}, got {kinds}")

@@ -74,6 +74,7 @@ from kinetree.integrators.step_control import (
     scaled_error_norm,
     time_tol,
 )
+from kinetree.jit import helper
 from kinetree.multibody.constraint_table import unpack_constraints
 from kinetree.multibody.kernels.constraints import constraint_rows, project_rows
 from kinetree.multibody.kernels.n_matrix import n_sweep, normalize_quaternions
@@ -95,7 +96,7 @@ PROJECTED, NOT_NEEDED, PROJECTION_FAILED = 0, -1, -2
 """What ``project_constraints`` returns, besides a realization's failure code."""
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _copy(source, target):
     """target[:] = source, for arrays of one length: without numpy's shape check, whose
     error message alone would compile numba's string formatting (seconds of a first run)."""
@@ -103,7 +104,7 @@ def _copy(source, target):
         target[i] = source[i]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _largest(a):
     """max |a_i| (0 for an empty a)."""
     worst = 0.0
@@ -112,7 +113,7 @@ def _largest(a):
     return worst
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _norm(a):
     """|a| (2-norm)."""
     s = 0.0
@@ -204,7 +205,7 @@ def _project_constraints(kinds, realize, arguments, y, scratch, tolerance, force
     return PROJECTED
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _derivative(realize, t, y, arguments, ydot):
     """ẏ = f(t, y) by realizing the State whose arrays are ``arguments`` (``realize``: the
     address of the compiled ``realize_stages``; t, in the cache buffer's last float, is

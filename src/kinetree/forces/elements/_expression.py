@@ -37,6 +37,7 @@ from numba.extending import intrinsic
 from numba.np.arrayobj import make_array, populate_array
 
 from kinetree.errors import InvalidArgumentError
+from kinetree.jit import helper
 
 MAX_STEPS = 256
 """Most instructions a program may have: each number, variable, operator and function is
@@ -382,7 +383,7 @@ def evaluate(program, q, qdot):
     return stack[0]
 
 
-@numba.njit(cache=True, error_model="numpy", forceinline=True)
+@helper(error_model="numpy")
 def _function(op, x):
     """Function ``op`` (FUNCTIONS' opcodes 9..33) of x."""
     if op == 9:

@@ -3,10 +3,9 @@ tree laid out at MODEL, and its q and u indices in compiled code."""
 
 from __future__ import annotations
 
-import numba
-
 from kinetree.errors import InvalidArgumentError
 from kinetree.forces.elements._table import TableForce
+from kinetree.jit import helper
 
 
 class MobilityForce(TableForce):
@@ -30,13 +29,13 @@ class MobilityForce(TableForce):
                     f"{kind}'s; coordinate {self._which} is out of range. Pick 0..{n - 1}.")
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def q_index(tree, fi):
     """Index in q of the element's coordinate."""
     return tree.q_start[fi[1]] + fi[3]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def u_index(tree, fi):
     """Index in u of the element's speed."""
     return tree.u_start[fi[1]] + fi[3]

@@ -10,33 +10,33 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
+from kinetree.jit import helper
 from kinetree.multibody.kernels.small import add3, cross3, rotate3, sub3, vec3
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def station_offset(cache, b, s_B):
     """r = R_GB s (m, in G): station s_B of body b from the body origin."""
     return rotate3(cache.R_GB[b], vec3(s_B))
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def station_location(cache, b, r):
     """p_GS (m, in G) of the station r from body b's origin."""
     return add3(vec3(cache.p_GB[b]), r)
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def station_velocity(cache, b, r):
     """v_GS (m/s, in G) of the station r from body b's origin."""
     V = cache.V_GB[b]
     return add3(vec3(V[3:]), cross3(vec3(V[:3]), r))
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def add_station_force(body_forces, b, r, f):
     """Apply f (N, in G) at the station r from body b's origin: [r × f; f]."""
     F = body_forces[b]
@@ -49,7 +49,7 @@ def add_station_force(body_forces, b, r, f):
     F[5] += f[2]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def two_station_line(cache, b1, s1, b2, s2):
     """(r1, r2, d, length): each station's offset from its body origin, the vector d from
     station 1 to station 2 (all m, in G) and its length."""

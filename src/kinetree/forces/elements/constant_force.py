@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import numba
-
 from kinetree.forces.elements._stations import add_station_force, station_offset, vector3
 from kinetree.forces.elements._table import TableForce
+from kinetree.jit import helper
 from kinetree.multibody.kernels.small import vec3
 from kinetree.registry import FORCES
 
@@ -24,7 +23,7 @@ class ConstantForce(TableForce):
                                   *vector3(force, "Force.ConstantForce", "force")])
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [s (3), f (3)]."""
     add_station_force(body_forces, fi[1], station_offset(cache, fi[1], ff[0:3]),

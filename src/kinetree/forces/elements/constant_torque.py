@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import numba
-
 from kinetree.forces.elements._stations import vector3
 from kinetree.forces.elements._table import TableForce
+from kinetree.jit import helper
 from kinetree.registry import FORCES
 
 CODE = FORCES["constant_torque"]
@@ -22,7 +21,7 @@ class ConstantTorque(TableForce):
         super().__init__(forces, vector3(torque, "Force.ConstantTorque", "torque"))
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [t (3)]."""
     F = body_forces[fi[1]]

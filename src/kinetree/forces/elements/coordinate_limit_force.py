@@ -3,11 +3,10 @@ that fade in past each end of the coordinate's range."""
 
 from __future__ import annotations
 
-import numba
-
 from kinetree.errors import InvalidArgumentError
 from kinetree.forces.elements._mobility import MobilityForce, q_index, u_index
 from kinetree.forces.elements._stations import finite
+from kinetree.jit import helper
 from kinetree.registry import FORCES
 from kinetree.system.stage import Stage
 
@@ -101,7 +100,7 @@ class CoordinateLimitForce(MobilityForce):
         return float(self._params(state)[5])
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _step(x):
     """Simbody's stepUp: 0 for x <= 0, 1 for x >= 1, x³(10 - 15x + 6x²) between."""
     if x <= 0.0:
@@ -111,7 +110,7 @@ def _step(x):
     return x * x * x * (10.0 + x * (6.0 * x - 15.0))
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _energy(K, delta, w):
     if delta >= w:
         return K * ((-2.0 / 14.0) * w * w + 0.5 * delta * delta)
@@ -119,7 +118,7 @@ def _energy(K, delta, w):
     return K * x * x * x * (2.0 - 2.5 * x + (6.0 / 7.0) * x * x) * (delta * delta)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [K_up, q_up, K_low, q_low, c, w]."""
     qi = q[q_index(tree, fi)]

@@ -3,13 +3,13 @@ set by user code (external loads, forces updated in event handlers)."""
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError, KinetreeError
 from kinetree.forces.elements._stations import same_system_matter, vector3
 from kinetree.forces.elements._table import TableForce
 from kinetree.forces.elements.mobility_discrete_force import check_which_u
+from kinetree.jit import helper
 from kinetree.registry import FORCES
 from kinetree.system.stage import Stage
 
@@ -160,7 +160,7 @@ class DiscreteForces(TableForce):
         return self._params(state)[:6 * self._nb].reshape(self._nb, 6)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [body forces (6 per body), mobility forces (one per u)]."""
     nb = body_forces.shape[0]

@@ -4,10 +4,10 @@ which adds the element's forces into the body and mobility force arrays and retu
 potential energy (J). The switch has branches for the kinds of the table only
 (``engine/kinds.py``)."""
 
-import numba
 import numpy as np
 
 from kinetree.engine.kinds import switch
+from kinetree.jit import helper
 from kinetree.multibody.tree_model import kernel, unpack_cache, unpack_tree
 
 calc = switch("forces", "calc", default=np.nan)
@@ -16,7 +16,7 @@ of one element of type ``code``, row ``fi`` of the table with parameters ``ff``;
 potential energy, or NaN for a code not in ``kinds``."""
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def force_sweep(kinds, rows, force_i, force_f, tree, cache, q, u, body_forces,
                 mobility_forces, pe):
     """Add the forces of the table rows ``rows`` (the enabled elements, of the Kinds

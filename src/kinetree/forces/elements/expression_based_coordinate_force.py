@@ -3,10 +3,9 @@ as a text expression f(q, qdot), compiled once into a program the realization ev
 
 from __future__ import annotations
 
-import numba
-
 from kinetree.forces.elements._expression import MAX_STEPS, compile_expression, evaluate
 from kinetree.forces.elements._mobility import MobilityForce, q_index, u_index
+from kinetree.jit import helper
 from kinetree.registry import FORCES
 from kinetree.system.stage import Stage
 
@@ -51,7 +50,7 @@ class ExpressionBasedCoordinateForce(MobilityForce):
         return self._expression
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = the expression's program (``_expression.py``); adds f(q, u) to the
     coordinate's generalized force. No potential energy (OpenSim reports none)."""

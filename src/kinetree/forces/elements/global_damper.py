@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import numba
-
 from kinetree.forces.elements._stations import finite, same_system_matter
 from kinetree.forces.elements._table import TableForce
+from kinetree.jit import helper
 from kinetree.registry import FORCES
 from kinetree.system.stage import Stage
 
@@ -23,7 +22,7 @@ class GlobalDamper(TableForce):
         super().__init__(forces, [finite(damping, "Force.GlobalDamper", "damping", 0.0)])
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [c]."""
     for i in range(u.shape[0]):

@@ -4,12 +4,12 @@ and the exclusions may differ per State."""
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
 from kinetree.forces.elements._stations import finite, same_system_matter, vector3
 from kinetree.forces.elements._table import TableForce
+from kinetree.jit import helper
 from kinetree.multibody.kernels.gravity import add_gravity_force
 from kinetree.registry import FORCES
 from kinetree.system.stage import Stage
@@ -234,7 +234,7 @@ class Gravity(TableForce):
                                                             "Force.Gravity.get_body_force")]
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [d (3), g, h_z, excluded (one flag per body)]."""
     g = ff[3]

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
 from kinetree.forces.elements._stations import add_station_force
 from kinetree.forces.elements._table import TableForce
+from kinetree.jit import helper
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
 from kinetree.multibody.kernels.small import (
@@ -109,7 +109,7 @@ class LinearBushing(TableForce):
         return self._params(state)[30:36].copy()
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [R_B1F (9, by rows), p_B1F (3), R_B2M (9), p_B2M (3), k (6), c (6)]."""
     b1, b2 = fi[1], fi[2]

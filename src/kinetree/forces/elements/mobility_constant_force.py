@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import numba
-
 from kinetree.forces.elements._mobility import MobilityForce, u_index
 from kinetree.forces.elements._stations import finite
+from kinetree.jit import helper
 from kinetree.registry import FORCES
 
 CODE = FORCES["mobility_constant_force"]
@@ -33,7 +32,7 @@ class MobilityConstantForce(MobilityForce):
         return float(self._params(state)[0])
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [f]."""
     mobility_forces[u_index(tree, fi)] += ff[0]

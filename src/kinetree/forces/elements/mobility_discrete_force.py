@@ -3,12 +3,12 @@ by user code (an event handler, a controller sampled at discrete times)."""
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
 from kinetree.forces.elements._mobility import MobilityForce, u_index
 from kinetree.forces.elements._stations import finite
+from kinetree.jit import helper
 from kinetree.registry import FORCES
 from kinetree.system.stage import Stage
 
@@ -60,7 +60,7 @@ class MobilityDiscreteForce(MobilityForce):
         return float(self._params(state)[0])
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [f]."""
     mobility_forces[u_index(tree, fi)] += ff[0]

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import numba
-
 from kinetree.forces.elements._mobility import MobilityForce, q_index, u_index
 from kinetree.forces.elements._stations import finite
+from kinetree.jit import helper
 from kinetree.registry import FORCES
 
 CODE = FORCES["mobility_linear_spring"]
@@ -50,7 +49,7 @@ class MobilityLinearSpring(MobilityForce):
         return float(self._params(state)[1])
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [k, q0]."""
     x = q[q_index(tree, fi)] - ff[1]

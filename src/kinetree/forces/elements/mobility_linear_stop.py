@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import numba
-
 from kinetree.errors import InvalidArgumentError
 from kinetree.forces.elements._mobility import MobilityForce, q_index, u_index
 from kinetree.forces.elements._stations import finite
+from kinetree.jit import helper
 from kinetree.registry import FORCES
 from kinetree.system.stage import Stage
 
@@ -63,7 +62,7 @@ class MobilityLinearStop(MobilityForce):
         return float(self._params(state)[1])
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [k, d, q_low, q_high]."""
     qi = q[q_index(tree, fi)]

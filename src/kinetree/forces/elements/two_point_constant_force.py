@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numba
-
 from kinetree.forces.elements._stations import (
     add_station_force,
     finite,
@@ -11,6 +9,7 @@ from kinetree.forces.elements._stations import (
     vector3,
 )
 from kinetree.forces.elements._table import TableForce
+from kinetree.jit import helper
 from kinetree.registry import FORCES
 
 CODE = FORCES["two_point_constant_force"]
@@ -37,7 +36,7 @@ class TwoPointConstantForce(TableForce):
         super().__init__(forces, [*stations, finite(force, where, "force")])
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [s1 (3), s2 (3), f]."""
     r1, r2, d, length = two_station_line(cache, fi[1], ff[0:3], fi[2], ff[3:6])

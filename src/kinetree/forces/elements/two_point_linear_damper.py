@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numba
-
 from kinetree.forces.elements._stations import (
     add_station_force,
     finite,
@@ -12,6 +10,7 @@ from kinetree.forces.elements._stations import (
 )
 from kinetree.forces.elements._table import TableForce
 from kinetree.forces.elements.two_point_constant_force import two_stations
+from kinetree.jit import helper
 from kinetree.multibody.kernels.small import sub3
 from kinetree.registry import FORCES
 from kinetree.system.stage import Stage
@@ -32,7 +31,7 @@ class TwoPointLinearDamper(TableForce):
         super().__init__(forces, [*stations, finite(damping, where, "damping", 0.0)])
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [s1 (3), s2 (3), c]."""
     b1, b2 = fi[1], fi[2]

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import numba
-
 from kinetree.forces.elements._stations import add_station_force, finite, two_station_line
 from kinetree.forces.elements._table import TableForce
 from kinetree.forces.elements.two_point_constant_force import two_stations
+from kinetree.jit import helper
 from kinetree.registry import FORCES
 
 CODE = FORCES["two_point_linear_spring"]
@@ -26,7 +25,7 @@ class TwoPointLinearSpring(TableForce):
                                   finite(natural_length, where, "natural_length", 0.0)])
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [s1 (3), s2 (3), k, x0]."""
     r1, r2, d, length = two_station_line(cache, fi[1], ff[0:3], fi[2], ff[3:6])

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import math
 
-import numba
-
 from kinetree.forces.elements._stations import finite, same_system_matter, vector3
 from kinetree.forces.elements._table import TableForce
+from kinetree.jit import helper
 from kinetree.multibody.kernels.gravity import add_gravity_force
 from kinetree.registry import FORCES
 
@@ -34,7 +33,7 @@ class UniformGravity(TableForce):
         return float(self._defaults[3])
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def calc(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
     """ff = [g (3), zero height]."""
     g = ff[:3]

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
+from kinetree.jit import helper
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
 from kinetree.multibody.constraints import _checks
@@ -31,14 +31,14 @@ from kinetree.system.stage import Stage
 
 
 # ---------------------------------------------------------------- compiled
-@numba.njit(cache=True, forceinline=True)
+@helper
 def frame_axis(R_AB, j, cf, at, k):
     """Axis k (0 x, 1 y, 2 z), in A, of a frame fixed on body j whose rotation relative to
     the body (R_BP, 3x3) is stored row by row in cf[at:at + 9]: R_AB[j] times column k."""
     return rotate3(R_AB[j], (cf[at + k], cf[at + 3 + k], cf[at + 6 + k]))
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _least_axis(z):
     """The coordinate axis (0, 1 or 2) along which z has its smallest |component|: the
     one making the largest angle with z (Simbody's ``UnitVec3::perp`` choice)."""
@@ -48,7 +48,7 @@ def _least_axis(z):
     return 1 if a1 <= a2 else 2
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _cross_axis(v, axis):
     """v × e_axis."""
     if axis == 0:
@@ -58,7 +58,7 @@ def _cross_axis(v, axis):
     return (v[1], -v[0], 0.0)
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def tangents(z):
     """(x, y): unit x = z × e / |z × e|, e the coordinate axis farthest from unit z, and
     y = z × x, so that [x y z] is right-handed (Simbody's setRotationFromOneAxis(z, ZAxis)
@@ -68,7 +68,7 @@ def tangents(z):
     return x, cross3(z, x)
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def tangent_rates(z, zd):
     """(ẋ, ẏ): the time derivatives of ``tangents(z)`` when z changes at the rate zd (both
     in the same frame), the coordinate axis e being held: with c = z × e, ẋ = (ċ - (ċ·x) x)

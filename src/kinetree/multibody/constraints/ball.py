@@ -17,6 +17,7 @@ import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
+from kinetree.jit import helper
 from kinetree.multibody.constraint import BuiltinImplementation, Constraint
 from kinetree.multibody.constraints import _checks
 from kinetree.multibody.constraints._stations import (
@@ -39,7 +40,7 @@ _B1, _B2 = 0, 1
 # Shared with Weld, PointInPlane and PointOnLine: S is a station of body F, C the material
 # point of body B at S's location; r_S and r_C their offsets from their body origins.
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def coincident_offsets(R_AB, p_AB, base, follower, p_FS):
     """(r_S, r_C, p_AS): the offset of station p_FS of body ``follower`` from its origin,
     that of the material point C of body ``base`` at S's location, and p_AS (m, in A)."""
@@ -48,19 +49,19 @@ def coincident_offsets(R_AB, p_AB, base, follower, p_FS):
     return r_S, sub3(p_AS, vec3(p_AB[base])), p_AS
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def slip_velocity(V_AB, base, follower, r_S, r_C):
     """v_AS - v_AC (m/s, in A)."""
     return sub3(velocity(V_AB, follower, r_S), velocity(V_AB, base, r_C))
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def slip_acceleration(V_AB, A_AB, base, follower, r_S, r_C):
     """a_AS - a_AC (m/s², in A)."""
     return sub3(acceleration(V_AB, A_AB, follower, r_S), acceleration(V_AB, A_AB, base, r_C))
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def add_coincident_force(F_A, base, follower, r_S, r_C, f):
     """f (N, in A) at S on the follower and -f at C on the base body."""
     add_force(F_A, follower, r_S, f)

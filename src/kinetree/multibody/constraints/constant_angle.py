@@ -21,6 +21,7 @@ import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
+from kinetree.jit import helper
 from kinetree.multibody.constraint import BuiltinImplementation, Constraint
 from kinetree.multibody.constraints import _checks
 from kinetree.multibody.constraints._stations import add_torque, offset
@@ -40,13 +41,13 @@ _MIN_SIN = 1e-6
 # Shared with ConstantOrientation and Weld: f_A fixed on the follower, b_A on the base, both
 # unit vectors in A; w and α are the bodies' angular velocities and accelerations in A.
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def angle_rate(f_A, b_A, w_AB, w_AF):
     """d/dt (b_A·f_A) = (w_AF - w_AB)·(f_A × b_A) (1/s)."""
     return dot3(sub3(w_AF, w_AB), cross3(f_A, b_A))
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def angle_acceleration(f_A, b_A, w_AB, w_AF, b_AB, b_AF):
     """d²/dt² (b_A·f_A) (1/s²), with α_AB = b_AB and α_AF = b_AF the angular
     accelerations: (α_AF - α_AB)·(f_A × b_A) + (w_AF - w_AB)·((w_AF × f_A) × b_A -
@@ -56,7 +57,7 @@ def angle_acceleration(f_A, b_A, w_AB, w_AF, b_AB, b_AF):
                                           cross3(cross3(w_AB, b_A), f_A))))
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def add_angle_torque(F_A, base, follower, f_A, b_A, lam):
     """The torque λ (f_A × b_A) (N·m, in A) on the follower and its negative on the
     base: the force Gᵀλ of one angle equation."""
@@ -68,7 +69,7 @@ def add_angle_torque(F_A, base, follower, f_A, b_A, lam):
 # ------------------------------------------------------------------ physics
 # cf = [base axis (3, in B), follower axis (3, in F), cos θ].
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _axes(cf, R_AB):
     """(b_A, f_A): the two unit vectors in A."""
     return offset(R_AB, _B, vec3(cf[0:3])), offset(R_AB, _F, vec3(cf[3:6]))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from kinetree.jit import helper
 from kinetree.multibody.constraint import BuiltinImplementation, Constraint
 from kinetree.multibody.constraints import _checks
 from kinetree.multibody.constraints.constant_angle import (
@@ -37,20 +38,20 @@ _B, _F = 0, 1
 # at offsets o_B and o_F, 9 entries each, row by row; equation i keeps follower axis i
 # perpendicular to base axis i + 1 (mod 3): the pairs (x, y), (y, z), (z, x).
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _frame_axis(cf, o, R_AB, j, k):
     """Axis k of the frame whose rotation is cf[o:o + 9], fixed on body j, in A."""
     return rotate3(R_AB[j], (cf[o + k], cf[o + 3 + k], cf[o + 6 + k]))
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _pair(cf, o_B, o_F, R_AB, base, follower, i):
     """(f_A, b_A): the follower and base axes of equation i, in A."""
     return (_frame_axis(cf, o_F, R_AB, follower, i),
             _frame_axis(cf, o_B, R_AB, base, (i + 1) % 3))
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def orientation_errors(cf, o_B, o_F, R_AB, base, follower, perr):
     """perr[:3] = [RFx·RBy, RFy·RBz, RFz·RBx]."""
     for i in range(3):
@@ -58,7 +59,7 @@ def orientation_errors(cf, o_B, o_F, R_AB, base, follower, perr):
         perr[i] = dot3(f_A, b_A)
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def orientation_dot_errors(cf, o_B, o_F, R_AB, V_AB, base, follower, pverr):
     """pverr[:3] = the rates of the three orientation errors (1/s)."""
     w_AB, w_AF = vec3(V_AB[base, :3]), vec3(V_AB[follower, :3])
@@ -67,7 +68,7 @@ def orientation_dot_errors(cf, o_B, o_F, R_AB, V_AB, base, follower, pverr):
         pverr[i] = angle_rate(f_A, b_A, w_AB, w_AF)
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def orientation_dot_dot_errors(cf, o_B, o_F, R_AB, V_AB, A_AB, base, follower, paerr):
     """paerr[:3] = the second derivatives of the three orientation errors (1/s²)."""
     w_AB, w_AF = vec3(V_AB[base, :3]), vec3(V_AB[follower, :3])
@@ -77,7 +78,7 @@ def orientation_dot_dot_errors(cf, o_B, o_F, R_AB, V_AB, A_AB, base, follower, p
         paerr[i] = angle_acceleration(f_A, b_A, w_AB, w_AF, b_AB, b_AF)
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def add_orientation_torques(cf, o_B, o_F, R_AB, base, follower, lam, F_A):
     """The torques Σ λ[i] (f_A × b_A) (N·m, in A) of lam[:3] on the follower and their
     negative on the base."""

@@ -35,6 +35,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from kinetree.jit import helper
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
 from kinetree.multibody.constraint import BuiltinImplementation, Constraint
@@ -61,7 +62,7 @@ _EB = 13
 # cf = [R_FEf (9, row by row), p_FPf (3, m, in F), hf (m),
 #       R_BEb (9, row by row), p_BPb (3, m, in B), hb (m), rolling (1 or 0)].
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _lines(cf, R_AB, p_AB):
     """The pose-dependent quantities, in A: (parallel, sense, s, df, db, n, r_Pf, r_Pb, p,
     tf, tb, r_FCo, r_BCo): whether the edges are parallel, the sign turning w = df × db
@@ -100,7 +101,7 @@ def _lines(cf, R_AB, p_AB):
             sub3(Co, vec3(p_AB[_B])))
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _normal_rates(sense, s, df, db, n, V_AB):
     """(ḋf, ḋb, ẇ, ṡ, ṅ): the time derivatives in A of the edge directions, of w =
     sense (df × db), of s = |w| and of n = w/s."""

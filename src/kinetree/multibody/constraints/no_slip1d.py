@@ -23,6 +23,7 @@ import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
+from kinetree.jit import helper
 from kinetree.multibody.constraint import BuiltinImplementation, Constraint
 from kinetree.multibody.constraints import _checks
 from kinetree.multibody.constraints._stations import (
@@ -44,7 +45,7 @@ _WHERE = "Constraint.NoSlip1D"
 # cf = [P_C (3, m, in C), n_C (3, in C), the constrained-body slots of C, B0 and B1]: the
 # slots are stored as floats, and two of them are equal when the case is a moving body.
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _geometry(cf, R_AB, p_AB):
     """(c, b0, b1, r_P, r_P0, r_P1, n_A): the slots of C, B0 and B1, the offsets (m, in A)
     of P from C's origin and of the material points P0 and P1 at P from B0's and B1's

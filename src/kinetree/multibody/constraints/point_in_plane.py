@@ -14,6 +14,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from kinetree.jit import helper
 from kinetree.multibody.constraint import BuiltinImplementation, Constraint
 from kinetree.multibody.constraints import _checks
 from kinetree.multibody.constraints._stations import offset
@@ -35,7 +36,7 @@ _B, _F = 0, 1
 # ------------------------------------------------------------------ physics
 # cf = [n (3, in B), h (m), p_FS (3, m, in F)].
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _geometry(cf, R_AB, p_AB):
     """(r_S, r_C, n_A): the offsets (m, in A) of S from F's origin and of the plane body's
     point C at S from B's origin, and the normal in A."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from kinetree.jit import helper
 from kinetree.multibody.constraint import BuiltinImplementation, Constraint
 from kinetree.multibody.constraints import _checks
 from kinetree.multibody.constraints.ball import (
@@ -50,7 +51,7 @@ _B, _F = 0, 1
 # cf = [x (3), y (3), p_BP (3, m), p_FS (3, m, in F)]: the plane normals and the point on the
 # line, in B.
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _offsets(cf, R_AB, p_AB):
     """(r_S, r_C): the offsets (m, in A) of S from F's origin and of the line body's point
     C at S from B's origin."""
@@ -58,7 +59,7 @@ def _offsets(cf, R_AB, p_AB):
     return r_S, r_C
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _project(cf, v_B, out):
     """out[:2] = [v_B·x, v_B·y] for a vector v_B in B."""
     out[0] = dot3(v_B, vec3(cf[0:3]))

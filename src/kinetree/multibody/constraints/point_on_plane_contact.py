@@ -29,6 +29,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from kinetree.jit import helper
 from kinetree.multibody.constraint import BuiltinImplementation, Constraint
 from kinetree.multibody.constraints import _checks, _contact
 from kinetree.multibody.constraints.ball import (
@@ -50,7 +51,7 @@ _S, _B = 0, 1
 # ------------------------------------------------------------------ physics
 # cf = [R_SP (9, row by row), p_SP (3, m, in S), p_BF (3, m, in B)].
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _geometry(cf, R_AB, p_AB):
     """(r_F, r_C, Px, Py, Pz): the offsets (m, in A) of F from B's origin and of S's
     material point C at F from S's origin, and the plane frame's axes in A."""

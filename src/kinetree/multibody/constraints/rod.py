@@ -26,6 +26,7 @@ import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
+from kinetree.jit import helper
 from kinetree.multibody.constraint import BuiltinImplementation, Constraint
 from kinetree.multibody.constraints import _checks
 from kinetree.multibody.constraints._stations import (
@@ -51,7 +52,7 @@ _SINGULAR = np.finfo(float).eps ** 1.25
 # ------------------------------------------------------------------ physics
 # cf = [p_FSf (3), p_BSb (3), length].
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _line(cf, R_AB, p_AB):
     """(r_F, r_B, p, r, Cz): the stations' offsets from their body origins, the rod
     vector p from Sf to Sb, its length r and its direction Cz (all in A)."""

@@ -30,6 +30,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from kinetree.jit import helper
 from kinetree.math.transform import Transform
 from kinetree.multibody.constraint import BuiltinImplementation, Constraint
 from kinetree.multibody.constraints import _checks, _contact
@@ -52,7 +53,7 @@ _F, _B = 0, 1
 # ------------------------------------------------------------------ physics
 # cf = [R_FP (9, row by row), p_FP (3, m, in F), p_BO (3, m, in B), r (m), rolling (1 or 0)].
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _geometry(cf, R_AB, p_AB):
     """(r_O, r_FO, r_C, r_FC, Px, Py, Pz): the offsets (m, in A) of the center O from B's
     origin and from F's origin, the same two for the contact point C = O - r Pz, and the
@@ -65,7 +66,7 @@ def _geometry(cf, R_AB, p_AB):
             Pz)
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _center_acceleration_in_f(V_AB, A_AB, r_O, r_FO):
     """(v_FO, a_FO): the velocity and acceleration of O measured in F, in A (the relative
     kinematics of O and F's material point at O, with F's Coriolis term)."""

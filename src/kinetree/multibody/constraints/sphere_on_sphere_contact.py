@@ -33,6 +33,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from kinetree.jit import helper
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
 from kinetree.multibody.constraint import BuiltinImplementation, Constraint
@@ -61,7 +62,7 @@ _SINGULAR = np.finfo(float).eps ** 1.25
 # ------------------------------------------------------------------ physics
 # cf = [p_FSf (3, m, in F), rf (m), p_BSb (3, m, in B), rb (m), rolling (1 or 0)].
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _centers(cf, R_AB, p_AB):
     """(r_Sf, r_Sb, p, d, Cz): the centers' offsets from their body origins, the center
     line p = p_SfSb, its length d and the normal Cz (all in A; F's z axis where d ~ 0)."""
@@ -75,7 +76,7 @@ def _centers(cf, R_AB, p_AB):
     return r_Sf, r_Sb, p, d, (R[0, 2], R[1, 2], R[2, 2])
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _contact_offsets(cf, p_AB, r_Sf, p):
     """(k, r_FCo, r_BCo): Co's fraction k = rf/(rf + rb) along the center line and its
     offsets (m, in A) from F's and B's origins."""

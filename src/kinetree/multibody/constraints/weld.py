@@ -18,6 +18,7 @@ import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
+from kinetree.jit import helper
 from kinetree.math.transform import Transform
 from kinetree.multibody.constraint import BuiltinImplementation, Constraint
 from kinetree.multibody.constraints import _checks
@@ -47,7 +48,7 @@ _B, _F = 0, 1
 # cf = [R_B1F1 (9, row by row), p_B1F1 (3), R_B2F2 (9, row by row), p_B2F2 (3)]: the two
 # frames' rotations and origins, each in its body's frame (origins in m).
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _origin_offsets(cf, R_AB, p_AB):
     """(r_S, r_C): the offsets (m, in A) of F2 from body 2's origin and of the material
     point C of body 1 at F2 from body 1's origin."""

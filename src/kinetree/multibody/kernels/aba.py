@@ -15,8 +15,7 @@ skipped. ``inverse_mass_rows`` runs the bias and acceleration sweeps on several 
 forces at once: the constraint solve's M⁻¹ Gᵀ.
 """
 
-import numba
-
+from kinetree.jit import helper
 from kinetree.multibody.kernels.dense import (
     dense_accelerations,
     dense_inverse_mass_rows,
@@ -41,7 +40,7 @@ from kinetree.multibody.tree_model import (
 )
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _articulate(P, H, U, Dinv, W, nu, for_parent):
     """One body of the inertia sweep: U = P H, D⁻¹ = (Hᵀ U)⁻¹, then, if the parent is a
     moving body (``for_parent``), P -= U D⁻¹ Uᵀ (with W = U D⁻¹ as work space). Returns
@@ -78,7 +77,7 @@ def _articulate(P, H, U, Dinv, W, nu, for_parent):
     return pivot
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _is_identity(H):
     """Whether the 6x6 H is the identity: a six-mobility body whose u is its spatial
     velocity in G (a Free mobilizer on Ground with frames aligned with it)."""
@@ -89,7 +88,7 @@ def _is_identity(H):
     return True
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _articulate_identity(P, U, Dinv, for_parent):
     """``_articulate`` for H = 1: U = P, D⁻¹ = P⁻¹, and the parent feels nothing
     (P - P P⁻¹ P = 0), in a third of the work."""
@@ -102,7 +101,7 @@ def _articulate_identity(P, U, Dinv, for_parent):
     return pivot
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def articulate_step(tree, cache, b):
     """Body b's U, D⁻¹ and P⁺ (its children already added into P[b]), P⁺ shifted into its
     parent's P; returns D's smallest relative pivot (not above PIVOT_TOLERANCE: D is
@@ -137,7 +136,7 @@ P⁺ it passes on (random trees with masses over 1e-6..1e6 kg showed backward er
 (``kernels/dense.py``). One-mobility bodies never trigger it (their pivot is 1)."""
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def inertia_sweep(tree, cache):
     """Fill P, U and Dinv, each body's P ending as P - U D⁻¹ Uᵀ, the articulated inertia
     its parent feels through the mobilizer. Where a body's D is singular or ill-conditioned
@@ -171,7 +170,7 @@ def calc_articulated_body_inertias(tree_i, tree_f, kinds, buf, status):
     inertia_sweep(unpack_tree(tree_i, tree_f, kinds), unpack_cache(buf, status))
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _bias_force(P, H, U, Dinv, f, z, c, eps, g, za, nu, for_parent):
     """One body of the bias sweep: ε = f - Hᵀ z and, if the parent is a moving body
     (``for_parent``), g = D⁻¹ ε and the force za = z + P c + U g the body passes to it
@@ -197,7 +196,7 @@ def _bias_force(P, H, U, Dinv, f, z, c, eps, g, za, nu, for_parent):
         za[i] = s
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _mobility_accelerations(H, U, Dinv, eps, A, g, udot, nu):
     """One body of the acceleration sweep: u̇ = D⁻¹ (ε - Uᵀ A') from the body's
     acceleration A' before its mobilities act, then A = A' + H u̇ (g is work space)."""
@@ -218,7 +217,7 @@ def _mobility_accelerations(H, U, Dinv, eps, A, g, udot, nu):
         A[i] += s
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _prescribed_bias_force(P, H, z, c, udot, a, za, nu):
     """A prescribed body's force on its parent, before the shift to the parent's origin:
     za = z + P (c + H u̇), its known u̇ carried rigidly (``a`` is work space)."""
@@ -234,7 +233,7 @@ def _prescribed_bias_force(P, H, z, c, udot, a, za, nu):
         za[i] = s
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def bias_step(tree, cache, c, f, udot, b):
     """Body b's ε and the articulated bias force it passes to its parent (its children's
     already in z[b]); a prescribed body passes its known u̇'s (from ``udot``) instead."""
@@ -260,7 +259,7 @@ def bias_step(tree, cache, c, f, udot, b):
         shift_force_to_parent_add(za, cache.p_PB[b], z[p])
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def acceleration_step(tree, cache, c, A, udot, b):
     """Body b's u̇ and acceleration A[b] from its parent's (a prescribed body's u̇ is
     read from ``udot``)."""
@@ -287,7 +286,7 @@ def acceleration_step(tree, cache, c, A, udot, b):
         _mobility_accelerations(H, U, Dinv, eps, Ab, g, ub, nu)
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def acceleration_sweep(tree, cache, c, bias, A, f, F, udot):
     """u̇ (into ``udot``) for mobility forces f and body forces F, with the Coriolis
     accelerations ``c`` and gyroscopic forces ``bias`` (cache.c and cache.b, or zeros),
@@ -314,7 +313,7 @@ BLOCK = 8
 """Columns of M⁻¹ Gᵀ that ``inverse_mass_rows`` solves in one pair of sweeps."""
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _block_bias_force(H, U, Dinv, F, us, z, E, g, za, k, nu, for_parent):
     """``_bias_force`` for k right-hand sides at once, without the Coriolis term: ε = f -
     Hᵀ z into E[us:us + nu] and, if the parent is a moving body, za = z + U D⁻¹ ε (each
@@ -344,7 +343,7 @@ def _block_bias_force(H, U, Dinv, F, us, z, E, g, za, k, nu, for_parent):
                 za[i, c] += w * g[j, c]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _block_mobility_accelerations(H, U, Dinv, E, us, A, g, t, Y, k, nu):
     """``_mobility_accelerations`` for k right-hand sides at once: u̇ = D⁻¹ (ε - Uᵀ A')
     into Y[:k, us:us + nu], then A = A' + H u̇ (g and t are work space)."""
@@ -370,7 +369,7 @@ def _block_mobility_accelerations(H, U, Dinv, E, us, A, g, t, Y, k, nu):
                 A[i, c] += h[i] * t[c]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def shift_forces_to_parent_add(za, r, zp, k):
     """zp += phi(r) za for k spatial forces side by side (za, zp: 6 x k), r the parent's
     origin to the body's, in G."""
@@ -384,7 +383,7 @@ def shift_forces_to_parent_add(za, r, zp, k):
         zp[5, c] += za[5, c]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def inverse_mass_rows(tree, cache, F, Y, Z, A, E, T, k):
     """Y = F M⁻¹ for k ≤ BLOCK rows of mobility forces F (k x nu): the rows of M⁻¹ Fᵀ,
     from ``acceleration_sweep`` with zero biases run on the k right-hand sides together,

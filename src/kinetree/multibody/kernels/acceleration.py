@@ -6,8 +6,7 @@ evaluates acceleration errors at trial u̇ with it, and the constrained and the
 mass-matrix solves end with it.
 """
 
-import numba
-
+from kinetree.jit import helper
 from kinetree.multibody.kernels.small import shift_acceleration_from_parent
 from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, unpack_tree
 
@@ -20,7 +19,7 @@ def calc_body_accelerations(tree_i, tree_f, kinds, buf, status, velocity_terms, 
                        cache.c if velocity_terms else cache.zero, udot, A)
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def body_accelerations(tree, cache, c, udot, A):
     """A (nb x 6, in G) = J u̇ + the bias ``c`` (cache.c, or zeros for J u̇ alone)."""
     A[0, :] = 0.0

@@ -8,8 +8,7 @@ re-expression by R_AG = R_GAᵀ:
 the second being the derivative of the first taken in A.
 """
 
-import numba
-
+from kinetree.jit import helper
 from kinetree.multibody.kernels.small import (
     cross3,
     rotate3_transpose,
@@ -21,7 +20,7 @@ from kinetree.multibody.kernels.small import (
 from kinetree.multibody.tree_model import kernel
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def relative_pose(R_GB, p_GB, a, b, R_AB, p_AB):
     """R_AB (3 x 3) and p_AB (m, in A) of body b relative to body a."""
     R_GA = R_GB[a]
@@ -32,7 +31,7 @@ def relative_pose(R_GB, p_GB, a, b, R_AB, p_AB):
     store3(rotate3_transpose(R_GA, sub3(vec3(p_GB[b]), vec3(p_GB[a]))), p_AB)
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def relative_velocity(R_GB, p_GB, V_GB, a, b, out):
     """out = V_AB (in A) of body b relative to body a, for Ground velocities V_GB."""
     w_A, v_A = vec3(V_GB[a, :3]), vec3(V_GB[a, 3:])
@@ -43,7 +42,7 @@ def relative_velocity(R_GB, p_GB, V_GB, a, b, out):
     store3(rotate3_transpose(R_GB[a], v), out[3:])
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def relative_acceleration(R_GB, p_GB, V_GB, A_GB, a, b, out):
     """out = A_AB (in A) of body b relative to body a, for Ground accelerations A_GB,
     the velocities being V_GB."""

@@ -36,9 +36,8 @@ so consistent redundant constraints still give a unique u̇ and the minimum-norm
 rank r.
 """
 
-import numba
-
 from kinetree.engine.kinds import switch
+from kinetree.jit import helper
 from kinetree.multibody.constraint_table import (
     A_ROW,
     ANCESTOR,
@@ -91,7 +90,7 @@ coordinate_acceleration_errors = switch("constraints", "coordinate_acceleration_
 coordinate_forces = switch("constraints", "coordinate_forces")
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def equation_row(row, r):
     """The udoterr index of local equation r of the constraint with ``con_i`` row ``row``:
     its holonomic equations first, then its nonholonomic ones, then the others."""
@@ -103,7 +102,7 @@ def equation_row(row, r):
     return row[A_ROW] + r - mp - mv
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def ancestor_poses(cache, con):
     """R_AB and p_AB of every constrained-body slot (POSITION)."""
     for c in range(con.rows.shape[0]):
@@ -113,7 +112,7 @@ def ancestor_poses(cache, con):
                           con.p_AB[s])
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def ancestor_velocities(cache, con):
     """V_AB of every constrained-body slot (VELOCITY)."""
     for c in range(con.rows.shape[0]):
@@ -123,7 +122,7 @@ def ancestor_velocities(cache, con):
                               con.bodies[s], con.V_AB[s])
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def ancestor_accelerations(cache, con, A_GB):
     """A_AB of every constrained-body slot for the body accelerations A_GB."""
     for c in range(con.rows.shape[0]):
@@ -133,7 +132,7 @@ def ancestor_accelerations(cache, con, A_GB):
                                   con.bodies[s], con.A_AB[s])
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def gather_u(con, row, u, u_c):
     """The constraint's entries of u (or u̇) into u_c."""
     u0 = row[USLOT0]
@@ -141,7 +140,7 @@ def gather_u(con, row, u, u_c):
         u_c[i] = u[con.u_index[u0 + i]]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def constraint_position(kinds, tree, cache, con, qerr):
     """The poses in A and every constraint's perr into qerr (POSITION)."""
     ancestor_poses(cache, con)
@@ -154,7 +153,7 @@ def constraint_position(kinds, tree, cache, con, qerr):
                                    qerr[p0:p0 + row[MP]])
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def constraint_velocity(kinds, tree, cache, con, u, uerr):
     """The velocities in A and every constraint's [pverr; verr] into uerr (VELOCITY)."""
     ancestor_velocities(cache, con)
@@ -176,7 +175,7 @@ def constraint_velocity(kinds, tree, cache, con, u, uerr):
             uerr[equation_row(row, r)] = err[r]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def acceleration_error_sweep(kinds, cache, con, A_GB, udot, udoterr):
     """Every constraint's [paerr; vaerr; aerr] into udoterr for the accelerations u̇ with
     body accelerations A_GB."""
@@ -196,7 +195,7 @@ def acceleration_error_sweep(kinds, cache, con, A_GB, udot, udoterr):
             udoterr[equation_row(row, r)] = err[r]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def add_jacobian_transpose(tree, cache, b, moment, force, g):
     """g += Jᵀ of the spatial force [moment; force] (about body b's origin, in G) applied
     to body b: moved to each ancestor's origin on the way to Ground, projected on its
@@ -216,7 +215,7 @@ def add_jacobian_transpose(tree, cache, b, moment, force, g):
         a = tree.parent[a]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def constraint_matrix(kinds, tree, cache, con):
     """con.G (m x nu), row by row: the generalized forces of each unit multiplier
     (POSITION)."""
@@ -249,7 +248,7 @@ def constraint_matrix(kinds, tree, cache, con):
                                        rotate3(R_GA, vec3(F_A[j, 3:])), g)
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def pivoted_cholesky(G, Y, L, pivots, d):
     """Factor the symmetric positive semidefinite W = G Yᵀ (m x m; G and Y m x nu, W[i, j]
     = G[i] · Y[j]) as Πᵀ W Π = L Lᵀ, choosing the largest remaining diagonal entry as
@@ -296,7 +295,7 @@ def pivoted_cholesky(G, Y, L, pivots, d):
     return m
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def solve_semidefinite(G, Y, b, x, L, pivots, S):
     """x = the minimum-norm solution of W x = b, W = G Yᵀ (m x m) symmetric positive
     semidefinite and b in its range (consistent equations, redundant ones included).
@@ -345,7 +344,7 @@ def solve_semidefinite(G, Y, b, x, L, pivots, S):
         x[pivots[i]] = s
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def constraint_acceleration(kinds, tree, cache, con, udot, udoterr, multipliers):
     """Turn the unconstrained u̇ (``udot``, with the body accelerations in cache.A_GB) into
     the constrained u̇ in place, with its body accelerations; the multipliers λ and the
@@ -379,7 +378,7 @@ def constraint_acceleration(kinds, tree, cache, con, udot, udoterr, multipliers)
     return 1 if not left <= INCONSISTENCY_TOLERANCE * (1.0 + before) else 0
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def constraint_rows(kinds, tree, cache, con):
     """con.G at the positions of the cache (POSITION): the rows projection and the
     operators use. A Python constraint's rows are those its pass last wrote."""
@@ -406,7 +405,7 @@ def project_on_rows(tree_i, tree_f, kinds, buf, status, con_i, con_index, con_f,
                  du)
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def project_rows(tree, cache, con, n, err, du):
     """du = the smallest change (unit weights) with G[:n] du = -err: the correction of
     the first n rows of G (the holonomic ones for q, those of uerr for u), redundant

@@ -4,8 +4,7 @@ Composite inertias Ic accumulate tip to base; then for each body i, the force co
 Fc = Ic_i H_i climb to every ancestor j, giving the blocks M_ji = H_jᵀ Fc (and M_ij = M_jiᵀ).
 """
 
-import numba
-
+from kinetree.jit import helper
 from kinetree.multibody.kernels.small import (
     shift_force_to_parent_add,
     shift_inertia_to_parent_add,
@@ -20,7 +19,7 @@ def calc_mass_matrix(tree_i, tree_f, kinds, buf, status, M):
     mass_matrix(unpack_tree(tree_i, tree_f, kinds), unpack_cache(buf, status), M)
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def mass_matrix(tree, cache, M):
     """Fill the n x n mass matrix M (POSITION must be filled)."""
     nb = tree.parent.shape[0]

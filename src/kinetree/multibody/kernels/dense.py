@@ -11,8 +11,7 @@ any positive definite M), u̇ = M⁻¹ (f - c) with the bias c from inverse dyna
 (``rnea``), and the body accelerations from u̇ (``acceleration``).
 """
 
-import numba
-
+from kinetree.jit import helper
 from kinetree.multibody.kernels.acceleration import body_accelerations
 from kinetree.multibody.kernels.crba import mass_matrix
 from kinetree.multibody.kernels.rnea import residual_forces
@@ -44,7 +43,7 @@ def factor_mass_matrix(tree, cache):
     return True
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def cholesky_solve(L, x):
     """x := M⁻¹ x in place, for M = L Lᵀ with L in the lower triangle of ``L``."""
     n = x.shape[0]
@@ -74,7 +73,7 @@ def dense_accelerations(tree, cache, c, bias, A, f, F, udot):
     body_accelerations(tree, cache, c, udot, A)
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def dense_inverse_mass_rows(cache, F, Y, k):
     """``aba.inverse_mass_rows`` through the factored M: Y[:k] = F[:k] M⁻¹."""
     for r in range(k):

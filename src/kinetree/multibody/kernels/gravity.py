@@ -1,12 +1,11 @@
 """Gravity on every body: the force m g at each body's mass center, added to the spatial
 forces about the body origins (in G)."""
 
-import numba
-
+from kinetree.jit import helper
 from kinetree.multibody.tree_model import kernel
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def add_gravity_force(mass, com_G, g, body_forces, b):
     """body_forces[b] += [c × m g; m g]; c = com_G[b] (m, the mass center from the body
     origin, in G), g (m/s², in G)."""

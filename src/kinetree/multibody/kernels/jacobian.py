@@ -3,8 +3,7 @@ origin in Ground, are J u. Column block of body a's mobilities in body b's rows,
 ancestor of b (or b itself): [H_ang; H_lin − (p_GB − p_GA) × H_ang]. The products J u and
 Jᵀ F are O(n) sweeps that never form J."""
 
-import numba
-
+from kinetree.jit import helper
 from kinetree.multibody.kernels.small import (
     shift_acceleration_from_parent,
     shift_force_to_parent_add,
@@ -51,7 +50,7 @@ def multiply_by_system_jacobian(tree_i, tree_f, kinds, buf, status, u, V):
             Vb[i] += s
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _jacobian_transpose(tree, cache, F, acc, f):
     """f = Jᵀ F with ``acc`` (nb x 6) as the running subtree forces."""
     nb = tree.parent.shape[0]

@@ -6,8 +6,7 @@ N assumes them unit."""
 
 import math
 
-import numba
-
+from kinetree.jit import helper
 from kinetree.multibody.kernels import hinge
 from kinetree.multibody.tree_model import kernel, unpack_tree
 
@@ -18,7 +17,7 @@ def multiply_by_n(tree_i, tree_f, kinds, q, u, out):
     n_sweep(unpack_tree(tree_i, tree_f, kinds), q, u, out)
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def n_sweep(tree, q, u, out):
     """out (nq) = N(q) u, body by body."""
     for b in range(1, tree.parent.shape[0]):
@@ -73,7 +72,7 @@ def multiply_by_n_inv_transpose(tree_i, tree_f, kinds, q, x, work, out):
             out[qs + k] = s
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def qdotdot_step(tree, q, u, udot, work, out, b):
     """Body b's q̈ = N u̇ + Ṅ u into out (``work`` is scratch of the same layout)."""
     qs, nq, us, nu = tree.q_start[b], tree.nq[b], tree.u_start[b], tree.nu[b]
@@ -84,7 +83,7 @@ def qdotdot_step(tree, q, u, udot, work, out, b):
         o[i] += w[i]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def qdotdot_sweep(tree, q, u, udot, work, out):
     """out (nq) = N u̇ + Ṅ u; ``work`` is nq scratch."""
     for b in range(1, tree.parent.shape[0]):
@@ -111,7 +110,7 @@ def normalize_quaternions(q, quaternion_q):
                 q[quaternion_q[r, j]] /= s
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def quaternion_errors(q, quaternion_q, out):
     """out[k] = |q_k| - 1 for the quaternion whose q indices are row k of
     ``quaternion_q``: Simbody's normalization errors, the last entries of qerr."""

@@ -8,8 +8,7 @@ mobilizer's q and u describe F's motion in M (Simbody's reversed mobilizers): it
 the inverse of the X its kind computes, and its H_F follows (``reverse_hinge``).
 """
 
-import numba
-
+from kinetree.jit import helper
 from kinetree.multibody.kernels import hinge
 from kinetree.multibody.kernels.small import (
     add3,
@@ -24,7 +23,7 @@ from kinetree.multibody.kernels.small import (
 from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, unpack_tree
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _hinge_in_ground(R_GF, r_F, H_F, H, nu):
     """H = [R_GF H_ang; R_GF (H_lin - r_F × H_ang)], column by column."""
     for j in range(nu):
@@ -33,7 +32,7 @@ def _hinge_in_ground(R_GF, r_F, H_F, H, nu):
         store3(rotate3(R_GF, add3(vec3(H_F[3:, j]), cross3(ang, r_F))), H[3:, j])
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def invert_in_place(R, p):
     """(R, p) = (R, p)⁻¹ = (Rᵀ, -Rᵀ p): a reversed mobilizer's q give X_MF, whose inverse
     is X_FM."""
@@ -43,7 +42,7 @@ def invert_in_place(R, p):
     store3(scale3(-1.0, rotate3(R, vec3(p))), p)
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def reverse_hinge(R_FM, p_FM, H, nu):
     """A reversed mobilizer's H_F (6 x nu, in F) from its own hinge matrix H_MF in H (the
     velocity [a; b] of F in M per u, in M, b at F's origin): w_FM = -R_FM a and v_FM =
@@ -55,7 +54,7 @@ def reverse_hinge(R_FM, p_FM, H, nu):
         store3(sub3(cross3(vec3(p_FM), a), b), H[3:, j])
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def position_step(tree, cache, q, b):
     """Body b (not Ground; its parent done): X_FM, X_GB, H, com_G and I_G from q."""
     p, code, nu = tree.parent[b], tree.code[b], tree.nu[b]
@@ -95,7 +94,7 @@ def position_step(tree, cache, q, b):
             I_G[j, i] = s
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def position_sweep(tree, cache, q):
     """Fill the POSITION part of the cache from q, base to tip."""
     for b in range(1, tree.parent.shape[0]):

@@ -17,8 +17,7 @@ M u̇ + c = f + τ - Gᵀλ on the prescribed mobilities and are zero on the fre
 
 import math
 
-import numba
-
+from kinetree.jit import helper
 from kinetree.multibody.kernels.rnea import residual_forces
 from kinetree.multibody.tree_model import (
     FREE,
@@ -30,7 +29,7 @@ from kinetree.multibody.tree_model import (
 )
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _sinusoid(cache, b, derivative):
     """The ``derivative``-th time derivative of body b's a sin(ω t + φ) at cache.time."""
     a, w, phase = cache.motion_prm[b, 0], cache.motion_prm[b, 1], cache.motion_prm[b, 2]
@@ -42,7 +41,7 @@ def _sinusoid(cache, b, derivative):
     return -a * w * w * math.sin(x)
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def prescribe_positions(tree, cache, q):
     """q of the bodies prescribed at POSITION (a sinusoid applies to each of a body's q,
     whose q̇ = u)."""
@@ -59,7 +58,7 @@ def prescribe_positions(tree, cache, q):
                 q[qs + i] = cache.q_presc[qs + i]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def prescribe_velocities(tree, cache, u):
     """u of the bodies prescribed at VELOCITY or POSITION."""
     if cache.status[PRESCRIBED_COUNT] == 0:
@@ -76,7 +75,7 @@ def prescribe_velocities(tree, cache, u):
                 u[us + j] = cache.u_presc[us + j]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def prescribe_accelerations(tree, cache, udot):
     """u̇ of every prescribed body, for the articulated-body sweeps to read."""
     if cache.status[PRESCRIBED_COUNT] == 0:
@@ -93,7 +92,7 @@ def prescribe_accelerations(tree, cache, udot):
                 udot[us + j] = cache.udot_presc[us + j]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def motion_forces(tree, cache, f):
     """cache.tau after the articulated-body sweeps: a prescribed body's τ = Hᵀ (P A + z) -
     f, the force its mobilities transmit (P its whole articulated inertia, z its
@@ -119,7 +118,7 @@ def motion_forces(tree, cache, f):
             tau[us + j] = s
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def constrained_motion_forces(tree, cache, udot, f, F, G, lam):
     """cache.tau after the constraint solve: the prescribed entries of M u̇ + c - f - JᵀF
     + Gᵀλ (inverse dynamics at the constrained u̇), zero elsewhere."""

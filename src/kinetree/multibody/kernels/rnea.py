@@ -5,8 +5,7 @@ Base to tip: A = phiᵀ A_P + H u̇ + c. Each body then needs F = M A + b - F_ap
 origin; tip to base these accumulate into the parent and f_res = Hᵀ F - f.
 """
 
-import numba
-
+from kinetree.jit import helper
 from kinetree.multibody.kernels.small import (
     shift_acceleration_from_parent,
     shift_force_to_parent_add,
@@ -26,7 +25,7 @@ def calc_residual_forces(tree_i, tree_f, kinds, buf, status, velocity_terms, udo
     residual_forces(tree, cache, c, bias, udot, f, F, out)
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def residual_forces(tree, cache, c, bias, udot, f, F, out):
     """``out`` = M u̇ + (the velocity terms ``c`` and ``bias``, cache.c and cache.b or
     zeros) - f - Jᵀ F, with cache.A_work and cache.F_work as work space."""

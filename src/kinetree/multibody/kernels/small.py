@@ -6,10 +6,10 @@ caller-owned slots (rows of per-body cache arrays), and those on 3-tuples (``vec
 compiles as if spelled out in scalars. Neither allocates.
 """
 
-import numba
+from kinetree.jit import helper
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def mat_mul(A, B, out):
     """out = A B for 3x3 A, B (out must not alias either)."""
     for i in range(3):
@@ -17,7 +17,7 @@ def mat_mul(A, B, out):
             out[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def mat_mul_bt(A, B, out):
     """out = A Bᵀ for 3x3 A, B."""
     for i in range(3):
@@ -25,21 +25,21 @@ def mat_mul_bt(A, B, out):
             out[i, j] = A[i, 0] * B[j, 0] + A[i, 1] * B[j, 1] + A[i, 2] * B[j, 2]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def mat_vec(A, v, out):
     """out = A v for 3x3 A."""
     for i in range(3):
         out[i] = A[i, 0] * v[0] + A[i, 1] * v[1] + A[i, 2] * v[2]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def mat_t_vec(A, v, out):
     """out = Aᵀ v for 3x3 A."""
     for i in range(3):
         out[i] = A[0, i] * v[0] + A[1, i] * v[1] + A[2, i] * v[2]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def cross_add(a, b, out):
     """out += a × b."""
     out[0] += a[1] * b[2] - a[2] * b[1]
@@ -47,44 +47,44 @@ def cross_add(a, b, out):
     out[2] += a[0] * b[1] - a[1] * b[0]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def vec3(a):
     """The first three entries of a as a 3-tuple."""
     return (a[0], a[1], a[2])
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def store3(v, out):
     """out[:3] = the 3-tuple v."""
     out[0], out[1], out[2] = v[0], v[1], v[2]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def add3(a, b):
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def sub3(a, b):
     return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def scale3(s, a):
     return (s * a[0], s * a[1], s * a[2])
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def dot3(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def cross3(a, b):
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def rotate3(R, v):
     """R v for a 3x3 array R and a 3-tuple v."""
     return (R[0, 0] * v[0] + R[0, 1] * v[1] + R[0, 2] * v[2],
@@ -92,7 +92,7 @@ def rotate3(R, v):
             R[2, 0] * v[0] + R[2, 1] * v[1] + R[2, 2] * v[2])
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def rotate3_transpose(R, v):
     """Rᵀ v for a 3x3 array R and a 3-tuple v: re-expression in the rotated frame."""
     return (R[0, 0] * v[0] + R[1, 0] * v[1] + R[2, 0] * v[2],
@@ -100,7 +100,7 @@ def rotate3_transpose(R, v):
             R[0, 2] * v[0] + R[1, 2] * v[1] + R[2, 2] * v[2])
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def spatial_inertia(m, c, inertia, out):
     """out = [[I, m[c]x], [-m[c]x, m·1]]: the 6x6 spatial inertia about a body's origin of
     mass m with mass center c (from the origin) and ``inertia`` about the origin."""
@@ -117,7 +117,7 @@ def spatial_inertia(m, c, inertia, out):
             out[3 + i, j] = out[j, 3 + i]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def shift_force_to_parent_add(F, p, out):
     """out += phi(p) F: a spatial force about the body origin moved to the parent's origin,
     p being the vector from the parent's origin to the body's (moment gains p × f)."""
@@ -129,7 +129,7 @@ def shift_force_to_parent_add(F, p, out):
     out[5] += F[5]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def shift_acceleration_from_parent(A, p, out):
     """out = phi(p)ᵀ A: the parent's spatial acceleration (or velocity) carried rigidly to
     the point p away: [α; a + α × p]."""
@@ -139,14 +139,14 @@ def shift_acceleration_from_parent(A, p, out):
     out[5] = A[5] + A[0] * p[1] - A[1] * p[0]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def cross_component(a, b, k):
     """(a × b)[k]."""
     k1, k2 = (k + 1) % 3, (k + 2) % 3
     return a[k1] * b[k2] - a[k2] * b[k1]
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def shift_inertia_to_parent_add(Pa, p, T, out):
     """out += phi(p) Pa phi(p)ᵀ for a symmetric 6x6 Pa = [[A, B], [Bᵀ, C]]: an inertia
     about a body's origin moved to its parent's origin, p being the vector between them.
@@ -170,7 +170,7 @@ def shift_inertia_to_parent_add(Pa, p, T, out):
                 out[j, i] += s
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def spatial_inertia_times(m, c, inertia, A, out):
     """out = M A for the spatial inertia of (m, c, I) without forming M:
     [I α + m c × a; m (a + α × c)], I being ``inertia``."""
@@ -190,7 +190,7 @@ PIVOT_TOLERANCE = 1e-14
 definite: below it the matrix is singular."""
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def invert_spd_in_place(A, n):
     """Invert the leading n x n block (n <= 6) of a symmetric positive definite A in
     place (Gauss-Jordan; SPD needs no pivoting). Returns the smallest pivot relative to

@@ -17,8 +17,7 @@ Tasks arrive as ``bodies`` (nt,) int64 mobilized body indices (Ground, 0, allowe
 rows are zero) and ``stations`` (nt, 3): each p_BAo (m) in its body's frame.
 """
 
-import numba
-
+from kinetree.jit import helper
 from kinetree.multibody.kernels.acceleration import body_accelerations
 from kinetree.multibody.kernels.jacobian import _jacobian_transpose
 from kinetree.multibody.kernels.small import (
@@ -32,7 +31,7 @@ from kinetree.multibody.kernels.small import (
 from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, unpack_tree
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _offset(cache, b, station):
     """r = R_GB p_BAo (m, in G): the task point from its body's origin."""
     return rotate3(cache.R_GB[b], vec3(station))

@@ -10,14 +10,13 @@ the mobilizer's (dH/dt) u = (hd_ang, hd_lin) in F:
 The gyroscopic force bias b = [w × I w; m w × (w × c)] about B's origin.
 """
 
-import numba
-
+from kinetree.jit import helper
 from kinetree.multibody.kernels import hinge
 from kinetree.multibody.kernels.small import add3, cross3, rotate3, scale3, store3, sub3, vec3
 from kinetree.multibody.tree_model import kernel, mobility_rows, unpack_cache, unpack_tree
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def _hinge_velocities(H_F, H, u, V_FM, V_PB, nu):
     """V_FM = H_F u (in F) and V_PB = H u (in G)."""
     for i in range(6):
@@ -30,7 +29,7 @@ def _hinge_velocities(H_F, H, u, V_FM, V_PB, nu):
         V_PB[i] = t
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def reverse_hdot_u(R_FM, p_FM, V_FM, hd):
     """A reversed mobilizer's (dH_F/dt) u (in F) from its kind's own [ȧ; ḃ] (in M) in
     ``hd``, in place: with w, v = V_FM and p = p_FM, the rate in F of
@@ -45,7 +44,7 @@ def reverse_hdot_u(R_FM, p_FM, V_FM, hd):
     store3(lin, hd[3:])
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def velocity_step(tree, cache, q, u, qdot, b):
     """Body b (its position and its parent's velocity done): V_GB, the bias terms c
     and b, and its q̇ = N u."""
@@ -84,7 +83,7 @@ def velocity_step(tree, cache, q, u, qdot, b):
     store3(scale3(tree.mass[b], cross3(w, cross3(w, vec3(cache.com_G[b])))), gyro[3:])
 
 
-@numba.njit(cache=True, forceinline=True)
+@helper
 def velocity_sweep(tree, cache, q, u, qdot):
     """Fill the VELOCITY part of the cache from u (POSITION must be filled), and q̇ = N u
     into ``qdot``, base to tip."""
