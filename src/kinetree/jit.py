@@ -5,7 +5,7 @@ Python objects to its arguments, so Python can call it, and one callable from C.
 kinetree's compiled functions are small helpers only ever called, and inlined, by other
 compiled functions; many take the model and cache structures (``tree_model``), some
 fifty arrays, whose conversion from Python is more code than the helper itself. Those
-wrappers were a fifth of the compile time of a first program. ``helper`` compiles a
+wrappers were a quarter of the compile time of a first program. ``helper`` compiles a
 function without them, and makes a call from Python an error instead of the crash it
 would be.
 """
