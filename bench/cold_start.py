@@ -12,10 +12,12 @@ process (a subprocess, CPU from its rusage):
    of its own (nested compilations subtracted) and in all, per dispatcher;
 3. the same program again with the cache from 2 (warm);
 4. ``python -m kinetree warmup`` in another empty cache, then the program: what the warm-up
-   leaves to compile.
+   leaves to compile;
+5. then a model with kinds the warm-up does not cover (a Gimbal, a LinearBushing): what a
+   new combination of element kinds costs once the shared helpers are cached.
 
 Usage: ``python bench/cold_start.py [--top 20] [--json records.json]`` (``--json`` keeps
-every compilation's record of 2 to 4). It takes about seven minutes; run it on a quiet
+every compilation's record of 2 to 5). It takes about seven minutes; run it on a quiet
 machine, since compilation is single-threaded and a busy core inflates it.
 """
 
@@ -86,6 +88,27 @@ def first_program() -> None:
           f"{contact.get_num_contact_forces(final)} contact(s) at t = {final.get_time()} s")
 
 
+def rare_kinds_program() -> None:
+    """A model that brings in a new combination of kinds after the warm-up: a Gimbal joint
+    (not a common mobilizer) and a LinearBushing (not a common force element), so its
+    realization is compiled for every mobilizer and force element type."""
+    import kinetree as kt
+
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
+    link = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(0.01)))
+    arm = kt.MobilizedBody.Gimbal(matter.Ground(), kt.Transform(), link,
+                                  kt.Transform([0, 0.5, 0]))
+    kt.Force.LinearBushing(forces, matter.Ground(), kt.Transform([0, -0.5, 0]), arm,
+                           kt.Transform(), [1, 1, 1, 50, 50, 50], [0.1] * 6)
+    state = system.realize_topology()
+    arm.set_q(state, [0.2, -0.1, 0.3])
+    traj = kt.simulate(system, state, 0.2, progress=False)
+    print(f"rare kinds: {len(traj)} rows, {traj.stats['steps_taken']} steps")
+
+
 def profiled(program: str, out_path: str) -> None:
     """Run ``first_program`` or the warm-up (``program``: "first" or "warmup") timing every
     numba compilation, and write the records to ``out_path`` as JSON: [module, qualname,
@@ -118,6 +141,8 @@ def profiled(program: str, out_path: str) -> None:
         from kinetree import warmup
 
         warmup.main()  # what `python -m kinetree warmup` runs
+    elif program == "rare":
+        rare_kinds_program()
     else:
         first_program()
     Path(out_path).write_text(json.dumps([[*key, *rec] for key, rec in records.items()]))
@@ -202,9 +227,13 @@ def main() -> None:
               f"s CPU in {len(records)} dispatchers")
         for module, qualname, *_ in records:
             print(f"  {module}.{qualname}")
+        rare, records = run_profiled("rare", warmed_cache, workdir, "rare")
+        print(f"\n{rare['stdout']}\na Gimbal and a LinearBushing after the warm-up (a new "
+              f"combination of kinds): {rare['cpu']:.1f} s CPU, {rare['wall']:.1f} s wall, "
+              f"{len(records)} dispatchers compiled")
         if args.json:
             runs = {name: json.loads((workdir / f"{name}.json").read_text())
-                    for name in ("cold", "warm", "warmup", "after-warmup")}
+                    for name in ("cold", "warm", "warmup", "after-warmup", "rare")}
             args.json.write_text(json.dumps(
                 {"columns": ["module", "qualname", "signatures", "own_cpu_s", "total_cpu_s"],
                  **runs}, indent=1))

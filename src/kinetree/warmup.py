@@ -76,6 +76,7 @@ def run() -> list[kt.Trajectory]:
     runs = []
     for closed, contact in ((True, True), (True, False), (False, True), (False, False)):
         system, state = build_model(closed, contact)
+        state.set_u(state.get_u())  # a State's read-only values given back, as programs do
         system.realize(state, kt.Stage.ACCELERATION)
         runs.append(kt.simulate(system, state, SIMULATED_TIME, progress=False))
     return runs

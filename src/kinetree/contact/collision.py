@@ -350,7 +350,7 @@ class ContactSearch:
                            d.kdir[:m].copy(), buffers.meshes)
 
 
-kernel = numba.njit(cache=True, _nrt=False)
+kernel = helper(_nrt=False)
 
 
 @kernel

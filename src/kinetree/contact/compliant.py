@@ -45,7 +45,7 @@ __all__ = ["CompliantContactSubsystem", "ContactForce"]
 
 _SIGNIFICANT_SPEED = 1e-14   # m/s: slip slower than this has no direction, so no friction
 
-kernel = numba.njit(cache=True)
+kernel = helper
 
 
 @kernel

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
 from kinetree.contact.compliant import _apply, _velocity_at
@@ -68,7 +67,7 @@ def _spring(spring, nearest, area, body_mesh, body_other, k, c, us, ud, uv, vt, 
     return pe
 
 
-@numba.njit(cache=True)
+@helper
 def elastic_foundation_springs(spring_G, nearest_G, area, body_mesh, body_other, k, c, us,
                                ud, uv, vt, p_GB, V_GB, body_forces, with_forces):
     """Add the springs' forces to body_forces (when ``with_forces``); returns their
@@ -80,7 +79,7 @@ def elastic_foundation_springs(spring_G, nearest_G, area, body_mesh, body_other,
     return pe
 
 
-@numba.njit(cache=True)
+@helper
 def contact_forces(d, transition_velocity, p_GB, V_GB, body_forces):
     """``_spring`` for every spring of ContactData ``d`` whose mesh's row of ``material``
     the GeneralContactSubsystem marked (an enabled element's k, c, μs, μd, μv, v_t, 1):

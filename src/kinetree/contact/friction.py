@@ -23,22 +23,22 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
+from kinetree.jit import helper
 
 __all__ = ["checked_transition_velocity", "hollars", "hollars_kernel", "stribeck",
            "stribeck_kernel"]
 
 
-@numba.njit(cache=True)
+@helper
 def _step5(t):
     t3 = t * t * t
     return t3 * (10.0 + t * (6.0 * t - 15.0))
 
 
-@numba.njit(cache=True)
+@helper
 def stribeck_kernel(v, us, ud, uv, vt):
     """μ(v) of Simbody's Stribeck spline (module docstring) for one slip speed v ≥ 0 (m/s)."""
     w = v / vt
@@ -51,7 +51,7 @@ def stribeck_kernel(v, us, ud, uv, vt):
     return mu_dry + uv * v
 
 
-@numba.njit(cache=True)
+@helper
 def hollars_kernel(v, us, ud, uv, vt):
     """μ(v) of Simbody's HuntCrossleyForce friction (module docstring) for one slip speed
     v ≥ 0 (m/s)."""

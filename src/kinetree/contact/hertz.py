@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
+from kinetree.jit import helper
 
 __all__ = [
     "contact_ellipse_ratio",
@@ -202,7 +202,7 @@ def contact_point(origin, normal, x: float, s1: float) -> np.ndarray:
 # ---- compiled forms for the contact kernels ---------------------------------------------
 
 
-@numba.njit(cache=True)
+@helper
 def ellipke_kernel(m):
     """(K(m), E(m)), the complete elliptic integrals of the first and second kind of
     parameter 0 ≤ m < 1, by the arithmetic-geometric mean (machine precision)."""
@@ -219,7 +219,7 @@ def ellipke_kernel(m):
     return K, K * (1.0 - c2_sum)
 
 
-@numba.njit(cache=True)
+@helper
 def ellipse_ratio_kernel(kmax, kmin):
     """(k, K(m), E(m)): the patch ratio k = a/b solving eq 29 for kmax ≥ kmin > 0 by
     bisection on ln k (the same root as :func:`contact_ellipse_ratio`), with the elliptic
@@ -244,7 +244,7 @@ def ellipse_ratio_kernel(kmax, kmin):
     return k, K, E
 
 
-@numba.njit(cache=True)
+@helper
 def eccentricity_factor_kernel(kmax, kmin):
     """σ of eq 28 (compiled twin of :func:`eccentricity_factor`)."""
     k, K, E = ellipse_ratio_kernel(kmax, kmin)

@@ -20,20 +20,20 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
 from kinetree.contact.compliant import _apply, _harmonic, _velocity_at
 from kinetree.contact.friction import hollars_kernel
 from kinetree.contact.general import ContactSetForce
 from kinetree.contact.mesh import TriangleMesh
+from kinetree.jit import helper
 from kinetree.registry import CONTACT
 from kinetree.system.stage import Stage
 
 __all__ = ["HuntCrossleyForce"]
 
 
-@numba.njit(cache=True)
+@helper
 def hunt_crossley_forces(surf, normal, depth, origin, kmax, kmin, body, M, p_GB, V_GB,
                          body_forces, with_forces):
     """Add to body_forces (when ``with_forces``) the force of every contact between
@@ -75,7 +75,7 @@ def hunt_crossley_forces(surf, normal, depth, origin, kmax, kmin, body, M, p_GB,
     return pe
 
 
-@numba.njit(cache=True)
+@helper
 def contact_forces(d, transition_velocity, p_GB, V_GB, body_forces):
     """``hunt_crossley_forces`` for the point contacts of ContactData ``d``, whose
     ``material`` the GeneralContactSubsystem filled with the enabled elements' rows (each

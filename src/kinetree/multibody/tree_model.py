@@ -122,9 +122,9 @@ numba's reference-counting runtime: a view of a body's row (``cache.P[b]``) then
 atomic reference-count updates, which halves the time of the sweeps. An allocation inside
 a kernel fails to compile, which keeps the hot path free of them.
 
-The helpers the sweeps call are ``kinetree.jit.helper``s (``forceinline=True``, no
-Python entry point): each is compiled once and LLVM inlines it into its callers, which
-keeps the arithmetic as fast as spelled-out loops.
+The helpers the sweeps call are ``kinetree.jit.helper``s (``forceinline=True``, compiled
+to LLVM code only): each is typed and lowered once and LLVM inlines it into its callers,
+which keeps the arithmetic as fast as spelled-out loops.
 numba's own inlining (``inline="always"``) gives the same code but types every helper
 again at every call site, which tripled the first compilation of the realization; only
 the unpacking functions below, which return views, keep it."""

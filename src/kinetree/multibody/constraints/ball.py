@@ -13,7 +13,6 @@ stations are Instance-stage variables of each State, initialized from the defaul
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
@@ -71,7 +70,7 @@ def add_coincident_force(F_A, base, follower, r_S, r_C, f):
 # ------------------------------------------------------------------ physics
 # cf = [p_B1P (3), p_B2S (3)].
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def position_errors(cf, R_AB, p_AB, perr):
     """perr = p_AS - p_AP."""
     e = sub3(location(p_AB, _B2, offset(R_AB, _B2, vec3(cf[3:6]))),
@@ -79,7 +78,7 @@ def position_errors(cf, R_AB, p_AB, perr):
     perr[0], perr[1], perr[2] = e
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
     """pverr = v_AS - v_AC."""
     r_S, r_C, _ = coincident_offsets(R_AB, p_AB, _B1, _B2, vec3(cf[3:6]))
@@ -87,7 +86,7 @@ def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
     uerr[0], uerr[1], uerr[2] = e
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
     """paerr = a_AS - a_AC."""
     r_S, r_C, _ = coincident_offsets(R_AB, p_AB, _B1, _B2, vec3(cf[3:6]))
@@ -95,7 +94,7 @@ def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
     aerr[0], aerr[1], aerr[2] = e
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def forces(cf, R_AB, p_AB, lam, F_A, f):
     """λ at S on body 2, -λ at C on body 1."""
     r_S, r_C, _ = coincident_offsets(R_AB, p_AB, _B1, _B2, vec3(cf[3:6]))

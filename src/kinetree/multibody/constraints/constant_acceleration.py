@@ -9,10 +9,10 @@ discrete variable of the matter subsystem (``set_acceleration`` invalidates Acce
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
+from kinetree.jit import helper
 from kinetree.multibody.constraint import BuiltinImplementation, Constraint
 from kinetree.multibody.constraints import _checks
 from kinetree.registry import CONSTRAINTS
@@ -25,13 +25,13 @@ _WHERE = "Constraint.ConstantAcceleration"
 # ------------------------------------------------------------------ physics
 # cf = [which_u (stored as a float), a]; the one constrained mobilizer's u̇ are udot_c.
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
     """aerr = u̇ - a."""
     aerr[0] = udot[int(cf[0])] - cf[1]
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def forces(cf, R_AB, p_AB, lam, F_A, f):
     """The generalized force λ on the mobility."""
     f[int(cf[0])] += lam[0]

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
@@ -75,21 +74,21 @@ def _axes(cf, R_AB):
     return offset(R_AB, _B, vec3(cf[0:3])), offset(R_AB, _F, vec3(cf[3:6]))
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def position_errors(cf, R_AB, p_AB, perr):
     """perr = b_A·f_A - cos θ."""
     b_A, f_A = _axes(cf, R_AB)
     perr[0] = dot3(b_A, f_A) - cf[6]
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
     """pverr = (w_AF - w_AB)·(f_A × b_A)."""
     b_A, f_A = _axes(cf, R_AB)
     uerr[0] = angle_rate(f_A, b_A, vec3(V_AB[_B, :3]), vec3(V_AB[_F, :3]))
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
     """paerr = d²/dt² (b_A·f_A)."""
     b_A, f_A = _axes(cf, R_AB)
@@ -97,7 +96,7 @@ def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
                                  vec3(A_AB[_B, :3]), vec3(A_AB[_F, :3]))
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def forces(cf, R_AB, p_AB, lam, F_A, f):
     """λ (f_A × b_A) on F, its negative on B."""
     b_A, f_A = _axes(cf, R_AB)

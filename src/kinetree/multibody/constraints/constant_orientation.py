@@ -13,7 +13,6 @@ orientation.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from kinetree.jit import helper
@@ -90,25 +89,25 @@ def add_orientation_torques(cf, o_B, o_F, R_AB, base, follower, lam, F_A):
 # ------------------------------------------------------------------ physics
 # cf = [R_B (9, row by row), R_F (9, row by row)].
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def position_errors(cf, R_AB, p_AB, perr):
     """perr = [RFx·RBy, RFy·RBz, RFz·RBx]."""
     orientation_errors(cf, 0, 9, R_AB, _B, _F, perr)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
     """pverr = d/dt perr."""
     orientation_dot_errors(cf, 0, 9, R_AB, V_AB, _B, _F, uerr)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
     """paerr = d²/dt² perr."""
     orientation_dot_dot_errors(cf, 0, 9, R_AB, V_AB, A_AB, _B, _F, aerr)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def forces(cf, R_AB, p_AB, lam, F_A, f):
     """Σ λ[i] (f_A × b_A) on F, its negative on B."""
     add_orientation_torques(cf, 0, 9, R_AB, _B, _F, lam, F_A)

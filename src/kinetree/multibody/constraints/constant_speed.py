@@ -8,10 +8,10 @@ discrete variable of the matter subsystem (``set_speed`` invalidates Velocity an
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
+from kinetree.jit import helper
 from kinetree.multibody.constraint import BuiltinImplementation, Constraint
 from kinetree.multibody.constraints import _checks
 from kinetree.registry import CONSTRAINTS
@@ -24,19 +24,19 @@ _WHERE = "Constraint.ConstantSpeed"
 # ------------------------------------------------------------------ physics
 # cf = [which_u (stored as a float), s]; the one constrained mobilizer's u are u_c.
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
     """verr = u - s."""
     uerr[0] = u[int(cf[0])] - cf[1]
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
     """vaerr = u̇."""
     aerr[0] = udot[int(cf[0])]
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def forces(cf, R_AB, p_AB, lam, F_A, f):
     """The generalized force λ on the mobility."""
     f[int(cf[0])] += lam[0]

@@ -15,10 +15,10 @@ Any other function runs as Python in the constraint pass.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
+from kinetree.jit import helper
 from kinetree.math import function_table
 from kinetree.math.function_table import evaluate
 from kinetree.math.functions import Function
@@ -70,21 +70,21 @@ class CouplingFunction(Function):
 _RECORD = 5
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def coordinate_position_errors(cf, q, perr):
     """perr = s g(q_i) - q_d."""
     g = evaluate(cf, _RECORD, q)[0]
     perr[0] = cf[0] * g - q[int(cf[2])]
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def coordinate_velocity_errors(cf, q, u, uerr):
     """pverr = s g'(q_i) u_i - u_d (q̇ = u for both)."""
     g1 = evaluate(cf, _RECORD, q)[1]
     uerr[0] = cf[0] * g1 * u[int(cf[3])] - u[int(cf[4])]
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def coordinate_acceleration_errors(cf, q, u, udot, aerr):
     """paerr = s (g''(q_i) u_i² + g'(q_i) u̇_i) - u̇_d."""
     _, g1, g2, _ = evaluate(cf, _RECORD, q)
@@ -92,7 +92,7 @@ def coordinate_acceleration_errors(cf, q, u, udot, aerr):
     aerr[0] = cf[0] * (g2 * u[i] * u[i] + g1 * udot[i]) - udot[int(cf[4])]
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def coordinate_forces(cf, q, lam, f):
     """f += Gᵀλ: s g'(q_i) λ on u_i, -λ on u_d."""
     g1 = evaluate(cf, _RECORD, q)[1]

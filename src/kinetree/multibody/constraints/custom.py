@@ -19,12 +19,11 @@ velocity errors: the Python pass writes them.
 
 from __future__ import annotations
 
-import numba
-
+from kinetree.jit import helper
 from kinetree.multibody.constraint import Constraint, ConstraintImplementation
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
     """aerr = G u̇ + bias."""
     nu, mc = udot.shape[0], aerr.shape[0]
@@ -35,7 +34,7 @@ def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
         aerr[r] = s
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def forces(cf, R_AB, p_AB, lam, F_A, f):
     """f += Gᵀλ."""
     nu = f.shape[0]

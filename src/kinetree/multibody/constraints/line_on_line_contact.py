@@ -32,7 +32,6 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-import numba
 import numpy as np
 
 from kinetree.jit import helper
@@ -112,14 +111,14 @@ def _normal_rates(sense, s, df, db, n, V_AB):
     return ddf, ddb, dw, ds, scale3(1.0 / s, sub3(dw, scale3(ds, n)))
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def position_errors(cf, R_AB, p_AB, perr):
     """perr = p·n (0 for parallel edges)."""
     g = _lines(cf, R_AB, p_AB)
     perr[0] = 0.0 if g[0] else dot3(g[8], g[5])
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
     """pverr = ṗ·n + p·ṅ; verr = v·[df, n × df] when rolling (0 for parallel edges)."""
     rolling = cf[26] != 0.0
@@ -138,7 +137,7 @@ def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
         uerr[1], uerr[2] = dot3(v, df), dot3(v, cross3(n, df))
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
     """paerr = p̈·n + 2 ṗ·ṅ + p·n̈; vaerr = v̇·[Cx, Cy] + v·[Ċx, Ċy] when rolling (0 for
     parallel edges)."""
@@ -182,7 +181,7 @@ def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
         aerr[2] = dot3(vd, nXdf) + dot3(v, d_nXdf)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def forces(cf, R_AB, p_AB, lam, F_A, f):
     """f = λz n (+ λx df + λy n × df when rolling) at B's point at Co, -f at F's (none for
     parallel edges)."""
@@ -195,7 +194,7 @@ def forces(cf, R_AB, p_AB, lam, F_A, f):
     add_coincident_force(F_A, _F, _B, r_BCo, r_FCo, force)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def contact_geometry(cf, R_AB, p_AB):
     """(parallel, r, df, n, p_AQf, p_AQb): for the accessors, in A: whether the edges are
     parallel, the signed distance r = p·n (m), the contact frame's x and z axes, and the

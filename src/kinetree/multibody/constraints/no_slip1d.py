@@ -19,7 +19,6 @@ difference, and verr drifts slowly under the dynamics until projection removes i
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
@@ -57,14 +56,14 @@ def _geometry(cf, R_AB, p_AB):
             offset(R_AB, c, vec3(cf[3:6])))
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
     """verr = (v_AP1 - v_AP0)·n_A."""
     _, b0, b1, _, r_P0, r_P1, n_A = _geometry(cf, R_AB, p_AB)
     uerr[0] = dot3(sub3(velocity(V_AB, b1, r_P1), velocity(V_AB, b0, r_P0)), n_A)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
     """vaerr = (a_AP1 - a_AP0 - w_AC × (v_AP1 - v_AP0))·n_A (Simbody's)."""
     c, b0, b1, _, r_P0, r_P1, n_A = _geometry(cf, R_AB, p_AB)
@@ -75,7 +74,7 @@ def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
                    n_A)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def forces(cf, R_AB, p_AB, lam, F_A, f):
     """λ n_A at P1 on B1, -λ n_A at P0 on B0."""
     _, b0, b1, _, r_P0, r_P1, n_A = _geometry(cf, R_AB, p_AB)

@@ -11,7 +11,6 @@ it does no work.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from kinetree.jit import helper
@@ -44,21 +43,21 @@ def _geometry(cf, R_AB, p_AB):
     return r_S, r_C, offset(R_AB, _B, vec3(cf[0:3]))
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def position_errors(cf, R_AB, p_AB, perr):
     """perr = p_BC·n - h, with p_BC·n = r_C·n_A (r_C = R_AB p_BC)."""
     _, r_C, n_A = _geometry(cf, R_AB, p_AB)
     perr[0] = dot3(r_C, n_A) - cf[3]
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
     """pverr = (v_AS - v_AC)·n_A."""
     r_S, r_C, n_A = _geometry(cf, R_AB, p_AB)
     uerr[0] = dot3(slip_velocity(V_AB, _B, _F, r_S, r_C), n_A)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
     """paerr = (a_AS - a_AC - 2 w_AB × (v_AS - v_AC))·n_A."""
     r_S, r_C, n_A = _geometry(cf, R_AB, p_AB)
@@ -67,7 +66,7 @@ def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
     aerr[0] = dot3(sub3(a_CS, scale3(2.0, cross3(vec3(V_AB[_B, :3]), v_CS))), n_A)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def forces(cf, R_AB, p_AB, lam, F_A, f):
     """λ n_A at S on F, -λ n_A at C on B."""
     r_S, r_C, n_A = _geometry(cf, R_AB, p_AB)

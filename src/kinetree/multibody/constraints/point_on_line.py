@@ -17,7 +17,6 @@ no work.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from kinetree.jit import helper
@@ -66,21 +65,21 @@ def _project(cf, v_B, out):
     out[1] = dot3(v_B, vec3(cf[3:6]))
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def position_errors(cf, R_AB, p_AB, perr):
     """perr = [p_PC·x, p_PC·y], p_PC = p_BC - p_BP."""
     _, r_C = _offsets(cf, R_AB, p_AB)
     _project(cf, sub3(rotate3_transpose(R_AB[_B], r_C), vec3(cf[6:9])), perr)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
     """pverr = [v·x, v·y], v = R_AB⁻¹ (v_AS - v_AC)."""
     r_S, r_C = _offsets(cf, R_AB, p_AB)
     _project(cf, rotate3_transpose(R_AB[_B], slip_velocity(V_AB, _B, _F, r_S, r_C)), uerr)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
     """paerr = [a·x, a·y], a = R_AB⁻¹ (a_AS - a_AC - 2 w_AB × (v_AS - v_AC))."""
     r_S, r_C = _offsets(cf, R_AB, p_AB)
@@ -90,7 +89,7 @@ def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
     _project(cf, rotate3_transpose(R_AB[_B], a), aerr)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def forces(cf, R_AB, p_AB, lam, F_A, f):
     """f = R_AB (λ₀ x + λ₁ y) at S on F, -f at C on B."""
     r_S, r_C = _offsets(cf, R_AB, p_AB)

@@ -26,7 +26,6 @@ returns them normal first).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from kinetree.jit import helper
@@ -60,7 +59,7 @@ def _geometry(cf, R_AB, p_AB):
             _contact.frame_axis(R_AB, _S, cf, 0, 1), _contact.frame_axis(R_AB, _S, cf, 0, 2))
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def position_errors(cf, R_AB, p_AB, perr):
     """perr = p_SC·Pz - h, h = p_SP·Pz."""
     _, r_C, _, _, Pz = _geometry(cf, R_AB, p_AB)
@@ -68,7 +67,7 @@ def position_errors(cf, R_AB, p_AB, perr):
     perr[0] = dot3(r_C, Pz) - h
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
     """[pverr; verr] = v_CF·[Pz, Px, Py]."""
     r_F, r_C, Px, Py, Pz = _geometry(cf, R_AB, p_AB)
@@ -76,7 +75,7 @@ def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
     uerr[0], uerr[1], uerr[2] = dot3(v, Pz), dot3(v, Px), dot3(v, Py)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
     """[paerr; vaerr] = (a_AF - a_AC - 2 w_AS × v_CF)·[Pz, Px, Py]: F's acceleration in P."""
     r_F, r_C, Px, Py, Pz = _geometry(cf, R_AB, p_AB)
@@ -86,7 +85,7 @@ def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
     aerr[0], aerr[1], aerr[2] = dot3(a, Pz), dot3(a, Px), dot3(a, Py)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def forces(cf, R_AB, p_AB, lam, F_A, f):
     """f = λz Pz + λx Px + λy Py at F on B, -f at C on S."""
     r_F, r_C, Px, Py, Pz = _geometry(cf, R_AB, p_AB)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
@@ -66,20 +65,20 @@ def _line(cf, R_AB, p_AB):
     return r_F, r_B, p, r, (R[0, 2], R[1, 2], R[2, 2])
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def position_errors(cf, R_AB, p_AB, perr):
     """perr = r - d."""
     perr[0] = _line(cf, R_AB, p_AB)[3] - cf[6]
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
     """pverr = ṗ·Cz."""
     r_F, r_B, _, _, Cz = _line(cf, R_AB, p_AB)
     uerr[0] = dot3(sub3(velocity(V_AB, _B, r_B), velocity(V_AB, _F, r_F)), Cz)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
     """paerr = p̈·Cz + ṗ·Ċz."""
     r_F, r_B, _, r, Cz = _line(cf, R_AB, p_AB)
@@ -92,7 +91,7 @@ def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
     aerr[0] = dot3(pdd, Cz) + dot3(pd, Czd)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def forces(cf, R_AB, p_AB, lam, F_A, f):
     """λ Cz at Sb on body 2, -λ Cz at Sf on body 1."""
     r_F, r_B, _, _, Cz = _line(cf, R_AB, p_AB)

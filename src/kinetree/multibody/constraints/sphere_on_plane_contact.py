@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numba
 import numpy as np
 
 from kinetree.jit import helper
@@ -76,7 +75,7 @@ def _center_acceleration_in_f(V_AB, A_AB, r_O, r_FO):
     return v, a
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def position_errors(cf, R_AB, p_AB, perr):
     """perr = p_FO·Pz - (h + r), h = p_FP·Pz."""
     _, r_FO, _, _, _, _, Pz = _geometry(cf, R_AB, p_AB)
@@ -84,7 +83,7 @@ def position_errors(cf, R_AB, p_AB, perr):
     perr[0] = dot3(r_FO, Pz) - (h + cf[15])
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
     """pverr = v_FO·Pz; verr = v_FC·[Px, Py] when rolling."""
     r_O, r_FO, r_C, r_FC, Px, Py, Pz = _geometry(cf, R_AB, p_AB)
@@ -94,7 +93,7 @@ def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
         uerr[1], uerr[2] = dot3(v, Px), dot3(v, Py)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
     """paerr = a_FO·Pz; vaerr = (a_FO - r b_FB × Pz)·[Px, Py] when rolling, b_FB =
     (b_AB - b_AF) - w_AF × w_AB."""
@@ -108,7 +107,7 @@ def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
         aerr[1], aerr[2] = dot3(a_FC, Px), dot3(a_FC, Py)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def forces(cf, R_AB, p_AB, lam, F_A, f):
     """f = λz Pz (+ λx Px + λy Py when rolling) at C on B, -f at F's point at C."""
     _, _, r_C, r_FC, Px, Py, Pz = _geometry(cf, R_AB, p_AB)
@@ -118,7 +117,7 @@ def forces(cf, R_AB, p_AB, lam, F_A, f):
     add_coincident_force(F_A, _F, _B, r_C, r_FC, force)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def contact_point(cf, R_AB, p_AB):
     """p_AC (m, in A): the sphere's lowest point along the plane normal."""
     _, _, r_C, _, _, _, _ = _geometry(cf, R_AB, p_AB)

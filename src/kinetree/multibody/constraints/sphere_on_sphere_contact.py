@@ -30,7 +30,6 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-import numba
 import numpy as np
 
 from kinetree.jit import helper
@@ -85,13 +84,13 @@ def _contact_offsets(cf, p_AB, r_Sf, p):
     return k, r_FCo, sub3(r_FCo, sub3(vec3(p_AB[_B]), vec3(p_AB[_F])))
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def position_errors(cf, R_AB, p_AB, perr):
     """perr = d - (rf + rb)."""
     perr[0] = _centers(cf, R_AB, p_AB)[3] - (cf[3] + cf[7])
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
     """pverr = ṗ·Cz; verr = v·[Cx, Cy] when rolling."""
     r_Sf, r_Sb, p, _, Cz = _centers(cf, R_AB, p_AB)
@@ -104,7 +103,7 @@ def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
         uerr[1], uerr[2] = dot3(v, Cx), dot3(v, Cy)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
     """paerr = p̈·Cz + ṗ·Ċz; vaerr = v̇·[Cx, Cy] + v·[Ċx, Ċy] when rolling."""
     r_Sf, r_Sb, p, d, Cz = _centers(cf, R_AB, p_AB)
@@ -133,7 +132,7 @@ def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
         aerr[2] = dot3(vd, Cy) + dot3(v, Cyd)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def forces(cf, R_AB, p_AB, lam, F_A, f):
     """λz Cz at Sb on B and -λz Cz at Sf on F; when rolling, λx Cx + λy Cy at B's point at
     Co and its opposite at F's."""
@@ -147,7 +146,7 @@ def forces(cf, R_AB, p_AB, lam, F_A, f):
                              add3(scale3(lam[1], Cx), scale3(lam[2], Cy)))
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def contact_frame(cf, R_AB, p_AB):
     """(Cx, Cy, Cz, p_ACo): the contact frame's axes and origin (m), in A."""
     r_Sf, _, p, _, Cz = _centers(cf, R_AB, p_AB)

@@ -14,7 +14,6 @@ intended pose.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
@@ -56,7 +55,7 @@ def _origin_offsets(cf, R_AB, p_AB):
     return r_S, r_C
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def position_errors(cf, R_AB, p_AB, perr):
     """perr = [orientation errors; p_AF2 - p_AF1]."""
     orientation_errors(cf, 0, 12, R_AB, _B, _F, perr)
@@ -65,7 +64,7 @@ def position_errors(cf, R_AB, p_AB, perr):
     perr[3], perr[4], perr[5] = e
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
     """pverr = [orientation rates; v_AF2 - v_AC]."""
     orientation_dot_errors(cf, 0, 12, R_AB, V_AB, _B, _F, uerr)
@@ -74,7 +73,7 @@ def velocity_errors(cf, R_AB, p_AB, V_AB, u, uerr):
     uerr[3], uerr[4], uerr[5] = e
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
     """paerr = [orientation accelerations; a_AF2 - a_AC]."""
     orientation_dot_dot_errors(cf, 0, 12, R_AB, V_AB, A_AB, _B, _F, aerr)
@@ -83,7 +82,7 @@ def acceleration_errors(cf, R_AB, p_AB, V_AB, A_AB, udot, aerr):
     aerr[3], aerr[4], aerr[5] = e
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def forces(cf, R_AB, p_AB, lam, F_A, f):
     """The orientation torques of λ[:3] on body 2 (their negative on body 1); λ[3:] at F2
     on body 2 and -λ[3:] at C on body 1."""

@@ -13,8 +13,9 @@ A mobilizer's whole job is local (DESIGN.md §3): from its own q (and u) it give
   the unit-norm constraint's tangent map), so that u = N⁻¹ q̇;
 - ``ndot_u(q, u, prm, out)``: (dN/dt) u, so that q̈ = N u̇ + (dN/dt) u.
 
-All are ``@numba.njit(cache=True)`` functions over float64 arrays; they allocate nothing
-and validate nothing. ``prm`` holds the mobilizer's constant parameters (a screw's pitch,
+All are ``kinetree.jit.helper`` functions over float64 arrays (compiled into the
+realization's code, and callable from Python too); they allocate nothing and validate
+nothing. ``prm`` holds the mobilizer's constant parameters (a screw's pitch,
 an ellipsoid's radii), at least ``PARAM_SIZE`` long (a compiled FunctionBased's row holds its
 function tables and is longer). The Python classes that users construct
 (``MobilizedBody.Pin`` ...) live in the same modules and carry the type code, nq, nu and

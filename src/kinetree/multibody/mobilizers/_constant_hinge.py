@@ -5,29 +5,29 @@ to a rotation."""
 
 import math
 
-import numba
 import numpy as np
 
+from kinetree.jit import helper
 from kinetree.math.rotation import matrix_to_body_fixed_xyz
 
 
-@numba.njit(cache=True)
+@helper
 def hdot_u(q, u, prm, out):
     out[:] = 0.0
 
 
-@numba.njit(cache=True)
+@helper
 def n_mult(q, v, prm, out):
     for i in range(out.shape[0]):
         out[i] = v[i]
 
 
-@numba.njit(cache=True)
+@helper
 def ndot_u(q, u, prm, out):
     out[:] = 0.0
 
 
-@numba.njit(cache=True)
+@helper
 def rotation_z(angle, R):
     """R = Rz(angle)."""
     c, s = math.cos(angle), math.sin(angle)
@@ -36,7 +36,7 @@ def rotation_z(angle, R):
     R[2, 0], R[2, 1], R[2, 2] = 0.0, 0.0, 1.0
 
 
-@numba.njit(cache=True)
+@helper
 def identity(R):
     R[:, :] = 0.0
     R[0, 0] = R[1, 1] = R[2, 2] = 1.0

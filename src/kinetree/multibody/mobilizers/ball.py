@@ -7,9 +7,9 @@ q̇ = ½ (0, w) ⊗ q. The quaternion helpers here serve Free too.
 
 import math
 
-import numba
 import numpy as np
 
+from kinetree.jit import helper
 from kinetree.math.rotation import (
     matrix_to_body_fixed_xyz,
     matrix_to_quaternion,
@@ -26,7 +26,7 @@ DEFAULT_Q = (1.0, 0.0, 0.0, 0.0)
 DEFAULT_Q_EULER = (0.0, 0.0, 0.0)
 
 
-@numba.njit(cache=True)
+@helper
 def quaternion_rate(q, w, out):
     """out = ½ (0, w) ⊗ q: q̇ for angular velocity w expressed in F."""
     out[0] = -0.5 * (w[0] * q[1] + w[1] * q[2] + w[2] * q[3])
@@ -35,7 +35,7 @@ def quaternion_rate(q, w, out):
     out[3] = 0.5 * (q[0] * w[2] + w[0] * q[2] - w[1] * q[1])
 
 
-@numba.njit(cache=True)
+@helper
 def rate_inverse_tuple(q, qd):
     """w (in F) that produces q̇ of an orientation block, as a 3-tuple."""
     if q.shape[0] == 4:
@@ -47,7 +47,7 @@ def rate_inverse_tuple(q, qd):
     return (qd[0] + sb * qd[2], ca * qd[1] - sa * cb * qd[2], sa * qd[1] + ca * cb * qd[2])
 
 
-@numba.njit(cache=True)
+@helper
 def rotation(q, R):
     """R_FM of an orientation block: quaternion (4) or x-y-z angles (3)."""
     if q.shape[0] == 4:
@@ -56,7 +56,7 @@ def rotation(q, R):
         gimbal.xyz_rotation(q[0], q[1], q[2], R)
 
 
-@numba.njit(cache=True)
+@helper
 def rate(q, w, out):
     """q̇ of an orientation block for w_FM in F."""
     if q.shape[0] == 4:
@@ -65,14 +65,14 @@ def rate(q, w, out):
         gimbal.xyz_rates_from_w(q[0], q[1], w, out)
 
 
-@numba.njit(cache=True)
+@helper
 def rate_inverse(q, qd, out):
     """w (in F) that produces q̇ of an orientation block (the q̇ tangent to |q| for a
     quaternion: 2 vec(q̇ ⊗ q*) / |q|²)."""
     out[0], out[1], out[2] = rate_inverse_tuple(q, qd)
 
 
-@numba.njit(cache=True)
+@helper
 def rate_dot(q, w, out):
     """(dN/dt) w of an orientation block: for the quaternion N is linear in q, so it is
     N(q̇) w with q̇ = N(q) w."""
@@ -89,34 +89,34 @@ def rate_dot(q, w, out):
         gimbal.xyz_rates_dot(q[0], q[1], w, out)
 
 
-@numba.njit(cache=True)
+@helper
 def x_fm(q, prm, R_FM, p_FM):
     rotation(q, R_FM)
     p_FM[:] = 0.0
 
 
-@numba.njit(cache=True)
+@helper
 def h_fm(q, prm, H):
     H[:, :3] = 0.0
     H[0, 0] = H[1, 1] = H[2, 2] = 1.0
 
 
-@numba.njit(cache=True)
+@helper
 def hdot_u(q, u, prm, out):
     out[:] = 0.0
 
 
-@numba.njit(cache=True)
+@helper
 def n_mult(q, v, prm, out):
     rate(q, v, out)
 
 
-@numba.njit(cache=True)
+@helper
 def n_inv_mult(q, v, prm, out):
     rate_inverse(q, v, out)
 
 
-@numba.njit(cache=True)
+@helper
 def ndot_u(q, u, prm, out):
     rate_dot(q, u, out)
 

@@ -3,9 +3,9 @@ the rotated (M's) x axis: polar coordinates (θ, r) in F's xy plane; u = q̇."""
 
 import math
 
-import numba
 import numpy as np
 
+from kinetree.jit import helper
 from kinetree.multibody.mobilizers._constant_hinge import z_angle_to_fit
 from kinetree.registry import MOBILIZERS
 
@@ -17,7 +17,7 @@ _EPS = float(np.finfo(float).eps)
 _SIGNIFICANT = _EPS ** 0.875      # Simbody's SignificantReal
 
 
-@numba.njit(cache=True)
+@helper
 def x_fm(q, prm, R_FM, p_FM):
     c, s = math.cos(q[0]), math.sin(q[0])
     R_FM[0, 0], R_FM[0, 1], R_FM[0, 2] = c, -s, 0.0
@@ -26,7 +26,7 @@ def x_fm(q, prm, R_FM, p_FM):
     p_FM[0], p_FM[1], p_FM[2] = q[1] * c, q[1] * s, 0.0
 
 
-@numba.njit(cache=True)
+@helper
 def h_fm(q, prm, H):
     c, s, r = math.cos(q[0]), math.sin(q[0]), q[1]
     H[:, :2] = 0.0
@@ -35,7 +35,7 @@ def h_fm(q, prm, H):
     H[3, 1], H[4, 1] = c, s
 
 
-@numba.njit(cache=True)
+@helper
 def hdot_u(q, u, prm, out):
     c, s, r = math.cos(q[0]), math.sin(q[0]), q[1]
     th_dot, r_dot = u[0], u[1]
@@ -44,7 +44,7 @@ def hdot_u(q, u, prm, out):
     out[4] = (r_dot * c - r * s * th_dot) * u[0] + c * th_dot * u[1]
 
 
-@numba.njit(cache=True)
+@helper
 def n_mult(q, v, prm, out):
     out[0], out[1] = v[0], v[1]
 
@@ -52,7 +52,7 @@ def n_mult(q, v, prm, out):
 n_inv_mult = n_mult
 
 
-@numba.njit(cache=True)
+@helper
 def ndot_u(q, u, prm, out):
     out[0] = out[1] = 0.0
 

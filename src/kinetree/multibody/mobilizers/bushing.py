@@ -2,9 +2,9 @@
 Rx Ry Rz, then M's origin at p_FM = (q3, q4, q5) (m) in F. Unlike Free, the rotational u
 are the angle rates, not w_FM."""
 
-import numba
 import numpy as np
 
+from kinetree.jit import helper
 from kinetree.multibody.mobilizers import gimbal
 from kinetree.registry import MOBILIZERS
 
@@ -13,26 +13,26 @@ NQ = NU = 6
 DEFAULT_Q = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
-@numba.njit(cache=True)
+@helper
 def x_fm(q, prm, R_FM, p_FM):
     gimbal.xyz_rotation(q[0], q[1], q[2], R_FM)
     p_FM[0], p_FM[1], p_FM[2] = q[3], q[4], q[5]
 
 
-@numba.njit(cache=True)
+@helper
 def h_fm(q, prm, H):
     H[:, :] = 0.0
     gimbal.xyz_rate_matrix(q[0], q[1], H)
     H[3, 3] = H[4, 4] = H[5, 5] = 1.0
 
 
-@numba.njit(cache=True)
+@helper
 def hdot_u(q, u, prm, out):
     out[:] = 0.0
     gimbal.xyz_rate_matrix_dot_times(q[0], q[1], u[0], u[1], u, out)
 
 
-@numba.njit(cache=True)
+@helper
 def n_mult(q, v, prm, out):
     for i in range(6):
         out[i] = v[i]
@@ -41,7 +41,7 @@ def n_mult(q, v, prm, out):
 n_inv_mult = n_mult
 
 
-@numba.njit(cache=True)
+@helper
 def ndot_u(q, u, prm, out):
     out[:] = 0.0
 

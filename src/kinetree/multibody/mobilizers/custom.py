@@ -11,10 +11,10 @@ give zeros here and the matter subsystem puts each custom body's block in afterw
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError, KinetreeError
+from kinetree.jit import helper
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
 from kinetree.registry import MOBILIZERS
@@ -32,22 +32,22 @@ IDENTITY_N = 1.0
 FunctionBased mobilizer's derivatives) to its VELOCITY pre-pass."""
 
 
-@numba.njit(cache=True)
+@helper
 def x_fm(q, prm, R_FM, p_FM):
     """X_FM was written by the pre-pass: leave it."""
 
 
-@numba.njit(cache=True)
+@helper
 def h_fm(q, prm, H):
     """H_F was written by the pre-pass: leave it."""
 
 
-@numba.njit(cache=True)
+@helper
 def hdot_u(q, u, prm, out):
     """(dH_F/dt) u was written by the pre-pass: leave it."""
 
 
-@numba.njit(cache=True)
+@helper
 def n_mult(q, v, prm, out):
     """q̇ = u when prm[0] flags N = I (FunctionBased); otherwise zeros, for the matter
     subsystem to fill with the implementation's block."""
@@ -56,14 +56,14 @@ def n_mult(q, v, prm, out):
         out[i] = v[i] if identity else 0.0
 
 
-@numba.njit(cache=True)
+@helper
 def n_inv_mult(q, v, prm, out):
     identity = prm[0] == IDENTITY_N
     for i in range(out.shape[0]):
         out[i] = v[i] if identity else 0.0
 
 
-@numba.njit(cache=True)
+@helper
 def ndot_u(q, u, prm, out):
     out[:] = 0.0
 

@@ -1,9 +1,9 @@
 """Cylinder: rotation q0 (rad) about the common z axis and translation q1 (m) along it;
 u = q̇."""
 
-import numba
 import numpy as np
 
+from kinetree.jit import helper
 from kinetree.multibody.mobilizers._constant_hinge import (  # noqa: F401 - the contract
     hdot_u,
     identity,
@@ -19,13 +19,13 @@ NQ = NU = 2
 DEFAULT_Q = (0.0, 0.0)
 
 
-@numba.njit(cache=True)
+@helper
 def x_fm(q, prm, R_FM, p_FM):
     rotation_z(q[0], R_FM)
     p_FM[0], p_FM[1], p_FM[2] = 0.0, 0.0, q[1]
 
 
-@numba.njit(cache=True)
+@helper
 def h_fm(q, prm, H):
     H[:, :NU] = 0.0
     H[2, 0] = 1.0

@@ -8,9 +8,9 @@ default q, M is at the ellipsoid's +z pole.
 
 import math
 
-import numba
 import numpy as np
 
+from kinetree.jit import helper
 from kinetree.multibody.mobilizers import ball, gimbal
 from kinetree.registry import MOBILIZERS
 
@@ -22,7 +22,7 @@ DEFAULT_Q = (1.0, 0.0, 0.0, 0.0)
 DEFAULT_Q_EULER = (0.0, 0.0, 0.0)
 
 
-@numba.njit(cache=True)
+@helper
 def _normal(q):
     """n = M's z axis in F (the third column of R_FM) for a quaternion or x-y-z angles."""
     if q.shape[0] == 4:
@@ -33,14 +33,14 @@ def _normal(q):
     return (sb, -sa * cb, ca * cb)
 
 
-@numba.njit(cache=True)
+@helper
 def x_fm(q, prm, R_FM, p_FM):
     ball.rotation(q, R_FM)
     for i in range(3):
         p_FM[i] = prm[i] * R_FM[i, 2]
 
 
-@numba.njit(cache=True)
+@helper
 def h_fm(q, prm, H):
     """[1; -D [n]x]: ṗ = D ṅ = D (w × n)."""
     n0, n1, n2 = _normal(q)
@@ -51,7 +51,7 @@ def h_fm(q, prm, H):
     H[5, 0], H[5, 1] = prm[2] * n1, -prm[2] * n0
 
 
-@numba.njit(cache=True)
+@helper
 def hdot_u(q, u, prm, out):
     """(0, D n̈) with n̈ = w × (w × n) for w = u held fixed."""
     n0, n1, n2 = _normal(q)
@@ -63,17 +63,17 @@ def hdot_u(q, u, prm, out):
     out[5] = prm[2] * (w0 * d1 - w1 * d0)
 
 
-@numba.njit(cache=True)
+@helper
 def n_mult(q, v, prm, out):
     ball.rate(q, v, out)
 
 
-@numba.njit(cache=True)
+@helper
 def n_inv_mult(q, v, prm, out):
     ball.rate_inverse(q, v, out)
 
 
-@numba.njit(cache=True)
+@helper
 def ndot_u(q, u, prm, out):
     ball.rate_dot(q, u, out)
 

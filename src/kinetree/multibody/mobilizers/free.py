@@ -4,9 +4,9 @@ origin in F; u = [w_FM | v_FM], M's angular velocity and its origin's velocity i
 expressed in F (Simbody's convention), so H = 1 and q̇ ≠ u for the orientation.
 """
 
-import numba
 import numpy as np
 
+from kinetree.jit import helper
 from kinetree.multibody.mobilizers import ball
 from kinetree.registry import MOBILIZERS
 
@@ -18,40 +18,40 @@ DEFAULT_Q = (1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 DEFAULT_Q_EULER = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
-@numba.njit(cache=True)
+@helper
 def x_fm(q, prm, R_FM, p_FM):
     nr = q.shape[0] - 3
     ball.rotation(q[:nr], R_FM)
     p_FM[0], p_FM[1], p_FM[2] = q[nr], q[nr + 1], q[nr + 2]
 
 
-@numba.njit(cache=True)
+@helper
 def h_fm(q, prm, H):
     H[:, :] = 0.0
     for i in range(6):
         H[i, i] = 1.0
 
 
-@numba.njit(cache=True)
+@helper
 def hdot_u(q, u, prm, out):
     out[:] = 0.0
 
 
-@numba.njit(cache=True)
+@helper
 def n_mult(q, v, prm, out):
     nr = q.shape[0] - 3
     ball.rate(q[:nr], v[:3], out[:nr])
     out[nr], out[nr + 1], out[nr + 2] = v[3], v[4], v[5]
 
 
-@numba.njit(cache=True)
+@helper
 def n_inv_mult(q, v, prm, out):
     nr = q.shape[0] - 3
     ball.rate_inverse(q[:nr], v[:nr], out[:3])
     out[3], out[4], out[5] = v[nr], v[nr + 1], v[nr + 2]
 
 
-@numba.njit(cache=True)
+@helper
 def ndot_u(q, u, prm, out):
     nr = q.shape[0] - 3
     ball.rate_dot(q[:nr], u[:3], out[:nr])

@@ -2,9 +2,9 @@
 [orientation as LineOrientation (4 or 3) | p_FM (3, m, in F)]; u = [wx, wy of w_FM in M |
 v_FM (3, m/s, in F)]."""
 
-import numba
 import numpy as np
 
+from kinetree.jit import helper
 from kinetree.multibody.mobilizers import ball, line_orientation
 from kinetree.registry import MOBILIZERS
 
@@ -16,14 +16,14 @@ DEFAULT_Q = (1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 DEFAULT_Q_EULER = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
-@numba.njit(cache=True)
+@helper
 def x_fm(q, prm, R_FM, p_FM):
     nr = q.shape[0] - 3
     line_orientation.x_fm(q[:nr], prm, R_FM, p_FM)
     p_FM[0], p_FM[1], p_FM[2] = q[nr], q[nr + 1], q[nr + 2]
 
 
-@numba.njit(cache=True)
+@helper
 def h_fm(q, prm, H):
     nr = q.shape[0] - 3
     H[:, :5] = 0.0
@@ -31,26 +31,26 @@ def h_fm(q, prm, H):
     H[3, 2] = H[4, 3] = H[5, 4] = 1.0
 
 
-@numba.njit(cache=True)
+@helper
 def hdot_u(q, u, prm, out):
     out[:] = 0.0
 
 
-@numba.njit(cache=True)
+@helper
 def n_mult(q, v, prm, out):
     nr = q.shape[0] - 3
     line_orientation.rate(q[:nr], v[:2], out[:nr])
     out[nr], out[nr + 1], out[nr + 2] = v[2], v[3], v[4]
 
 
-@numba.njit(cache=True)
+@helper
 def n_inv_mult(q, v, prm, out):
     nr = q.shape[0] - 3
     line_orientation.rate_inverse(q[:nr], v[:nr], out[:2])
     out[2], out[3], out[4] = v[nr], v[nr + 1], v[nr + 2]
 
 
-@numba.njit(cache=True)
+@helper
 def ndot_u(q, u, prm, out):
     nr = q.shape[0] - 3
     line_orientation.rate_dot(q[:nr], u[:2], out[:nr])

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
+from kinetree.jit import helper
 from kinetree.math import function_table
 from kinetree.math.function_table import evaluate
 from kinetree.math.functions import Constant, Function, Linear
@@ -40,7 +40,7 @@ DEFAULT_AXES = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0),
 _WHERE = "MobilizedBody.FunctionBased"
 
 
-@numba.njit(cache=True)
+@helper
 def _rotation_about(axis, angle, R):
     """R (3 x 3) = the right-handed rotation by ``angle`` (rad) about the unit ``axis``."""
     c, s = math.cos(angle), math.sin(angle)
@@ -51,7 +51,7 @@ def _rotation_about(axis, angle, R):
     R[2, 0], R[2, 1], R[2, 2] = t * x * z - s * y, t * y * z + s * x, c + t * z * z
 
 
-@numba.njit(cache=True)
+@helper
 def _mat_mul(A, B, C):
     """C = A B for 3 x 3 matrices (C distinct from A and B)."""
     for i in range(3):
@@ -59,7 +59,7 @@ def _mat_mul(A, B, C):
             C[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
 
 
-@numba.njit(cache=True)
+@helper
 def position_kinematics(axes, f, D, R_FM, p_FM, H_F, E):
     """From the function values f (6,) and derivatives D = ∂f/∂q (6 x nu): R_FM, p_FM (m,
     in F), H_F[:, :nu] (in F) and the rotation axes in F as E's columns."""
@@ -80,7 +80,7 @@ def position_kinematics(axes, f, D, R_FM, p_FM, H_F, E):
             H_F[3 + i, j] = axes[3, i] * D[3, j] + axes[4, i] * D[4, j] + axes[5, i] * D[5, j]
 
 
-@numba.njit(cache=True)
+@helper
 def velocity_bias(axes, E, D, u, fdd, out):
     """(dH_F/dt) u (6, in F) into ``out``, from E and D of ``position_kinematics`` and
     fdd_i = Σ_jl ∂²f_i/∂q_j∂q_l u_j u_l: Σ e_i fdd_i + w0 × w1 + (w0 + w1) × w2 with
@@ -339,13 +339,13 @@ def encode(impl: FunctionBasedImplementation) -> np.ndarray | None:
     return np.array(row, dtype=float)
 
 
-@numba.njit(cache=True)
+@helper
 def _evaluate(prm, i, q):
     """(f, f', f'', argument) of function i of the row ``prm`` at the coordinates q."""
     return evaluate(prm, int(prm[18 + i]), q)
 
 
-@numba.njit(cache=True)
+@helper
 def _rotation(prm, k, angle):
     """``_rotation_about`` for axis k of the row, as a 9-tuple (row-major)."""
     c, s = math.cos(angle), math.sin(angle)
@@ -356,7 +356,7 @@ def _rotation(prm, k, angle):
             t * x * z - s * y, t * y * z + s * x, c + t * z * z)
 
 
-@numba.njit(cache=True)
+@helper
 def _product(A, B):
     """``_mat_mul`` of two 9-tuples."""
     return (A[0] * B[0] + A[1] * B[3] + A[2] * B[6],
@@ -370,7 +370,7 @@ def _product(A, B):
             A[6] * B[2] + A[7] * B[5] + A[8] * B[8])
 
 
-@numba.njit(cache=True)
+@helper
 def _apply(R, prm, k):
     """R (9-tuple) times axis k of the row, as ``position_kinematics`` forms E."""
     a0, a1, a2 = prm[3 * k], prm[3 * k + 1], prm[3 * k + 2]
@@ -379,7 +379,7 @@ def _apply(R, prm, k):
             R[6] * a0 + R[7] * a1 + R[8] * a2)
 
 
-@numba.njit(cache=True)
+@helper
 def _axes_in_f(prm, f0, f1):
     """The rotation axes in F, e0, e1, e2 (3-tuples)."""
     R0 = _rotation(prm, 0, f0)
@@ -387,7 +387,7 @@ def _axes_in_f(prm, f0, f1):
     return (prm[0], prm[1], prm[2]), _apply(R0, prm, 1), _apply(R01, prm, 2)
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def x_fm(q, prm, R_FM, p_FM):
     f0 = _evaluate(prm, 0, q)[0]
     f1 = _evaluate(prm, 1, q)[0]
@@ -402,7 +402,7 @@ def x_fm(q, prm, R_FM, p_FM):
         p_FM[i] = f3 * prm[9 + i] + f4 * prm[12 + i] + f5 * prm[15 + i]
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def h_fm(q, prm, H):
     f0, g0, _, j0 = _evaluate(prm, 0, q)
     f1, g1, _, j1 = _evaluate(prm, 1, q)
@@ -423,7 +423,7 @@ def h_fm(q, prm, H):
             H[3 + i, j] = prm[9 + i] * D3 + prm[12 + i] * D4 + prm[15 + i] * D5
 
 
-@numba.njit(cache=True)
+@helper
 def _rate(g, arg, u):
     """ḟ = Σ_j ∂f/∂q_j u_j, summed over every u as ``velocity_bias`` sums it."""
     s = 0.0
@@ -432,13 +432,13 @@ def _rate(g, arg, u):
     return s
 
 
-@numba.njit(cache=True)
+@helper
 def _second(h, arg, u):
     """∂²f/∂q² u² of a function of coordinate ``arg`` (0 for a constant)."""
     return h * u[arg] * u[arg] if arg >= 0 else 0.0
 
 
-@numba.njit(cache=True)
+@helper(forceinline=False)
 def hdot_u(q, u, prm, out):
     f0, g0, h0, j0 = _evaluate(prm, 0, q)
     f1, g1, h1, j1 = _evaluate(prm, 1, q)

@@ -7,9 +7,9 @@ here are shared by Ball and Free in Euler-angle mode and by Bushing.
 
 import math
 
-import numba
 import numpy as np
 
+from kinetree.jit import helper
 from kinetree.math.rotation import matrix_to_body_fixed_xyz
 from kinetree.registry import MOBILIZERS
 
@@ -18,7 +18,7 @@ NQ = NU = 3
 DEFAULT_Q = (0.0, 0.0, 0.0)
 
 
-@numba.njit(cache=True)
+@helper
 def xyz_rotation(a, b, c, R):
     """R = Rx(a) Ry(b) Rz(c)."""
     ca, sa, cb, sb, cc, sc = (math.cos(a), math.sin(a), math.cos(b), math.sin(b),
@@ -32,7 +32,7 @@ def xyz_rotation(a, b, c, R):
     R[2, 2] = ca * cb
 
 
-@numba.njit(cache=True)
+@helper
 def xyz_rate_matrix(a, b, H):
     """The 3x3 Hᵣ with w_FM(in F) = Hᵣ q̇, written into H[:3, :3]."""
     ca, sa, cb, sb = math.cos(a), math.sin(a), math.cos(b), math.sin(b)
@@ -41,7 +41,7 @@ def xyz_rate_matrix(a, b, H):
     H[2, 0], H[2, 1], H[2, 2] = 0.0, sa, ca * cb
 
 
-@numba.njit(cache=True)
+@helper
 def xyz_rate_matrix_dot_times(a, b, ad, bd, v, out):
     """out = (dHᵣ/dt) v for angle rates (ad, bd); writes out[0:3]."""
     ca, sa, cb, sb = math.cos(a), math.sin(a), math.cos(b), math.sin(b)
@@ -50,7 +50,7 @@ def xyz_rate_matrix_dot_times(a, b, ad, bd, v, out):
     out[2] = ca * ad * v[1] + (-sa * ad * cb - ca * sb * bd) * v[2]
 
 
-@numba.njit(cache=True)
+@helper
 def xyz_rates_from_w(a, b, w, out):
     """out = Hᵣ⁻¹ w: the angle rates that give angular velocity w (in F)."""
     ca, sa, cb = math.cos(a), math.sin(a), math.cos(b)
@@ -62,7 +62,7 @@ def xyz_rates_from_w(a, b, w, out):
     out[2] = r2
 
 
-@numba.njit(cache=True)
+@helper
 def xyz_rates_dot(a, b, w, out):
     """out = d(Hᵣ⁻¹)/dt w = -Hᵣ⁻¹ (dHᵣ/dt) Hᵣ⁻¹ w, the Ṅ u of Euler-angle mobilizers whose u
     is w_FM in F."""
@@ -80,25 +80,25 @@ def xyz_rates_dot(a, b, w, out):
     out[2] = -e2
 
 
-@numba.njit(cache=True)
+@helper
 def x_fm(q, prm, R_FM, p_FM):
     xyz_rotation(q[0], q[1], q[2], R_FM)
     p_FM[:] = 0.0
 
 
-@numba.njit(cache=True)
+@helper
 def h_fm(q, prm, H):
     H[:, :3] = 0.0
     xyz_rate_matrix(q[0], q[1], H)
 
 
-@numba.njit(cache=True)
+@helper
 def hdot_u(q, u, prm, out):
     out[:] = 0.0
     xyz_rate_matrix_dot_times(q[0], q[1], u[0], u[1], u, out)
 
 
-@numba.njit(cache=True)
+@helper
 def n_mult(q, v, prm, out):
     out[0], out[1], out[2] = v[0], v[1], v[2]
 
@@ -106,7 +106,7 @@ def n_mult(q, v, prm, out):
 n_inv_mult = n_mult
 
 
-@numba.njit(cache=True)
+@helper
 def ndot_u(q, u, prm, out):
     out[0] = out[1] = out[2] = 0.0
 

@@ -5,9 +5,9 @@ cannot spin about Mz. The helpers here serve FreeLine too."""
 
 import math
 
-import numba
 import numpy as np
 
+from kinetree.jit import helper
 from kinetree.multibody.mobilizers import ball
 from kinetree.registry import MOBILIZERS
 
@@ -19,7 +19,7 @@ DEFAULT_Q = (1.0, 0.0, 0.0, 0.0)
 DEFAULT_Q_EULER = (0.0, 0.0, 0.0)
 
 
-@numba.njit(cache=True)
+@helper
 def axes_xy(q):
     """M's x and y axes in F (the first two columns of R_FM), as six numbers
     (x0, y0, x1, y1, x2, y2) row by row."""
@@ -35,7 +35,7 @@ def axes_xy(q):
             -ca * sb * cc + sa * sc, ca * sb * sc + sa * cc)
 
 
-@numba.njit(cache=True)
+@helper
 def angular_velocity(q, u, out):
     """out = w_FM in F = R_FM (u0, u1, 0)."""
     x0, y0, x1, y1, x2, y2 = axes_xy(q)
@@ -44,7 +44,7 @@ def angular_velocity(q, u, out):
     out[2] = x2 * u[0] + y2 * u[1]
 
 
-@numba.njit(cache=True)
+@helper
 def rate(q, u, out):
     """q̇ of the orientation for speeds u (wx, wy in M)."""
     x0, y0, x1, y1, x2, y2 = axes_xy(q)
@@ -52,7 +52,7 @@ def rate(q, u, out):
     ball.rate(q, w, out)
 
 
-@numba.njit(cache=True)
+@helper
 def rate_inverse(q, qd, out):
     """u (wx, wy in M) from q̇: w_F = N⁻¹ q̇, then its M components."""
     w = ball.rate_inverse_tuple(q, qd)
@@ -61,7 +61,7 @@ def rate_inverse(q, qd, out):
     out[1] = y0 * w[0] + y1 * w[1] + y2 * w[2]
 
 
-@numba.njit(cache=True)
+@helper
 def rate_dot(q, u, out):
     """(dN/dt) u: with u fixed, dw_F/dt = w_F × w_F = 0, so only Ball's Ṅ acts."""
     x0, y0, x1, y1, x2, y2 = axes_xy(q)
@@ -69,13 +69,13 @@ def rate_dot(q, u, out):
     ball.rate_dot(q, w, out)
 
 
-@numba.njit(cache=True)
+@helper
 def x_fm(q, prm, R_FM, p_FM):
     ball.rotation(q, R_FM)
     p_FM[:] = 0.0
 
 
-@numba.njit(cache=True)
+@helper
 def h_fm(q, prm, H):
     x0, y0, x1, y1, x2, y2 = axes_xy(q)
     H[:, :2] = 0.0
@@ -83,22 +83,22 @@ def h_fm(q, prm, H):
     H[0, 1], H[1, 1], H[2, 1] = y0, y1, y2
 
 
-@numba.njit(cache=True)
+@helper
 def hdot_u(q, u, prm, out):
     out[:] = 0.0                  # d/dt (R (u0, u1, 0)) = w_F × w_F = 0
 
 
-@numba.njit(cache=True)
+@helper
 def n_mult(q, v, prm, out):
     rate(q, v, out)
 
 
-@numba.njit(cache=True)
+@helper
 def n_inv_mult(q, v, prm, out):
     rate_inverse(q, v, out)
 
 
-@numba.njit(cache=True)
+@helper
 def ndot_u(q, u, prm, out):
     rate_dot(q, u, out)
 

@@ -6,9 +6,9 @@ PinJoint convention.
 
 import math
 
-import numba
 import numpy as np
 
+from kinetree.jit import helper
 from kinetree.multibody.mobilizers._constant_hinge import z_angle_to_fit
 from kinetree.registry import MOBILIZERS
 
@@ -17,7 +17,7 @@ NQ = NU = 1
 DEFAULT_Q = (0.0,)
 
 
-@numba.njit(cache=True)
+@helper
 def x_fm(q, prm, R_FM, p_FM):
     c, s = math.cos(q[0]), math.sin(q[0])
     R_FM[0, 0], R_FM[0, 1], R_FM[0, 2] = c, -s, 0.0
@@ -26,28 +26,28 @@ def x_fm(q, prm, R_FM, p_FM):
     p_FM[:] = 0.0
 
 
-@numba.njit(cache=True)
+@helper
 def h_fm(q, prm, H):
     H[:, 0] = 0.0
     H[2, 0] = 1.0
 
 
-@numba.njit(cache=True)
+@helper
 def hdot_u(q, u, prm, out):
     out[:] = 0.0
 
 
-@numba.njit(cache=True)
+@helper
 def n_mult(q, v, prm, out):
     out[0] = v[0]
 
 
-@numba.njit(cache=True)
+@helper
 def n_inv_mult(q, v, prm, out):
     out[0] = v[0]
 
 
-@numba.njit(cache=True)
+@helper
 def ndot_u(q, u, prm, out):
     out[0] = 0.0
 

@@ -30,9 +30,9 @@ as Ball's) and q̇ = u for the last. In F that angular velocity is w = Rz u[:3] 
 
 import math
 
-import numba
 import numpy as np
 
+from kinetree.jit import helper
 from kinetree.multibody.mobilizers import ball
 from kinetree.registry import MOBILIZERS
 
@@ -46,12 +46,12 @@ PARAMS = 6
 """prm = [rx, ry, rz (m), ox, oy (m), d (rad)]."""
 
 
-@numba.njit(cache=True)
+@helper
 def _cross(a0, a1, a2, b0, b1, b2):
     return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
 
 
-@numba.njit(cache=True)
+@helper
 def _r_fs(q):
     """R_FS = Rz(π/2) R_EN Rz(π/2)ᵀ as nine scalars (row by row), from the orientation
     block q[:-1] (a quaternion of any norm, or x-y-z angles)."""
@@ -73,7 +73,7 @@ def _r_fs(q):
             -a21, a20, a22)
 
 
-@numba.njit(cache=True)
+@helper
 def _geometry(q, prm):
     """(R_FS, a_F, o_F, r_F, c, s): R_FS (nine scalars), the winging axis a and its point o
     in F, r_F = R_FS (o - R_a o) (M's origin from S's, in F), and cos, sin of the winging
@@ -95,7 +95,7 @@ def _geometry(q, prm):
     return S, a_F, o_F, r_F, c, s
 
 
-@numba.njit(cache=True)
+@helper
 def x_fm(q, prm, R_FM, p_FM):
     """R_FM = R_FS R_a(q[-1]) (Rodrigues), p_FM = D n + R_FS (o - R_a o)."""
     S, a_F, o_F, r_F, c, s = _geometry(q, prm)
@@ -115,7 +115,7 @@ def x_fm(q, prm, R_FM, p_FM):
     p_FM[2] = prm[2] * S[8] + r_F[2]
 
 
-@numba.njit(cache=True)
+@helper
 def h_fm(q, prm, H):
     """Columns 0-2 (u0, u1, u2 along E's axes, e = Rz e_j in F: F's y, -x, z): [e; D (e ×
     n) + e × r_F], the surface glide and the turn of S carrying M's offset from S; column 3:
@@ -139,7 +139,7 @@ def h_fm(q, prm, H):
     H[3, 3], H[4, 3], H[5, 3] = v0, v1, v2
 
 
-@numba.njit(cache=True)
+@helper
 def hdot_u(q, u, prm, out):
     """(dH/dt) u at fixed u, with w = Rz u[:3] (S's angular velocity in F, constant at fixed
     u), b = a_F u3 (M's in S, in F) and g = b × (r_F - o_F) (M's origin moving in S):
@@ -162,7 +162,7 @@ def hdot_u(q, u, prm, out):
     out[5] = prm[2] * dd2 + kk2 + 2.0 * c2 + e2
 
 
-@numba.njit(cache=True)
+@helper
 def n_mult(q, v, prm, out):
     """q̇ of the orientation block for w_EN = v[:3] in E (as Ball), then q̇ = v[3]."""
     k = q.shape[0] - 1
@@ -170,14 +170,14 @@ def n_mult(q, v, prm, out):
     out[k] = v[3]
 
 
-@numba.njit(cache=True)
+@helper
 def n_inv_mult(q, v, prm, out):
     k = q.shape[0] - 1
     ball.rate_inverse(q[:k], v[:k], out[:3])
     out[3] = v[k]
 
 
-@numba.njit(cache=True)
+@helper
 def ndot_u(q, u, prm, out):
     k = q.shape[0] - 1
     ball.rate_dot(q[:k], u[:3], out[:k])

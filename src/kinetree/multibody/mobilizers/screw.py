@@ -1,9 +1,9 @@
 """Screw: rotation q (rad) about the common z axis with translation pitch·q (m) along it,
 pitch (m/rad) in prm[0]; u = q̇."""
 
-import numba
 import numpy as np
 
+from kinetree.jit import helper
 from kinetree.multibody.mobilizers._constant_hinge import (  # noqa: F401 - the contract
     hdot_u,
     identity,
@@ -19,13 +19,13 @@ NQ = NU = 1
 DEFAULT_Q = (0.0,)
 
 
-@numba.njit(cache=True)
+@helper
 def x_fm(q, prm, R_FM, p_FM):
     rotation_z(q[0], R_FM)
     p_FM[0], p_FM[1], p_FM[2] = 0.0, 0.0, prm[0] * q[0]
 
 
-@numba.njit(cache=True)
+@helper
 def h_fm(q, prm, H):
     H[:, :NU] = 0.0
     H[2, 0] = 1.0

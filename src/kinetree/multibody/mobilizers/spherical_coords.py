@@ -4,9 +4,9 @@ p_FM = R_FM (0, 0, q2); u = q̇. Singular at zero radius and at zenith nπ."""
 
 import math
 
-import numba
 import numpy as np
 
+from kinetree.jit import helper
 from kinetree.multibody.mobilizers import universal
 from kinetree.registry import MOBILIZERS
 
@@ -15,7 +15,7 @@ NQ = NU = 3
 DEFAULT_Q = (0.0, 0.0, 0.0)
 
 
-@numba.njit(cache=True)
+@helper
 def x_fm(q, prm, R_FM, p_FM):
     ca, sa, cz, sz = math.cos(q[0]), math.sin(q[0]), math.cos(q[1]), math.sin(q[1])
     R_FM[0, 0], R_FM[0, 1], R_FM[0, 2] = ca * cz, -sa, ca * sz
@@ -24,7 +24,7 @@ def x_fm(q, prm, R_FM, p_FM):
     p_FM[0], p_FM[1], p_FM[2] = q[2] * ca * sz, q[2] * sa * sz, q[2] * cz
 
 
-@numba.njit(cache=True)
+@helper
 def h_fm(q, prm, H):
     ca, sa, cz, sz = math.cos(q[0]), math.sin(q[0]), math.cos(q[1]), math.sin(q[1])
     r = q[2]
@@ -37,7 +37,7 @@ def h_fm(q, prm, H):
     H[3, 2], H[4, 2], H[5, 2] = ca * sz, sa * sz, cz                   # radial direction
 
 
-@numba.njit(cache=True)
+@helper
 def hdot_u(q, u, prm, out):
     ca, sa, cz, sz = math.cos(q[0]), math.sin(q[0]), math.cos(q[1]), math.sin(q[1])
     r = q[2]
@@ -66,7 +66,7 @@ def hdot_u(q, u, prm, out):
     out[5] += (-sz * zd) * rd
 
 
-@numba.njit(cache=True)
+@helper
 def n_mult(q, v, prm, out):
     out[0], out[1], out[2] = v[0], v[1], v[2]
 
@@ -74,7 +74,7 @@ def n_mult(q, v, prm, out):
 n_inv_mult = n_mult
 
 
-@numba.njit(cache=True)
+@helper
 def ndot_u(q, u, prm, out):
     out[0] = out[1] = out[2] = 0.0
 

@@ -3,9 +3,9 @@ R_FM = Rx(q0) Ry(q1); u = q̇. w_FM in F = x q̇0 + Rx(q0) y q̇1."""
 
 import math
 
-import numba
 import numpy as np
 
+from kinetree.jit import helper
 from kinetree.registry import MOBILIZERS
 
 CODE = MOBILIZERS["universal"]
@@ -13,7 +13,7 @@ NQ = NU = 2
 DEFAULT_Q = (0.0, 0.0)
 
 
-@numba.njit(cache=True)
+@helper
 def x_fm(q, prm, R_FM, p_FM):
     ca, sa, cb, sb = math.cos(q[0]), math.sin(q[0]), math.cos(q[1]), math.sin(q[1])
     R_FM[0, 0], R_FM[0, 1], R_FM[0, 2] = cb, 0.0, sb
@@ -22,7 +22,7 @@ def x_fm(q, prm, R_FM, p_FM):
     p_FM[:] = 0.0
 
 
-@numba.njit(cache=True)
+@helper
 def h_fm(q, prm, H):
     H[:, :2] = 0.0
     H[0, 0] = 1.0
@@ -30,14 +30,14 @@ def h_fm(q, prm, H):
     H[2, 1] = math.sin(q[0])
 
 
-@numba.njit(cache=True)
+@helper
 def hdot_u(q, u, prm, out):
     out[:] = 0.0
     out[1] = -math.sin(q[0]) * u[0] * u[1]
     out[2] = math.cos(q[0]) * u[0] * u[1]
 
 
-@numba.njit(cache=True)
+@helper
 def n_mult(q, v, prm, out):
     out[0], out[1] = v[0], v[1]
 
@@ -45,7 +45,7 @@ def n_mult(q, v, prm, out):
 n_inv_mult = n_mult
 
 
-@numba.njit(cache=True)
+@helper
 def ndot_u(q, u, prm, out):
     out[0] = out[1] = 0.0
 

@@ -1,8 +1,8 @@
 """Weld: no relative motion; X_FM is the identity and there are no q or u."""
 
-import numba
 import numpy as np
 
+from kinetree.jit import helper
 from kinetree.registry import MOBILIZERS
 
 CODE = MOBILIZERS["weld"]
@@ -10,34 +10,34 @@ NQ = NU = 0
 DEFAULT_Q = ()
 
 
-@numba.njit(cache=True)
+@helper
 def x_fm(q, prm, R_FM, p_FM):
     R_FM[:, :] = 0.0
     R_FM[0, 0] = R_FM[1, 1] = R_FM[2, 2] = 1.0
     p_FM[:] = 0.0
 
 
-@numba.njit(cache=True)
+@helper
 def h_fm(q, prm, H):
     pass
 
 
-@numba.njit(cache=True)
+@helper
 def hdot_u(q, u, prm, out):
     out[:] = 0.0
 
 
-@numba.njit(cache=True)
+@helper
 def n_mult(q, v, prm, out):
     pass
 
 
-@numba.njit(cache=True)
+@helper
 def n_inv_mult(q, v, prm, out):
     pass
 
 
-@numba.njit(cache=True)
+@helper
 def ndot_u(q, u, prm, out):
     pass
 
