@@ -141,3 +141,24 @@ def test_a_run_that_looks_stiff_says_so_while_it_runs():
     system, state = overdamped()
     with pytest.warns(kt.errors.KinetreeWarning, match="stiff.*CPodes"):
         kt.simulate(system, state, 0.5, accuracy=1e-3, progress=False)
+
+
+class FailsWhenFast(kt.Force.Custom.Implementation):
+    """A force whose formula divides by zero once the slider moves faster than 1e5 m/s,
+    as compiled contact code can on values grown without bound."""
+
+    def calc_force(self, state, body_forces, particle_forces, mobility_forces):
+        mobility_forces[1] += 0.0 / float(abs(state.get_u()[1]) < 1e5)
+
+
+def test_an_arithmetic_failure_in_a_fixed_step_run_reports_how_large_the_state_grew():
+    system, state = slider(extra=lambda forces: kt.Force.Custom(forces, FailsWhenFast()))
+    with pytest.raises(SimulationError) as caught:
+        kt.simulate(system, state, 5.0, integrator="ExplicitEuler", fixed_step_size=0.01,
+                    progress=False)
+    assert isinstance(caught.value.__cause__, ZeroDivisionError)
+    largest_u = np.abs(caught.value.state.get_u()).max()
+    assert 1e5 > largest_u > 1e2  # it grew from rest tenfold a step, and failed after
+    message = str(caught.value)
+    assert f"largest |u| {largest_u:.3g}" in message
+    assert "the fixed step of 0.01 s is too large" in message

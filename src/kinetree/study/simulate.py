@@ -171,10 +171,13 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
             if not isinstance(error, Exception):       # KeyboardInterrupt and the like
                 error.trajectory, error.state, error.time = so_far, last, last.get_time()
                 raise
+            notes = list(getattr(error, "__notes__", ()))
+            if isinstance(error, ArithmeticError):
+                notes.append(_magnitudes(integ, last))
             raise SimulationError(
                 f"simulate: stopped at t = {last.get_time():.6g} s by "
                 f"{type(error).__name__}: {str(error).rstrip('.')}"
-                + "".join(f" ({note})" for note in getattr(error, "__notes__", ()))
+                + "".join(f" ({note})" for note in notes)
                 + f". The {rows} reports made until then are in this error's .trajectory, "
                 f"the last accepted State in .state: fix the cause and simulate on from it.",
                 so_far, last, last.get_time()) from error
@@ -186,6 +189,22 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
 _LIMIT_CHECK_STEPS = 200
 _STIFF_WATCH_STEPS = 20_000
 """Steps after which a run that looks stiff says so (once)."""
+
+
+def _magnitudes(integ: Integrator, last) -> str:
+    """What an arithmetic failure (a division by zero, an overflow) says of the run: the
+    largest |q| and |u| of the last accepted State, and for a fixed step what values
+    grown without bound mean. A run whose step is too large for its stiffest element
+    grows geometrically and can fail this way before any value is infinite."""
+    q, u = np.abs(last.get_q()), np.abs(last.get_u())
+    note = (f"the last accepted State's largest |q| is {q.max(initial=0.0):.3g} and "
+            f"largest |u| {u.max(initial=0.0):.3g}")
+    if integ._fixed_step is not None:
+        note += (f"; if these have grown without bound, the fixed step of "
+                 f"{integ._fixed_step:.3g} s is too large for the model's stiffest force "
+                 f"or contact: take a smaller fixed_step_size, or leave the step to the "
+                 f"integrator's error control")
+    return note
 
 
 class _Limits:
