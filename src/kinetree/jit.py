@@ -120,8 +120,6 @@ class HelperDispatcher(CPUDispatcher):
     function; a call from Python goes to a second, ordinary compilation of the same
     function (``python_entry``), made on the first such call."""
 
-    _python_options: dict = {}
-
     def python_entry(self) -> CPUDispatcher:
         """An ordinary ``numba.njit`` dispatcher of this helper's function, with its
         options, for calls from Python."""
@@ -143,9 +141,10 @@ HELPER_OPTIONS = {"forceinline": True, "no_cpython_wrapper": True, "no_cfunc_wra
 
 def helper(function=None, **options):
     """``numba.njit(cache=True, forceinline=True)`` compiled to linkable code only
-    (``LinkOnlyLibrary``, no Python or C entry point): for functions that only compiled
-    code calls. ``options`` are numba's (``error_model``, ``forceinline=False`` for a
-    function LLVM should decide to inline or not, ...)."""
+    (``LinkOnlyLibrary``, no Python or C entry point): for functions that compiled code
+    calls; a call from Python compiles an ordinary entry on first use. ``options`` are
+    numba's (``error_model``, ``forceinline=False`` for a function LLVM should decide to
+    inline or not, ...)."""
 
     def decorate(f):
         dispatcher = numba.njit(**{**HELPER_OPTIONS, **options})(f)

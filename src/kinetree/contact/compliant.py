@@ -45,16 +45,14 @@ __all__ = ["CompliantContactSubsystem", "ContactForce"]
 
 _SIGNIFICANT_SPEED = 1e-14   # m/s: slip slower than this has no direction, so no friction
 
-kernel = helper
 
-
-@kernel
+@helper
 def _harmonic(a, b):
     p = 2.0 * a * b
     return p / (a + b) if p != 0.0 else 0.0
 
 
-@kernel
+@helper
 def _velocity_at(V_GB, p_GB, b, P):
     """v (m/s, in G) of the point of body b at P, as a tuple."""
     w = V_GB[b]
@@ -63,7 +61,7 @@ def _velocity_at(V_GB, p_GB, b, P):
             w[5] + w[0] * ry - w[1] * rx)
 
 
-@kernel
+@helper
 def _apply(body_forces, p_GB, b, P, F, sign):
     """Add sign·F (N, in G) acting at P to body b's spatial force about its origin."""
     rx, ry, rz = P[0] - p_GB[b, 0], P[1] - p_GB[b, 1], P[2] - p_GB[b, 2]
@@ -75,7 +73,7 @@ def _apply(body_forces, p_GB, b, P, F, sign):
     body_forces[b, 5] += sign * F[2]
 
 
-@kernel
+@helper
 def _normal_and_friction(fn, vrel, n, us, ud, uv, vt):
     """(F, friction magnitude, slip speed): F = fn n + friction against the slip part of
     vrel (the velocity of surface 2's material point relative to surface 1's, m/s), for a
@@ -91,7 +89,7 @@ def _normal_and_friction(fn, vrel, n, us, ud, uv, vt):
     return F, ff, slip
 
 
-@kernel
+@helper
 def hertz_contact_forces(surf, normal, depth, origin, kmax, kmin, body, stiffness,
                          dissipation, us, ud, uv, vt, p_GB, V_GB, body_forces, point, force,
                          report):
@@ -131,7 +129,7 @@ def hertz_contact_forces(surf, normal, depth, origin, kmax, kmin, body, stiffnes
         report[m, 6], report[m, 7] = sigma, s1
 
 
-@kernel
+@helper
 def mesh_pair_parameters(M, mesh, other):
     """(k, c, μs, μd, μv, s_mesh) of the elastic foundation of surface ``mesh`` against
     ``other`` from their rows of the compliant ``material`` M (stiffness, dissipation,
@@ -259,7 +257,7 @@ def contact_forces(d, vt, p_GB, V_GB, body_forces):
                            body_forces)
 
 
-@kernel
+@helper
 def calc_compliant_forces(contact_i, contact_f, vt, p_GB, V_GB, body_forces):
     """``contact_forces`` on the flat buffers."""
     contact_forces(unpack_contacts(contact_i, contact_f), vt, p_GB, V_GB, body_forces)
