@@ -18,7 +18,10 @@ $(VENV)/.installed-test: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e ".[test,validation]"
 	touch $@
 
+# Compiling kinetree's kernels is part of set-up: once per version of the source, on every
+# core, into the per-user cache (`python -m kinetree warmup` returns at once when done).
 demo: $(VENV)/.installed
+	$(PY) -m kinetree warmup
 	$(PY) -m kinetree demo
 
 # The viewer tests drive Debian's chromium headless; install it when it is missing (as
@@ -33,6 +36,7 @@ chromium:
 	  echo "could not install chromium: the browser tests will be skipped"
 
 test: $(VENV)/.installed-test chromium
+	$(PY) -m kinetree warmup
 	$(PY) -m pytest
 
 clean:

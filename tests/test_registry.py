@@ -1,24 +1,30 @@
-"""Type codes: unique within each family, and every element module defines each function
-its family's compiled switches call (a kind missing one would not compile, or would be
-silently skipped by ``each``)."""
+"""Type codes: unique within each family; every element module defines what its family
+requires, a function misspelled or missing is refused when the kind is registered, and
+every function of every kind compiles, by itself, for its switch's declared signature."""
 
 import copy
 import importlib
 import pickle
+import sys
+import types
 
 import numpy as np
 import pytest
 
 import kinetree as kt
 import kinetree.forces.elements.dispatch as force_dispatch
-from kinetree.engine.kinds import Kinds
-from kinetree.registry import COMMON, CONSTRAINTS, CONTACT, FAMILIES, FORCES, MOBILIZERS
-
-FUNCTIONS = {
-    "mobilizers": ("x_fm", "h_fm", "hdot_u", "n_mult", "n_inv_mult", "ndot_u"),
-    "forces": ("calc",),
-    "constraints": ("acceleration_errors", "forces"),   # and the lower levels' if it has them
-}
+from kinetree.engine.forward import realize_stages
+from kinetree.engine.kinds import Kinds, address_table, kind_module
+from kinetree.jit import helper
+from kinetree.registry import (
+    CONSTRAINTS,
+    CONTACT,
+    FAMILIES,
+    FORCES,
+    FUNCTIONS,
+    INLINE,
+    MOBILIZERS,
+)
 
 
 @pytest.mark.parametrize("registry", [MOBILIZERS, FORCES, CONTACT, CONSTRAINTS])
@@ -26,17 +32,22 @@ def test_codes_are_unique(registry):
     assert len(set(registry.values())) == len(registry)
 
 
-@pytest.mark.parametrize("family", sorted(FUNCTIONS))
-def test_every_module_defines_what_its_switches_call(family):
-    package, registry = FAMILIES[family]
-    for name in registry:
-        module = importlib.import_module(f"{package}.{name}")
-        coordinates = family == "constraints" and hasattr(module, "coordinate_forces")
-        for function in FUNCTIONS[family]:
-            # A constraint on coordinates has the coordinate_* form of each instead.
-            function = f"coordinate_{function}" if coordinates else function
-            assert hasattr(getattr(module, function, None), "py_func"), \
-                f"{module.__name__} has no compiled {function}"
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_every_function_of_every_kind_compiles_for_its_declared_signature(family):
+    """The table of every kind of the family has an address for each function the kind's
+    module defines (compiled by itself), and none for an inline kind, which the switches
+    call directly."""
+    _, registry = FAMILIES[family]
+    table = address_table(family, registry.values())
+    for name, code in registry.items():
+        module = kind_module(family, name)
+        for row, function in enumerate(FUNCTIONS[family]):
+            defined = getattr(module, function, None) is not None
+            if name in INLINE.get(family, ()):
+                assert table[row, code] == 0
+            else:
+                assert (table[row, code] != 0) == defined, f"{name}.{function}"
+    assert not table.flags.writeable
 
 
 def test_the_contact_parts_define_their_step():
@@ -48,12 +59,37 @@ def test_the_contact_parts_define_their_step():
     assert forces == ["compliant", "hunt_crossley_force", "elastic_foundation_force"]
 
 
+@helper
+def _calc_misspelled(fi, ff, tree, cache, q, u, body_forces, mobility_forces):
+    return 0.0
+
+
+def test_a_kind_missing_its_function_is_refused_at_registration(monkeypatch):
+    """A force kind whose module spells ``calc`` otherwise is an error naming the module
+    and what it must define, not a kind whose forces are silently zero; so is a function
+    that is not compiled."""
+    module = types.ModuleType("kinetree.forces.elements.misspelled")
+    module.calcc = _calc_misspelled
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setitem(FORCES, "misspelled", 99)
+    with pytest.raises(TypeError, match=r"misspelled is registered as a forces kind but "
+                                        r"does not define \(calc\)"):
+        address_table("forces", [99])
+    module.calc = _calc_misspelled.py_func
+    with pytest.raises(TypeError, match=r"misspelled.calc is not compiled"):
+        kind_module("forces", "misspelled")
+
+
 def test_kinds_compare_and_pickle_by_value():
-    """A rare mobilizer rounds the set up to every type; a copy or a pickled Kinds is
-    the same set (a State carrying one must survive both)."""
-    kinds = Kinds("mobilizers", [MOBILIZERS["line_orientation"]])
-    assert kinds.codes == tuple(sorted(MOBILIZERS.values()))
-    assert pickle.loads(pickle.dumps(kinds)) == kinds == copy.deepcopy(kinds)
+    """A copy or a pickled Kinds is the same set of codes (a State carrying one must
+    survive both), and makes its own table of addresses in the process that uses it."""
+    kinds = Kinds("mobilizers", [MOBILIZERS["line_orientation"], MOBILIZERS["pin"]])
+    assert kinds.codes == (MOBILIZERS["pin"], MOBILIZERS["line_orientation"])
+    table = kinds.table
+    again = pickle.loads(pickle.dumps(kinds))
+    assert again == kinds == copy.deepcopy(kinds)
+    assert again._table is None
+    np.testing.assert_array_equal(again.table, table)
     assert kinds != Kinds("mobilizers", [MOBILIZERS["pin"]])
 
 
@@ -79,35 +115,24 @@ def pendulum(damping, torque=0.0):
     return system, forces, state
 
 
-def test_models_of_common_kinds_share_a_compiled_version():
-    """A pendulum with gravity, and with a damper too, is compiled for the common kinds
-    (the same version); both give the analytic u̇ = (-m g x - c u) / I, with I the
-    inertia about the pin (2 kg m²), the 1 kg mass at x = cos 0.3 m, u = 1 rad/s."""
-    common = Kinds("forces", [FORCES[name] for name in COMMON["forces"]])
-    for damping in (0.0, 0.5):
-        system, forces, state = pendulum(damping)
+def test_models_of_any_kinds_share_the_one_compiled_realization():
+    """A pendulum with gravity, with a damper (inline kinds) and with a ConstantTorque
+    (called through its address) run on one compiled realization; each gives the analytic
+    u̇ = (-m g x - c u + τ) / I, with I the inertia about the pin (2 kg m²), the 1 kg mass at
+    x = cos 0.3 m, u = 1 rad/s."""
+    for damping, torque in ((0.0, 0.0), (0.5, 0.0), (0.0, 0.7), (0.5, 0.7)):
+        system, forces, state = pendulum(damping, torque)
         system.realize(state, kt.Stage.ACCELERATION)
-        expected = (-9.81 * np.cos(0.3) - damping * 1.0) / 2.0
+        expected = (-9.81 * np.cos(0.3) - damping * 1.0 + torque) / 2.0
         assert state.get_u_dot()[0] == pytest.approx(expected, rel=1e-13)
-        assert forces._kinds == common
-        assert system.get_matter_subsystem().get_tree_data(state).kinds.codes == tuple(
-            sorted(MOBILIZERS[name] for name in COMMON["mobilizers"]))
+    assert forces._kinds.codes == tuple(sorted(
+        FORCES[k] for k in ("uniform_gravity", "mobility_linear_damper", "constant_torque")))
+    assert len(realize_stages.overloads) == 1
 
 
-def test_a_rare_kind_compiles_its_whole_family():
-    """A ConstantTorque (not a common kind) rounds the forces up to every kind; the torque
-    adds τ / I to the pendulum's u̇. Contact parts are never rounded up: each one runs."""
-    system, forces, state = pendulum(0.0, torque=0.7)
-    assert forces._kinds.codes == tuple(sorted(FORCES.values()))
-    system.realize(state, kt.Stage.ACCELERATION)
-    expected = (-9.81 * np.cos(0.3) + 0.7) / 2.0
-    assert state.get_u_dot()[0] == pytest.approx(expected, rel=1e-13)
-    assert Kinds("contact", [CONTACT["collision"]]).codes == (CONTACT["collision"],)
-
-
-def test_an_unknown_force_code_is_reported_not_skipped():
-    """The switch returns NaN potential energy for a code not among its kinds (the
-    pendulum's are the common ones)."""
+def test_a_code_without_a_function_gives_the_default():
+    """The force switch returns NaN potential energy for a code whose kind the table does
+    not hold (the pendulum's are gravity's alone)."""
     system, forces, state = pendulum(0.0)
     system.realize(state, kt.Stage.VELOCITY)
     matter = system.get_matter_subsystem()
@@ -122,12 +147,11 @@ def test_an_unknown_force_code_is_reported_not_skipped():
     assert np.isnan(pe[0])
 
 
-def test_constraints_compile_all_or_none():
-    """A model without constraints compiles no constraint code; one Rod compiles every
-    constraint kind, so all constrained models share a version. The Rod holds the
-    pendulum's mass center at its own distance from the pin, which the pin already does:
-    its row of G is zero, so the solve finds rank 0, λ = 0 and u̇ unchanged."""
-    assert Kinds("constraints").codes == ()
+def test_constraints_run_through_their_addresses():
+    """A model without constraints has none in its table; a Rod's functions are called
+    through their addresses. The Rod holds the pendulum's mass center at its own distance
+    from the pin, which the pin already does: its row of G is zero, so the solve finds
+    rank 0, λ = 0 and u̇ unchanged."""
     system, forces, state = pendulum(0.0)
     system.realize(state, kt.Stage.INSTANCE)
     assert system.get_matter_subsystem()._constraint_data(state).kinds.codes == ()
@@ -139,7 +163,9 @@ def test_constraints_compile_all_or_none():
     pin.set_one_q(state, 0, 0.3)
     pin.set_one_u(state, 0, 1.0)
     system.realize(state, kt.Stage.ACCELERATION)
-    assert matter._constraint_data(state).kinds.codes == tuple(sorted(CONSTRAINTS.values()))
+    kinds = matter._constraint_data(state).kinds
+    assert kinds.codes == (CONSTRAINTS["rod"],)
+    assert kinds.table[FUNCTIONS["constraints"].index("forces"), CONSTRAINTS["rod"]] != 0
     assert state.get_u_dot()[0] == pytest.approx(-9.81 * np.cos(0.3) / 2.0, rel=1e-13)
     assert rod.get_rod_tension(state) == 0.0
     assert abs(rod.get_acceleration_error(state)) < 1e-14

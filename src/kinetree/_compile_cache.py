@@ -1,15 +1,20 @@
 """Where numba caches kinetree's compiled kernels, decided before any kernel is defined.
 
-numba caches a ``cache=True`` kernel in the ``__pycache__`` folder beside its source file.
-In a read-only install (a site-packages owned by root, a read-only container image) it
-cannot, and where it finds no writable place at all it raises as the kernel is defined,
-which made ``import kinetree`` fail. ``configure`` runs first thing in ``kinetree/__init__``
-and picks, in order: the user's own NUMBA_CACHE_DIR; numba's default when the package
-folder is writable; a per-user cache folder; else no cache, with one warning.
+The kernels are cached in one folder per user (``$XDG_CACHE_HOME/kinetree/numba``, else
+the platform's cache folder; the user's own NUMBA_CACHE_DIR instead when set), in a
+sub-folder named by the content of kinetree's source files and numba's version: every
+checkout, virtual environment and install of the same source shares it, a changed source
+gets a folder of its own (a kernel inlines helpers from other files, so any file's change
+can change any kernel), and file times play no part. numba writes each cache file whole
+under a temporary name and renames it into place, so processes starting together (a pool
+of workers, two terminals) share the folder safely. ``configure`` runs first thing in
+``kinetree/__init__``; where no folder is writable the kernels compile uncached, with one
+warning.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import sys
@@ -17,15 +22,16 @@ import tempfile
 import warnings
 from pathlib import Path
 
+import numba
 from numba.core import config, event
+from numba.core.caching import CompileResultCacheImpl, _CacheLocator
 from numba.core.dispatcher import Dispatcher
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 cache_dir: Path | None = None
-"""The folder kinetree's kernels are cached under, as ``configure`` chose it; None when they
-are not cached. With numba's default it is the package folder: each module's kernels go to
-the ``__pycache__`` folder beside it."""
+"""The folder kinetree's kernels are cached in, as ``configure`` chose it; None when they
+are not cached."""
 
 
 class UncachedKernelsWarning(UserWarning):
@@ -52,6 +58,16 @@ def user_cache_dir() -> Path | None:
     return base / "kinetree" / "numba"
 
 
+def source_key() -> str:
+    """The name of this source's cache folder: a digest of every Python file of the
+    package (its path in the package and its bytes) and numba's version."""
+    digest = hashlib.sha256()
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return f"{digest.hexdigest()[:20]}-numba{numba.__version__}"
+
+
 def writable(folder: Path) -> bool:
     """Whether ``folder`` exists or can be made, and a file can be made in it: the test numba
     itself makes (``_CacheLocator.ensure_cache_path``), so the answer is the one numba gets,
@@ -64,37 +80,77 @@ def writable(folder: Path) -> bool:
     return True
 
 
+class SourceKeyedLocator(_CacheLocator):
+    """numba's cache locator for kinetree's functions: the file of a function of
+    ``kinetree/<dir>/<file>.py`` goes to ``cache_dir/<dir>/``, stamped with the source
+    key (the folder's name) rather than the file's time or path."""
+
+    def __init__(self, py_func, py_file):
+        self._lineno = py_func.__code__.co_firstlineno
+        relative = Path(py_file).resolve().parent.relative_to(PACKAGE_DIR)
+        self._cache_path = str(cache_dir.joinpath(*relative.parts))
+
+    def get_cache_path(self):
+        return self._cache_path
+
+    def get_source_stamp(self):
+        return cache_dir.name
+
+    def get_disambiguator(self):
+        return str(self._lineno)
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if cache_dir is None or not Path(py_file).resolve().is_relative_to(PACKAGE_DIR):
+            return None
+        return cls(py_func, py_file)
+
+
 def configure() -> Path | None:
     """Choose where numba caches kinetree's kernels (see the module's docstring), make numba
     use it, and return it (``cache_dir``)."""
     global cache_dir
-    if config.CACHE_DIR:
-        cache_dir = Path(config.CACHE_DIR)
-    elif writable(PACKAGE_DIR / "__pycache__"):
-        cache_dir = PACKAGE_DIR
-    elif (user_dir := user_cache_dir()) is not None and writable(user_dir):
-        # the variable as well as the setting: numba re-reads its settings from the
-        # environment whenever a NUMBA_ variable changes, and child processes inherit it
-        os.environ["NUMBA_CACHE_DIR"] = config.CACHE_DIR = str(user_dir)
-        cache_dir = user_dir
+    base = Path(config.CACHE_DIR) if config.CACHE_DIR else user_cache_dir()
+    folder = None if base is None else base / source_key()
+    if folder is not None and writable(folder):
+        cache_dir = folder
+        if SourceKeyedLocator not in CompileResultCacheImpl._locator_classes:
+            CompileResultCacheImpl._locator_classes.insert(0, SourceKeyedLocator)
+        event.register("numba:compile", _FirstCompilationNotice())
+        _tell_once_to_warm_up(folder)
     else:
         _compile_kinetree_kernels_uncached()
-        tried = " and ".join(str(f) for f in (PACKAGE_DIR / "__pycache__", user_dir) if f)
         warnings.warn(
             f"kinetree: no writable folder for numba's cache of compiled kernels (tried "
-            f"{tried}), so they will be recompiled on every run, which takes a minute or "
-            f"more. Set the NUMBA_CACHE_DIR environment variable to a writable folder to "
-            f"keep them.", UncachedKernelsWarning, stacklevel=3)
+            f"{folder}), so they will be recompiled on every run, which takes minutes. Set "
+            f"the NUMBA_CACHE_DIR environment variable to a writable folder to keep them.",
+            UncachedKernelsWarning, stacklevel=3)
         cache_dir = None
-    if cache_dir is not None:
-        event.register("numba:compile", _FirstCompilationNotice())
     return cache_dir
 
 
+WARMED = "warmed-up"
+"""The file ``python -m kinetree warmup`` leaves in the cache folder when it is done."""
+
+WARMUP_NOTICE = (
+    "kinetree: this version's kernels are not compiled yet. Run `python -m kinetree warmup` "
+    "once (about 2 minutes of CPU, on every core; the README's `make` commands do it); "
+    "until then a program compiles what it uses on its first run.")
+"""What the first import of a version of kinetree whose kernels are not compiled logs
+(logger "kinetree", level WARNING), once for that version."""
+
+
+def _tell_once_to_warm_up(folder: Path) -> None:
+    told = folder / "told-to-warm-up"
+    if not (folder / WARMED).exists() and not told.exists():
+        logging.getLogger("kinetree").warning(WARMUP_NOTICE)
+        told.touch()
+
+
 COMPILING_NOTICE = (
-    "kinetree: compiling kernels for the kinds of elements this model uses (first run "
-    "only: up to a few minutes; the compiled code is cached for every later run, and "
-    "`python -m kinetree warmup` compiles the common kinds ahead).")
+    "kinetree: compiling kernels this program uses (once for this version of kinetree: "
+    "they are cached for every later run; `python -m kinetree warmup` compiles them all "
+    "ahead, on every core).")
 """What the first compilation of a kinetree kernel in a process logs (logger "kinetree",
 level WARNING, so that it shows without any logging set up), once."""
 

@@ -14,7 +14,12 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     demo = commands.add_parser("demo", help="run the flagship example and write its outputs")
     demo.add_argument("--out", default="out/demo", help="output folder (default out/demo)")
-    commands.add_parser("warmup", help="compile and cache the kernels a typical program uses")
+    warmup = commands.add_parser("warmup", help="compile and cache every kernel, on every "
+                                                "core (once per version of kinetree)")
+    warmup.add_argument("--force", action="store_true",
+                        help="compile again even if this version's kernels are cached")
+    warmup.add_argument("--workers", type=int, default=None,
+                        help="processes to compile in (default: one per core)")
     view = commands.add_parser("view", help="open a replay page (Trajectory.to_html), or a "
                                             "model file's default pose, in a browser")
     view.add_argument("file", help="a .html replay written by Trajectory.to_html or the "
@@ -33,9 +38,9 @@ def main(argv: list[str] | None = None) -> int:
 
         return demo_module.main(args.out)
     if args.command == "warmup":
-        from kinetree import warmup
+        from kinetree import warmup as warmup_module
 
-        return warmup.main()
+        return warmup_module.main(args.workers, args.force)
     if args.command == "view":
         if Path(args.file).suffix.lower() in MODEL_SUFFIXES:
             return view_model(args.file, args.out)

@@ -115,6 +115,19 @@ class _LinkOnlyCache(FunctionCache):
     _impl_class = _LinkOnlyCacheImpl
 
 
+class _NativeCacheImpl(CompileResultCacheImpl):
+    """The cache of a helper's native entry (``HelperDispatcher.native_address``): its
+    own files (``.native.nbi``), apart from the link-only and Python compilations of
+    the same function, whose signatures it shares."""
+
+    def get_filename_base(self, fullname, abiflags):
+        return super().get_filename_base(fullname, abiflags) + ".native"
+
+
+class _NativeCache(FunctionCache):
+    _impl_class = _NativeCacheImpl
+
+
 class HelperDispatcher(CPUDispatcher):
     """The dispatcher of a ``helper``: compiled code calls its link-only compiled
     function; a call from Python goes to a second, ordinary compilation of the same
@@ -131,6 +144,27 @@ class HelperDispatcher(CPUDispatcher):
 
     def __call__(self, *args, **kwargs):
         return self.python_entry()(*args, **kwargs)
+
+    def native_address(self, signature) -> int:
+        """The address of this helper's function compiled by itself for ``signature``
+        (a numba Signature), as machine code with neither Python nor C entry point and
+        without numba's reference counting, for compiled code to call through the
+        address (``engine/kinds.py``). Compiled, or loaded from the cache, on first
+        use; valid in this process only."""
+        entry = self.__dict__.get("_native_entry")
+        if entry is None:
+            options = {k: v for k, v in self._python_options.items() if k != "forceinline"}
+            entry = self._native_entry = numba.njit(
+                no_cpython_wrapper=True, no_cfunc_wrapper=True, _nrt=False,
+                **options)(self.py_func)
+            if _compile_cache.cache_dir is not None:
+                entry.enable_caching()
+                entry._cache = _NativeCache(self.py_func)
+        compiled = entry.overloads.get(signature.args)
+        if compiled is None:
+            entry.compile(signature)
+            compiled = entry.overloads[signature.args]
+        return compiled.library.get_pointer_to_function(compiled.fndesc.llvm_func_name)
 
 
 HELPER_OPTIONS = {"forceinline": True, "no_cpython_wrapper": True, "no_cfunc_wrapper": True,

@@ -5,8 +5,8 @@ from these tables (``engine/kinds.py``): a kind named ``pin`` here is the module
 ``multibody/mobilizers/pin.py``, and the switch calls that module's function of the same
 name as the one asked for (``x_fm``, ``calc``, ...). So a code must be unique within its
 family, and adding a built-in element type is one file with its functions and one line
-here; ``tests/test_registry.py`` checks that every module defines what its family's
-switches call.
+here; ``tests/test_registry.py`` compiles every function of every kind for its declared
+signature.
 """
 
 MOBILIZERS = {
@@ -92,20 +92,47 @@ multibody/constraints/, each with compiled ``acceleration_errors`` and ``forces`
 a constraint on generalized coordinates, the ``coordinate_*`` forms of those functions
 (``multibody/kernels/constraints.py``)."""
 
-COMMON = {
+FUNCTIONS = {
+    "mobilizers": ("x_fm", "h_fm", "hdot_u", "n_mult", "n_inv_mult", "ndot_u"),
+    "forces": ("calc",),
+    "contact": ("search_contacts", "contact_forces"),
+    "constraints": ("position_errors", "velocity_errors", "acceleration_errors", "forces",
+                    "coordinate_position_errors", "coordinate_velocity_errors",
+                    "coordinate_acceleration_errors", "coordinate_forces"),
+}
+"""The compiled functions of each family's kinds, in the order of the rows of a Kinds'
+table of addresses (``engine/kinds.py``). Their declared signatures are where the
+family's switches are (``SWITCHES``)."""
+
+REQUIRED = {
+    "mobilizers": (FUNCTIONS["mobilizers"],),
+    "forces": (("calc",),),
+    "contact": (("search_contacts",), ("contact_forces",)),
+    "constraints": (("acceleration_errors", "forces"),
+                    ("coordinate_acceleration_errors", "coordinate_forces")),
+}
+"""What a kind's module must define, one of these groups: a mobilizer every function; a
+constraint its acceleration errors and forces (its position and velocity errors if it has
+equations of those levels), or their coordinate_* forms for a constraint on generalized
+coordinates; a contact part its search or its forces."""
+
+SWITCHES = {
+    "mobilizers": "kinetree.multibody.kernels.hinge",
+    "forces": "kinetree.forces.elements.dispatch",
+    "contact": "kinetree.engine.forward",
+    "constraints": "kinetree.multibody.kernels.constraints",
+}
+"""The module declaring each family's switches and their signatures."""
+
+INLINE = {
     "mobilizers": ("pin", "weld", "slider", "universal", "cylinder", "screw", "planar",
                    "ball", "free", "translation", "custom", "function_based"),
     "forces": ("mobility_linear_damper", "mobility_linear_spring", "uniform_gravity",
                "two_point_linear_spring", "two_point_linear_damper"),
 }
-"""The kinds of the switched families that most models use and are cheap to compile: a
-model using only these is compiled for all of them, so such models share one compiled
-realization (``engine/kinds.py``). The contact parts are not rounded up: each runs on
-every contact the search finds, so a model runs exactly those it has."""
-
-ALL_OR_NONE = ("constraints",)
-"""Families compiled for all their kinds as soon as a model uses one, and for none
-otherwise: a model without constraints compiles no constraint code."""
+"""The kinds compiled inline into the realization: those most models use, whose
+functions are a few flops, which a call per body through an address would double. Every
+other kind is compiled by itself and called through its address (``engine/kinds.py``)."""
 
 FAMILIES = {
     "mobilizers": ("kinetree.multibody.mobilizers", MOBILIZERS),

@@ -1,20 +1,27 @@
-"""``python -m kinetree warmup``: compile the kernels a typical program uses, ahead of it.
+"""``python -m kinetree warmup``: compile every kernel of kinetree once, ahead of any program.
 
-kinetree's kernels are compiled by numba on first use and cached on disk, so the first
-program after an install (or an upgrade) spends a minute or more compiling before it
-simulates anything. This builds a small model of the common element kinds through the
-public API only (Pins, a Ball, a Free body, gravity, a two-point spring, a mobility damper,
-a Ball constraint closing a loop, a sphere on a half space with compliant contact),
-assembles it, realizes it to ACCELERATION and simulates it briefly, then does the same
-without the contact, without the constraint, and without either, so that what it
-compiled is cached for the programs that follow. The realization is compiled for the
-element kinds a model has, rounded up to the common ones and to all constraints or none
-(``engine/kinds.py``): these models' versions serve every model made of common kinds and
-built-in constraints, with compliant contact or with none.
+kinetree's kernels are compiled by numba and cached on disk by the content of the source
+(``_compile_cache``), so a program of this version of kinetree compiles nothing once
+they are there. The warm-up compiles them on every core, in parallel jobs:
+
+- the engine: a model of the inline element kinds (Pins, a Ball, a Free body, gravity, a
+  spring, a damper, a Ball constraint closing a loop, a sphere on a half space with
+  compliant contact), assembled, realized and simulated briefly with the loop closed or
+  open and with contact or without: the one compiled realization, the compiled steps,
+  the projection, the assembler;
+- every other element kind, each function of it compiled by itself (``engine/kinds.py``);
+- then programs that use them: a model with every mobilizer kind, and each OpenSim model
+  bundled with a checkout of the repository, loaded and realized.
+
+It leaves a marker in the cache folder when done, which silences the notice a first
+import gives.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import multiprocessing
+import os
 import time
 
 import numpy as np
@@ -82,17 +89,125 @@ def run() -> list[kt.Trajectory]:
     return runs
 
 
-def main() -> int:
-    """Run the warm-up and say how long it took and where the compiled kernels are."""
-    start = time.perf_counter()
+def every_mobilizer_model() -> tuple[kt.MultibodySystem, kt.State]:
+    """A chain of one body on every built-in mobilizer kind but Custom (whose hinge is the
+    user's Python), off its default State, under gravity."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
+    body = kt.Body.Rigid(kt.MassProperties(1.0, [0.1, 0.2, 0.05], kt.Inertia(0.3, 0.4, 0.5)))
+    M = kt.Transform([0, 0.3, 0])
+    mb = kt.MobilizedBody
+    parent = matter.Ground()
+    for make in (mb.Pin, mb.Slider, mb.Universal, mb.Cylinder, mb.Planar, mb.Gimbal, mb.Ball,
+                 mb.Free, mb.Translation, mb.BendStretch, mb.SphericalCoords,
+                 mb.LineOrientation, mb.FreeLine, mb.Bushing, mb.Weld):
+        parent = make(parent, kt.Transform(), body, M)
+    parent = mb.Screw(parent, kt.Transform(), body, M, 0.1)
+    parent = mb.Ellipsoid(parent, kt.Transform(), body, M, [0.3, 0.2, 0.1])
+    parent = mb.Scapulothoracic(parent, kt.Transform(), body, M, [0.3, 0.2, 0.1])
+    functions = [kt.Function.Linear([1.0, 0.0])] + [kt.Function.Constant(0.0, 1)] * 5
+    mb.FunctionBased(parent, kt.Transform(), body, M, 1, functions, [[0]] * 6)
+    state = system.realize_topology()
+    state.upd_q()[:] = 0.1
+    state.upd_u()[:] = 0.2
+    return system, state
+
+
+def _engine() -> None:
     run()
-    seconds = time.perf_counter() - start
+
+
+def _kinds(family: str, codes: tuple) -> None:
+    from kinetree.engine.kinds import address_table
+
+    address_table(family, codes)
+
+
+def _every_mobilizer() -> None:
+    system, state = every_mobilizer_model()
+    kt.simulate(system, state, SIMULATED_TIME, progress=False)
+
+
+def _opensim(path: str) -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = kt.io.load_osim(path)
+    state = model.state.copy() if hasattr(model, "state") else model.system.realize_topology()
+    model.system.realize(state, kt.Stage.ACCELERATION)
+
+
+def jobs() -> tuple[list, list]:
+    """(first, then): the warm-up's jobs, each (label, function, arguments); those of
+    ``then`` run programs on what ``first`` compiles."""
+    from kinetree.registry import FAMILIES, INLINE
+
+    first = [("the engine", _engine, ())]
+    for family, (_, registry) in FAMILIES.items():
+        codes = tuple(c for name, c in registry.items() if name not in INLINE.get(family, ()))
+        half = (len(codes) + 1) // 2 if len(codes) > 8 else len(codes)
+        for part in (codes[:half], codes[half:]):
+            if part:
+                first.append((f"{family} kinds", _kinds, (family, part)))
+    then = [("every mobilizer", _every_mobilizer, ())]
+    bundled = _compile_cache.PACKAGE_DIR.parents[1] / "models" / "opensim"
+    then += [(path.stem, _opensim, (str(path),)) for path in sorted(bundled.glob("*.osim"))]
+    return first, then
+
+
+def _run_job(function, arguments) -> float:
+    start = time.process_time()
+    function(*arguments)
+    return time.process_time() - start
+
+
+def warm_up(workers: int | None = None, progress: bool = True) -> float:
+    """Run the jobs on ``workers`` processes (every core by default), with a progress bar;
+    returns the CPU seconds they took in all."""
+    from tqdm import tqdm
+
+    first, then = jobs()
+    workers = workers or os.cpu_count() or 1
+    cpu = 0.0
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool, \
+            tqdm(total=len(first) + len(then), desc="kinetree warmup", unit="job",
+                 disable=not progress) as bar:
+        pending = {pool.submit(_run_job, f, a): label for label, f, a in first}
+        engine = next(iter(pending))
+        while pending:
+            done, _ = concurrent.futures.wait(
+                pending, return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in done:
+                bar.set_postfix_str(pending.pop(future))
+                cpu += future.result()
+                bar.update()
+                if future is engine:  # the programs need the engine the first job compiles
+                    pending.update({pool.submit(_run_job, f, a): label
+                                    for label, f, a in then})
+    return cpu
+
+
+def main(workers: int | None = None, force: bool = False) -> int:
+    """Run the warm-up (unless this source's kernels are already warm, or ``force``) and
+    say how long it took and where the compiled kernels are."""
     where = _compile_cache.cache_dir
     if where is None:
-        print(f"kinetree warmup: compiled in {seconds:.1f} s, but the kernels could not be "
-              f"cached (no writable folder): set NUMBA_CACHE_DIR to a writable folder.")
+        print("kinetree warmup: the kernels cannot be cached (no writable folder): set "
+              "NUMBA_CACHE_DIR to a writable folder.")
         return 1
-    if where == _compile_cache.PACKAGE_DIR:
-        where = f"the __pycache__ folders under {where}"
-    print(f"kinetree warmup: done in {seconds:.1f} s; compiled kernels are cached in {where}")
+    marker = where / _compile_cache.WARMED
+    if marker.exists() and not force:
+        print(f"kinetree warmup: already done for this version; compiled kernels are cached "
+              f"in {where}")
+        return 0
+    start = time.perf_counter()
+    cpu = warm_up(workers)
+    seconds = time.perf_counter() - start
+    marker.touch()
+    print(f"kinetree warmup: done in {seconds:.1f} s ({cpu:.0f} s of CPU); compiled kernels "
+          f"are cached in {where}")
     return 0

@@ -32,18 +32,21 @@ The staged realization (``System.realize`` to one stage at a time) and the fused
 so they give bit-identical results. User code (custom forces and subsystems, custom
 mobilizers, Custom constraints and those calling user Functions) runs in Python between
 calls, filling the same arrays; ``plan.py`` decides where the calls split. The function
-is compiled for the element kinds a model has (``kinds.py``): its switches on type codes
-have branches for those only.
+is compiled once for every model: its switches on type codes call the commonest kinds
+inline and every other kind through the address of its functions, compiled by themselves
+(``kinds.py``).
 
 Fusing the sweeps of several stages into fewer passes was measured slower on long chains
 (a loop streaming many arrays loses more to memory than the extra passes cost), so each
 stage keeps its own pass.
 """
 
+import numba
 import numpy as np
+from numba.core import types
 
-from kinetree.contact.collision import unpack_contacts
-from kinetree.engine.kinds import Kinds, each, when_used
+from kinetree.contact.collision import _HEADER, unpack_contacts
+from kinetree.engine.kinds import Kinds, each
 from kinetree.forces.elements._table import FORCE_I_COLUMNS
 from kinetree.forces.elements.dispatch import force_sweep
 from kinetree.multibody.constraint_table import unpack_constraints
@@ -72,20 +75,25 @@ SINGULAR, OVERFLOW, INCONSISTENT = 1, 2, 4
 """What realize_stages returns when it stops early, or when the constraint equations
 had no solution (INCONSISTENT, after the whole realization)."""
 
-contact_search = each("contact", "search_contacts")
+def _contact_data_type():
+    """numba's type of the ContactData compiled code unpacks (every field a C array)."""
+    return numba.typeof(unpack_contacts.py_func(np.zeros(_HEADER + 1, dtype=np.int64),
+                                                np.zeros(0)))
+
+
+_MATRICES = types.Array(types.float64, 2, "C", readonly=True)
+
+contact_search = each("contact", "search_contacts", lambda: types.none(
+    _contact_data_type(), types.Array(types.float64, 3, "C", readonly=True), _MATRICES))
 """contact_search(contact_kinds, contacts, R_GB, p_GB): the compiled contact search, if
 ``contact_kinds`` has one (``contact/collision.py``)."""
 
-contact_forces = each("contact", "contact_forces")
+contact_forces = each("contact", "contact_forces", lambda: types.none(
+    _contact_data_type(), types.float64, _MATRICES, _MATRICES,
+    types.Array(types.float64, 2, "C")))
 """contact_forces(contact_kinds, contacts, transition_velocity, p_GB, V_GB, body_forces):
 the forces of each contact model in ``contact_kinds`` (``contact/compliant.py``,
 ``hunt_crossley_force.py``, ``elastic_foundation_force.py``)."""
-
-constraints_at_position = when_used("constraints", constraint_position)
-constraints_at_velocity = when_used("constraints", constraint_velocity)
-constraints_at_acceleration = when_used("constraints", constraint_acceleration)
-"""The constraint work of each stage (``multibody/kernels/constraints.py``), compiled only
-for a model with constraints."""
 
 
 @kernel
@@ -104,10 +112,10 @@ def realize_stages(first, last, tree_i, tree_f, mobilizer_kinds, buf, status, q,
     |q| - 1 of the quaternions whose q indices are the rows of ``quaternion_q`` (into
     ``quaternion_err``), and the constraints of the table ``con_*``
     (``constraint_table.py``; their errors into ``qerr``, ``uerr`` and ``udoterr``, their
-    multipliers into ``multipliers``). Each ``*_kinds`` is the
-    Kinds of a family the model uses (``engine/kinds.py``): the call is compiled for
-    those only. Returns 0 when done, SINGULAR after the inertias if a body's articulated inertia is
-    singular along its mobilities (status[0] = 1 + the body), OVERFLOW after the contact
+    multipliers into ``multipliers``). Each ``*_kinds`` is the Kinds of a family the
+    model uses (``engine/kinds.py``), its table of the addresses of the kinds compiled
+    apart. Returns 0 when done, SINGULAR after the inertias if a body's articulated
+    inertia is singular along its mobilities (status[0] = 1 + the body), OVERFLOW after the contact
     search if its buffers were too small, INCONSISTENT at the end if the constraints'
     acceleration errors are left beyond tolerance (``kernels/constraints.py``)."""
     tree = unpack_tree(tree_i, tree_f, mobilizer_kinds)
@@ -118,14 +126,14 @@ def realize_stages(first, last, tree_i, tree_f, mobilizer_kinds, buf, status, q,
         prescribe_positions(tree, cache, q)
         position_sweep(tree, cache, q)
         quaternion_errors(q, quaternion_q, quaternion_err)
-        constraints_at_position(constraint_kinds, tree, cache, con, qerr)
+        constraint_position(constraint_kinds, tree, cache, con, qerr)
         contact_search(contact_kinds, contacts, cache.R_GB, cache.p_GB)
         if contacts.header[7] != 0:
             return OVERFLOW
     if first <= VELOCITY <= last:
         prescribe_velocities(tree, cache, u)
         velocity_sweep(tree, cache, q, u, qdot)
-        constraints_at_velocity(constraint_kinds, tree, cache, con, u, uerr)
+        constraint_velocity(constraint_kinds, tree, cache, con, u, uerr)
     if first <= DYNAMICS <= last:
         inertia_sweep(tree, cache)
         if status[0] != 0:
@@ -144,9 +152,10 @@ def realize_stages(first, last, tree_i, tree_f, mobilizer_kinds, buf, status, q,
         acceleration_sweep(tree, cache, cache.c, cache.b, cache.A_GB, mobility_forces,
                            body_forces, udot)
         motion_forces(tree, cache, mobility_forces)
-        inconsistent = constraints_at_acceleration(constraint_kinds, tree, cache, con, udot,
-                                                   udoterr, multipliers)
+        inconsistent = 0
         if con.m > 0:
+            inconsistent = constraint_acceleration(constraint_kinds, tree, cache, con, udot,
+                                                   udoterr, multipliers)
             constrained_motion_forces(tree, cache, udot, mobility_forces, body_forces, con.G,
                                       multipliers)
         qdotdot_sweep(tree, q, u, udot, qdotdot_work, qdotdot)

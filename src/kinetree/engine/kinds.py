@@ -1,22 +1,22 @@
-"""The element kinds a model uses, as a compile-time argument of the compiled code.
+"""How compiled code reaches the element kinds: each kind compiled once, by itself.
 
 A model is made of a few kinds of each family of elements (mobilizers, force elements,
-contact models; ``registry.py`` lists them all). Compiled code reaches an element's
-functions through a switch on its kind's type code, and numba compiles every branch of
-a switch, so a model of Pin joints and gravity would compile the Ellipsoid joint and the
-LinearBushing too. ``Kinds`` is a set of codes of one family, passed to the compiled
-code as an argument whose numba type carries the codes: the switches ``switch`` and
-``each`` build are then typed with a branch for those codes only.
+contact parts, constraints; ``registry.py`` lists them and the functions each family's
+kinds define). The compiled realization is one function for every model: it reaches an
+element's function through a switch on the kind's type code (``switch``) in which
 
-Each distinct set is a compiled version of the realization, which costs as much to
-compile as the first, so a model's mobilizers and force elements are rounded up: to the
-family's common kinds (``registry.COMMON``) when it uses no other, else to every kind of
-the family. A model of Pin, Ball and Free joints with gravity, springs and dampers
-compiles the common kinds only (a third less than everything), and every other such
-model reuses that version; a model with a rare kind (an Ellipsoid joint, a
-LinearBushing) compiles the whole family once, for every model like it. Constraints are
-compiled all together as soon as a model has one, and not at all otherwise. The contact
-parts (the search and each force model) are compiled as a model has them.
+- the family's inline kinds (``registry.INLINE``: the commonest mobilizers and force
+  elements, whose functions are a few flops) have a branch of their own, inlined, since
+  a call per body through an address would cost as much as their arithmetic;
+- every other kind is called through the address of its function compiled by itself,
+  for the switch's declared signature (``HelperDispatcher.native_address``), read from
+  the model's table of addresses (a ``Kinds``: one row per function of the family, one
+  column per type code).
+
+So the realization is compiled once, whatever mix of kinds a model has; a kind is
+compiled once, alone, the first time a model uses it (``python -m kinetree warmup`` does
+it for every kind ahead); and adding a kind to the library changes no other compiled
+code. A user's own compiled function of a declared signature can sit in a table as well.
 """
 
 from __future__ import annotations
@@ -24,21 +24,31 @@ from __future__ import annotations
 import importlib
 
 import numba
-from numba.core import types
-from numba.extending import NativeValue, models, overload, register_model, typeof_impl, unbox
+import numpy as np
+from numba.core import cgutils, types
+from numba.extending import (
+    NativeValue,
+    intrinsic,
+    models,
+    overload,
+    register_model,
+    typeof_impl,
+    unbox,
+)
 
 from kinetree.jit import HELPER_OPTIONS
-from kinetree.registry import ALL_OR_NONE, COMMON, FAMILIES
+from kinetree.registry import FAMILIES, FUNCTIONS, INLINE, REQUIRED, SWITCHES
 
 
 class Kinds:
-    """The type codes a model's realization is compiled for in one family of elements
-    (``"mobilizers"``, ``"forces"``, ``"contact"``, ``"constraints"``): those of
-    ``used``, rounded up as the module docstring says. Compiled code receives it as an
-    argument; it holds no data there, only its type (``KindsType``), which names the
-    codes."""
+    """The element kinds (type codes) a model uses in one family (``"mobilizers"``,
+    ``"forces"``, ``"contact"``, ``"constraints"``), and the addresses compiled code
+    calls them through. Compiled code receives it as its ``table``: (functions, codes)
+    int64, the address of each function of each used kind that is not inline, 0 where
+    there is none. The table is made in each process on first use (the addresses are
+    the process's own); a Kinds copies and pickles as its codes."""
 
-    __slots__ = ("family", "codes")
+    __slots__ = ("family", "codes", "_table")
 
     def __init__(self, family: str, used=()):
         every = FAMILIES[family][1]
@@ -48,12 +58,16 @@ class Kinds:
             raise ValueError(f"no {family} kind has the code {unknown[0]}; the codes are "
                              f"those of kinetree.registry.{family.upper()}")
         self.family = family
-        if family in COMMON:
-            common = {every[name] for name in COMMON[family]}
-            used = common if used <= common else set(every.values())
-        elif family in ALL_OR_NONE and used:
-            used = set(every.values())
         self.codes = tuple(sorted(used))
+        self._table = None
+
+    @property
+    def table(self) -> np.ndarray:
+        """The addresses of the kinds' functions, (len(FUNCTIONS[family]), codes) int64,
+        compiling (or loading from the cache) those not compiled yet in this process."""
+        if self._table is None:
+            self._table = address_table(self.family, self.codes)
+        return self._table
 
     def __repr__(self) -> str:
         return f"Kinds({self.family!r}, {list(self.codes)})"
@@ -70,44 +84,131 @@ class Kinds:
 
     def __setstate__(self, state):
         self.family, self.codes = state
+        self._table = None
 
 
-class KindsType(types.Type):
-    """numba's type of a Kinds: a family and its codes, which the switches read when
-    they are typed."""
+def kind_module(family: str, name: str):
+    """The module of the kind ``name`` of ``family``, checked for its family's functions:
+    each one it defines must be compiled code, and it must define the required ones
+    (``registry.REQUIRED``), so that a function misspelled or missing is an error here,
+    not a kind silently skipped."""
+    package, _ = FAMILIES[family]
+    module = importlib.import_module(f"{package}.{name}")
+    defined = {f for f in FUNCTIONS[family] if getattr(module, f, None) is not None}
+    for f in defined:
+        if not hasattr(getattr(module, f), "py_func"):
+            raise TypeError(f"{module.__name__}.{f} is not compiled: decorate it with "
+                            f"kinetree.jit.helper")
+    if not any(set(group) <= defined for group in REQUIRED[family]):
+        wanted = " or ".join("(" + ", ".join(group) + ")" for group in REQUIRED[family])
+        raise TypeError(f"{module.__name__} is registered as a {family} kind but does not "
+                        f"define {wanted}")
+    return module
 
-    def __init__(self, family: str, codes: tuple):
+
+_signatures: dict = {}
+"""{(family, function): a callable giving the numba Signature every kind's function is
+compiled for}, filled by ``switch`` and ``each``."""
+
+
+def signature_of(family: str, function: str):
+    """The declared numba Signature of ``function`` of ``family``."""
+    if (family, function) not in _signatures:
+        importlib.import_module(SWITCHES[family])     # the module declaring its switches
+    return _signatures[family, function]()
+
+
+def address_table(family: str, codes) -> np.ndarray:
+    """The Kinds table of the kinds ``codes`` of ``family`` (``Kinds.table``)."""
+    _, registry = FAMILIES[family]
+    names = {code: name for name, code in registry.items()}
+    table = np.zeros((len(FUNCTIONS[family]), max(registry.values()) + 1), dtype=np.int64)
+    for code in codes:
+        if names[code] in INLINE.get(family, ()):
+            continue
+        module = kind_module(family, names[code])
+        for row, function in enumerate(FUNCTIONS[family]):
+            f = getattr(module, function, None)
+            if f is not None:
+                table[row, code] = f.native_address(signature_of(family, function))
+    table.flags.writeable = False
+    return table
+
+
+class KindsType(types.Array):
+    """numba's type of a Kinds of one family: its address table, an int64 2-d array."""
+
+    def __init__(self, family: str):
         self.family = family
-        self.codes = codes
-        super().__init__(name=f"Kinds({family}: {', '.join(map(str, codes))})")
+        super().__init__(types.int64, 2, "C", readonly=True, name=f"Kinds({family})")
+
+    @property
+    def key(self):
+        return self.family
+
+    def copy(self, dtype=None, ndim=None, layout=None, readonly=None):
+        return types.Array(dtype or self.dtype, ndim or self.ndim, layout or self.layout,
+                           readonly=True if readonly is None else readonly)
 
 
 @typeof_impl.register(Kinds)
 def _typeof_kinds(value, context):
-    return KindsType(value.family, value.codes)
+    return KindsType(value.family)
 
 
-register_model(KindsType)(models.OpaqueModel)
+register_model(KindsType)(models.ArrayModel)
 
 
 @unbox(KindsType)
-def _unbox_kinds(typ, obj, context):
-    return NativeValue(context.context.get_constant_null(typ))
+def _unbox_kinds(typ, obj, c):
+    table = c.pyapi.object_getattr_string(obj, "table")
+    native = c.unbox(types.Array(types.int64, 2, "C", readonly=True), table)
+    c.pyapi.decref(table)
+    return NativeValue(native.value, is_error=native.is_error, cleanup=native.cleanup)
 
 
-def _element_functions(family: str, kinds: KindsType, function: str) -> list:
-    """[(code, name, function)] of the kinds in ``kinds`` whose module has ``function``
-    (its own, or one it shares with other kinds), in the registry's order."""
+def _address_caller(signature):
+    """An intrinsic ``call(address, *args)`` for compiled code: the result of the function
+    compiled for ``signature()`` (a numba Signature) at ``address``, each argument cast
+    to its declared type. An exception it raises goes on to the caller."""
+
+    @intrinsic
+    def call(typingctx, address, *args):
+        sig = signature()
+        if len(args) != len(sig.args) or not all(
+                typingctx.can_convert(a, d) for a, d in zip(args, sig.args)):
+            raise numba.core.errors.TypingError(
+                f"arguments {args} do not fit the declared signature {sig}")
+
+        def codegen(context, builder, call_sig, llargs):
+            values = [context.cast(builder, builder.extract_value(llargs[1], i), a, d)
+                      for i, (a, d) in enumerate(zip(args, sig.args))]
+            function = context.call_conv.get_function_type(sig.return_type, sig.args)
+            pointer = builder.inttoptr(llargs[0], function.as_pointer())
+            status, result = context.call_conv.call_function(
+                builder, pointer, sig.return_type, sig.args, values)
+            with cgutils.if_unlikely(builder, status.is_error):
+                context.call_conv.return_status_propagate(builder, status)
+            return result
+
+        return sig.return_type(address, types.StarArgTuple.from_types(tuple(args))), codegen
+
+    return call
+
+
+def _expect_kinds(kinds, family: str) -> None:
     if not isinstance(kinds, KindsType) or kinds.family != family:
-        raise numba.core.errors.TypingError(
-            f"expected the Kinds of {family}, got {kinds}")
-    package, registry = FAMILIES[family]
+        raise numba.core.errors.TypingError(f"expected the Kinds of {family}, got {kinds}")
+
+
+def _inline_functions(family: str, function: str) -> list:
+    """[(code, name, function)] of the family's inline kinds defining ``function``."""
+    _, registry = FAMILIES[family]
     found = []
-    for name, code in registry.items():
-        if code in kinds.codes:
-            module = importlib.import_module(f"{package}.{name}")
-            if hasattr(module, function):
-                found.append((code, name, getattr(module, function)))
+    for name in INLINE.get(family, ()):
+        f = getattr(kind_module(family, name), function, None)
+        if f is not None:
+            found.append((registry[name], name, f))
     return found
 
 
@@ -118,72 +219,66 @@ def _compiled(source: str, functions: dict):
     return namespace["impl"]
 
 
-def switch(family: str, function: str, default=None):
+def switch(family: str, function: str, signature, default=None):
     """A function ``f(kinds, code, *args)`` for compiled code: ``<module>.function(*args)``
-    of the element module whose type code is ``code``, for the codes in ``kinds`` (a
-    Kinds of ``family``); ``default`` for any other code. Typed for a Kinds of Pin and
-    Free mobilizers, ``switch("mobilizers", "x_fm")`` is
+    of the kind of type code ``code`` (``kinds``: the model's Kinds of ``family``), or
+    ``default`` where that kind has no such function. ``signature`` is a callable giving
+    the numba Signature of ``function`` (the types of ``args`` and of its result), which
+    every kind's function is compiled for. For the mobilizers' ``x_fm`` it is
 
-        if code == 1: return pin.x_fm(*args)
-        if code == 9: return free.x_fm(*args)
-        return None
+        if code == 1: return pin.x_fm(*args)           (each inline kind)
+        ...
+        address = kinds[0, code]                        (any other kind)
+        if address != 0: return call(address, *args)
+        return default
     """
+    _signatures[family, function] = signature
+    row = FUNCTIONS[family].index(function)
+    call = _address_caller(signature)
 
     def dispatch(kinds, code, *args):
         raise TypeError(f"{family} switch on {function} is for compiled code")
 
     @overload(dispatch, jit_options=HELPER_OPTIONS)
     def _typed(kinds, code, *args):
+        _expect_kinds(kinds, family)
         lines = ["def impl(kinds, code, *args):"]
-        functions = {"default": default}
-        for c, name, f in _element_functions(family, kinds, function):
+        functions = {"default": default, "call": call}
+        for c, name, f in _inline_functions(family, function):
             lines += [f"    if code == {c}:", f"        return {name}(*args)"]
             functions[name] = f
-        lines.append("    return default")
+        lines += [f"    address = kinds[{row}, code]",
+                  "    if address != 0:",
+                  "        return call(address, *args)",
+                  "    return default"]
         return _compiled("\n".join(lines), functions)
 
     dispatch.__name__ = dispatch.__qualname__ = f"{function}_switch"
     return dispatch
 
 
-def each(family: str, function: str):
-    """A function ``f(kinds, *args)`` for compiled code calling ``<module>.function(*args)``
-    of every kind in ``kinds`` (a Kinds of ``family``) whose module defines it, in the
-    registry's order; with none it does nothing and compiles nothing."""
+def each(family: str, function: str, signature):
+    """A function ``f(kinds, *args)`` for compiled code calling ``function(*args)`` of every
+    kind in ``kinds`` (a Kinds of ``family``) that defines it, in the order of their type
+    codes, through the addresses of the functions compiled for ``signature()``."""
+    _signatures[family, function] = signature
+    row = FUNCTIONS[family].index(function)
+    call = _address_caller(signature)
 
     def apply(kinds, *args):
         raise TypeError(f"{family} {function} of each kind is for compiled code")
 
     @overload(apply, jit_options=HELPER_OPTIONS)
     def _typed(kinds, *args):
-        lines = ["def impl(kinds, *args):"]
-        functions = {}
-        for _, name, f in _element_functions(family, kinds, function):
-            lines.append(f"    {name}(*args)")
-            functions[name] = f
-        lines.append("    return None")
-        return _compiled("\n".join(lines), functions)
+        _expect_kinds(kinds, family)
+
+        def impl(kinds, *args):
+            for code in range(kinds.shape[1]):
+                address = kinds[row, code]
+                if address != 0:
+                    call(address, *args)
+
+        return impl
 
     apply.__name__ = apply.__qualname__ = f"each_{function}"
-    return apply
-
-
-def when_used(family: str, function):
-    """A function ``f(kinds, *args)`` for compiled code returning ``function(kinds,
-    *args)`` when ``kinds`` (a Kinds of ``family``) has any code; with none it returns 0
-    and compiles nothing of ``function``."""
-
-    def apply(kinds, *args):
-        raise TypeError(f"{family} {function.__name__} is for compiled code")
-
-    @overload(apply, jit_options=HELPER_OPTIONS)
-    def _typed(kinds, *args):
-        if not isinstance(kinds, KindsType) or kinds.family != family:
-            raise numba.core.errors.TypingError(f"expected the Kinds of {family}, got {kinds}")
-        if kinds.codes:
-            return _compiled("def impl(kinds, *args):\n    return function(kinds, *args)\n",
-                             {"function": function})
-        return _compiled("def impl(kinds, *args):\n    return 0\n", {})
-
-    apply.__name__ = apply.__qualname__ = f"when_{function.__name__}"
     return apply

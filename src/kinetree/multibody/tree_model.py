@@ -305,3 +305,16 @@ def mobility_rows(tree, rows, b):
     """Body b's nu rows of a per-mobility cache array (H_cols, U_cols, Dinv, eps)."""
     us = tree.u_start[b]
     return rows[us:us + tree.nu[b]]
+
+
+def numba_types():
+    """(numba's type of a TreeModel, of a TreeCache) as compiled code unpacks them from
+    writable buffers: the declared argument types of the compiled functions that take
+    them through an address (a force element's ``calc``, ``engine/kinds.py``)."""
+    from kinetree.engine.kinds import Kinds
+
+    nb, nu, nq = 3, 2, 2      # sizes at which numpy's views have compiled code's layouts
+    tree_i = np.zeros((nb, 7), dtype=np.int64)
+    tree_f = np.zeros(nb * _TREE_FLOATS_PER_BODY)
+    tree = unpack_tree.py_func(tree_i, tree_f, Kinds("mobilizers"))
+    return numba.typeof(tree), numba.typeof(cache_views(*allocate_cache(nb, nu, nq)))

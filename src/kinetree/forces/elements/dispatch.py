@@ -1,16 +1,26 @@
 """The one place compiled code meets the force elements: a switch on the force element
 type code forwarding to the ``calc`` of that type's module (forces/elements/<type>.py),
 which adds the element's forces into the body and mobility force arrays and returns its
-potential energy (J). The switch has branches for the kinds of the table only
-(``engine/kinds.py``)."""
+potential energy (J). The inline kinds have branches of their own, any other is called
+through the address of its ``calc`` compiled alone (``engine/kinds.py``)."""
 
 import numpy as np
+from numba.core import types
 
 from kinetree.engine.kinds import switch
 from kinetree.jit import helper
-from kinetree.multibody.tree_model import kernel, unpack_cache, unpack_tree
+from kinetree.multibody.tree_model import kernel, numba_types, unpack_cache, unpack_tree
 
-calc = switch("forces", "calc", default=np.nan)
+
+def _calc_signature():
+    tree, cache = numba_types()
+    vector = types.Array(types.float64, 1, "C", readonly=True)
+    return types.float64(types.Array(types.int64, 1, "C", readonly=True), vector, tree,
+                         cache, vector, vector, types.Array(types.float64, 2, "C"),
+                         types.Array(types.float64, 1, "C"))
+
+
+calc = switch("forces", "calc", _calc_signature, default=np.nan)
 """calc(kinds, code, fi, ff, tree, cache, q, u, body_forces, mobility_forces): the forces
 of one element of type ``code``, row ``fi`` of the table with parameters ``ff``; its
 potential energy, or NaN for a code not in ``kinds``."""

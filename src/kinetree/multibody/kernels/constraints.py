@@ -36,6 +36,8 @@ so consistent redundant constraints still give a unique u̇ and the minimum-norm
 rank r.
 """
 
+from numba.core import types
+
 from kinetree.engine.kinds import switch
 from kinetree.jit import helper
 from kinetree.multibody.constraint_table import (
@@ -80,14 +82,30 @@ INCONSISTENCY_TOLERANCE = 1e-6
 """Acceleration errors left by the solve above this fraction of 1 + the largest before it
 mean the equations have no solution: redundant constraints asking for different motions."""
 
-position_errors = switch("constraints", "position_errors")
-velocity_errors = switch("constraints", "velocity_errors")
-acceleration_errors = switch("constraints", "acceleration_errors")
-constraint_forces = switch("constraints", "forces")
-coordinate_position_errors = switch("constraints", "coordinate_position_errors")
-coordinate_velocity_errors = switch("constraints", "coordinate_velocity_errors")
-coordinate_acceleration_errors = switch("constraints", "coordinate_acceleration_errors")
-coordinate_forces = switch("constraints", "coordinate_forces")
+_IN1 = types.Array(types.float64, 1, "C", readonly=True)
+_IN2 = types.Array(types.float64, 2, "C", readonly=True)
+_IN3 = types.Array(types.float64, 3, "C", readonly=True)
+_OUT1 = types.Array(types.float64, 1, "C")
+_OUT2 = types.Array(types.float64, 2, "C")
+
+position_errors = switch("constraints", "position_errors", lambda: types.none(
+    _IN1, _IN3, _IN2, _OUT1))
+velocity_errors = switch("constraints", "velocity_errors", lambda: types.none(
+    _IN1, _IN3, _IN2, _IN2, _IN1, _OUT1))
+acceleration_errors = switch("constraints", "acceleration_errors", lambda: types.none(
+    _IN1, _IN3, _IN2, _IN2, _IN2, _IN1, _OUT1))
+constraint_forces = switch("constraints", "forces", lambda: types.none(
+    _IN1, _IN3, _IN2, _IN1, _OUT2, _OUT1))
+coordinate_position_errors = switch("constraints", "coordinate_position_errors",
+                                    lambda: types.none(_IN1, _IN1, _OUT1))
+coordinate_velocity_errors = switch("constraints", "coordinate_velocity_errors",
+                                    lambda: types.none(_IN1, _IN1, _IN1, _OUT1))
+coordinate_acceleration_errors = switch("constraints", "coordinate_acceleration_errors",
+                                        lambda: types.none(_IN1, _IN1, _IN1, _IN1, _OUT1))
+coordinate_forces = switch("constraints", "coordinate_forces", lambda: types.none(
+    _IN1, _IN1, _IN1, _OUT1))
+"""The constraint functions (module docstring), every argument but the last one or two
+read only; the kinds are all called through their addresses (``engine/kinds.py``)."""
 
 
 @helper

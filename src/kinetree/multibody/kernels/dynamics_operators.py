@@ -18,7 +18,6 @@ by ``constraints.solve_semidefinite``: the factorization and rank decision forwa
 dynamics uses.
 """
 
-from kinetree.engine.kinds import when_used
 from kinetree.multibody.constraint_table import unpack_constraints
 from kinetree.multibody.kernels.aba import acceleration_sweep
 from kinetree.multibody.kernels.constraints import (
@@ -29,8 +28,6 @@ from kinetree.multibody.kernels.constraints import (
 )
 from kinetree.multibody.kernels.prescribed import prescribe_accelerations
 from kinetree.multibody.tree_model import kernel, unpack_cache, unpack_tree
-
-_solve_constraints = when_used("constraints", constraint_acceleration)
 
 
 @kernel
@@ -61,8 +58,8 @@ def calc_accelerations(tree_i, tree_f, kinds, buf, status, constraint_kinds, con
         if con.m > 0:
             ancestor_poses(cache, con)
             ancestor_velocities(cache, con)
-            inconsistent = _solve_constraints(constraint_kinds, tree, cache, con, udot,
-                                              udoterr, multipliers)
+            inconsistent = constraint_acceleration(constraint_kinds, tree, cache, con, udot,
+                                                   udoterr, multipliers)
     for b in range(saved.shape[0]):
         for i in range(6):
             A[b, i] = saved[b, i]
