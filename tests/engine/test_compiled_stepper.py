@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import kinetree as kt
+from kinetree.integrators.runge_kutta import ExplicitRungeKutta
 
 FLOOR = kt.Transform(kt.Rotation.about_z(-np.pi / 2), [0, 0, 0])
 
@@ -69,6 +70,37 @@ def test_compiled_evaluations_take_the_same_steps(integrator, fixed):
                                atol=1e-9)
     # The bounce happened: the base left the floor's contact at least once.
     assert a.get_num_steps_taken() > 40
+
+
+def with_motion_of_time(system, matter, forces, bodies):
+    kt.Motion.Sinusoid(bodies[2], kt.Motion.Level.ACCELERATION, 3.0, 7.0, 0.2)
+
+
+class OffsetStages(ExplicitRungeKutta):
+    """Two stages whose second is taken at t0 + h/2 though its a row sums to 1: not a
+    consistent method, but one that tells apart where the stage times come from."""
+
+    method_name = "OffsetStages"
+    min_order = max_order = 1
+    c = (0.0, 0.5)
+    a = ((1.0,),)
+    b = (0.5, 0.5)
+    e = (0.1, -0.1)
+
+
+@pytest.mark.parametrize("integrator,fixed", [(OffsetStages, 1e-3),
+                                              (kt.RungeKuttaFeldbergIntegrator, None)])
+def test_compiled_and_python_stages_are_taken_at_the_same_times(integrator, fixed):
+    """A pin driven by a sinusoid of time makes every stage's time count: the compiled
+    and the Python runs both take stage i at t0 + c_i h, the tableau's c (not the row
+    sums of a), and agree to round-off."""
+    system, state = model(with_motion_of_time)
+    a = run(system, state, integrator, True, fixed=fixed)
+    b = run(system, state, integrator, False, fixed=fixed)
+    assert a._runs_compiled
+    assert a.get_num_steps_taken() == b.get_num_steps_taken() > 40
+    np.testing.assert_allclose(a.get_state().get_y(), b.get_state().get_y(), rtol=0,
+                               atol=1e-11)
 
 
 class Push(kt.Force.Custom.Implementation):

@@ -297,11 +297,16 @@ class CompliantContactSubsystem(ForceSubsystem):
                               data.cache.p_GB, data.cache.V_GB, data.body_forces)
         self._mesh_forces(state)
 
-    def _python_work(self, state) -> dict:
-        """Per stage, the Python this subsystem runs after the compiled call when its
-        forces are computed inside the one compiled realization: the elastic foundation
-        of the meshes the tracker's Python pass finds."""
-        return {Stage.DYNAMICS: [self._mesh_forces]} if self._tracker._has_python_kinds \
+    def engine_fields(self, state) -> dict:
+        """The compliant model's field of the compiled realization's model
+        (``engine/data.py``)."""
+        return {"transition_velocity": self.get_transition_velocity()}
+
+    def engine_python(self, state) -> tuple[dict, dict]:
+        """(before, after): per stage, the Python this subsystem runs around the compiled
+        call when its forces are computed inside the one compiled realization: the
+        elastic foundation of the meshes the tracker's Python pass finds."""
+        return {}, {Stage.DYNAMICS: [self._mesh_forces]} if self._tracker._has_python_kinds \
             else {}
 
     def _mesh_forces(self, state) -> None:

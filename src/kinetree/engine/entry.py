@@ -45,16 +45,12 @@ def native_address(dispatcher, arguments: tuple) -> int:
     return compiled.library.get_pointer_to_function(compiled.fndesc.llvm_func_name)
 
 
-def _call_codegen(argument_types, spread_last):
+def _call_codegen(argument_types):
     """Code calling the function at an address with ``argument_types`` (numba's calling
-    convention, int64 result), the call's own arguments being the address and the rest;
-    with ``spread_last``, the items of the last one are passed one by one."""
+    convention, int64 result), the call's own arguments being the address and the rest."""
 
     def codegen(context, builder, sig, llargs):
         values = [builder.extract_value(llargs[1], i) for i in range(len(sig.args[1]))]
-        if spread_last:
-            values[-1:] = [builder.extract_value(values[-1], i)
-                           for i in range(len(sig.args[1][-1]))]
         function = context.call_conv.get_function_type(types.int64, argument_types)
         pointer = builder.inttoptr(llargs[0], function.as_pointer())
         status, result = context.call_conv.call_function(builder, pointer, types.int64,
@@ -73,19 +69,7 @@ def call_native(typingctx, address, *args):
     was compiled for. An exception it raises goes on to the caller."""
     argument_types = tuple(types.unliteral(a) for a in args)
     signature = types.int64(address, types.StarArgTuple.from_types(tuple(args)))
-    return signature, _call_codegen(argument_types, False)
-
-
-@intrinsic
-def call_native_spread(typingctx, address, *args):
-    """call_native_spread(address, *args, rest): call_native(address, *args, *rest)
-    without building the tuple of the spread arguments, which costs two atomic
-    reference counts per array in it (a realization's arguments: half a microsecond)."""
-    if not args or not isinstance(args[-1], types.BaseTuple):
-        return None
-    argument_types = tuple(types.unliteral(a) for a in (*args[:-1], *args[-1]))
-    signature = types.int64(address, types.StarArgTuple.from_types(tuple(args)))
-    return signature, _call_codegen(argument_types, True)
+    return signature, _call_codegen(argument_types)
 
 
 def _unowned(context, builder, value_type, value):

@@ -44,10 +44,12 @@ stage keeps its own pass.
 import numba
 import numpy as np
 from numba.core import types
+from numba.experimental import structref
+from numba.extending import overload
 
 from kinetree.contact.collision import _HEADER, unpack_contacts
-from kinetree.engine.kinds import Kinds, each
-from kinetree.forces.elements._table import FORCE_I_COLUMNS
+from kinetree.engine.entry import call_native, native_address, unowned
+from kinetree.engine.kinds import each
 from kinetree.forces.elements.dispatch import force_sweep
 from kinetree.multibody.constraint_table import unpack_constraints
 from kinetree.multibody.kernels.aba import acceleration_sweep, inertia_sweep
@@ -97,56 +99,51 @@ the forces of each contact model in ``contact_kinds`` (``contact/compliant.py``,
 
 
 @kernel
-def realize_stages(first, last, tree_i, tree_f, mobilizer_kinds, buf, status, q, u, qdot,
-                   udot, qdotdot, qdotdot_work, body_forces, mobility_forces, force_kinds,
-                   force_rows, force_i, force_f, force_pe, contact_kinds, contact_i,
-                   contact_f, transition_velocity, quaternion_q, quaternion_err,
-                   constraint_kinds, con_i, con_index, con_f, con_buf, qerr, uerr, udoterr,
-                   multipliers):
-    """Realize stages ``first`` through ``last`` (stage numbers) of the tree in the flat
-    buffers (``tree_model``) from q and u, applying the force table rows ``force_rows``
-    (``forces/elements/dispatch.py``; parameters ``force_f``, potential energies into
-    ``force_pe``) and the contact parts ``contact_kinds`` (the search of the surfaces in
-    ``contact_i``, ``contact_f`` and the force models on what it finds; the compliant
-    model's transition velocity ``transition_velocity``, m/s), the normalization errors
-    |q| - 1 of the quaternions whose q indices are the rows of ``quaternion_q`` (into
-    ``quaternion_err``), and the constraints of the table ``con_*``
-    (``constraint_table.py``; their errors into ``qerr``, ``uerr`` and ``udoterr``, their
-    multipliers into ``multipliers``). Each ``*_kinds`` is the Kinds of a family the
-    model uses (``engine/kinds.py``), its table of the addresses of the kinds compiled
-    apart. Returns 0 when done, SINGULAR after the inertias if a body's articulated
-    inertia is singular along its mobilities (status[0] = 1 + the body), OVERFLOW after the contact
-    search if its buffers were too small, INCONSISTENT at the end if the constraints'
-    acceleration errors are left beyond tolerance (``kernels/constraints.py``)."""
-    tree = unpack_tree(tree_i, tree_f, mobilizer_kinds)
-    cache = unpack_cache(buf, status)
-    contacts = unpack_contacts(contact_i, contact_f)
-    con = unpack_constraints(con_i, con_index, con_f, con_buf, q, u)
+def realize_stages(first, last, model, data):
+    """Realize stages ``first`` through ``last`` (stage numbers) of ``data`` (an
+    EngineData, ``engine/data.py``) of the model ``model`` (an EngineModel) from its q, u
+    and time: the tree, the built-in force elements of ``data.force_rows``, the contact
+    parts of ``model.contact_kinds`` (the search and the force models on what it finds),
+    the quaternions' normalization errors and the enabled constraints' errors and
+    multipliers. Each ``*_kinds`` is the Kinds of a family the model uses
+    (``engine/kinds.py``), its table of the addresses of the kinds compiled apart.
+    Returns 0 when done, SINGULAR after the inertias if a body's articulated inertia is
+    singular along its mobilities (data.status[0] = 1 + the body), OVERFLOW after the
+    contact search if its buffers were too small, INCONSISTENT at the end if the
+    constraints' acceleration errors are left beyond tolerance
+    (``kernels/constraints.py``)."""
+    q, u, udot = data.q, data.u, data.udot
+    body_forces, mobility_forces = data.body_forces, data.mobility_forces
+    tree = unpack_tree(model.tree_i, model.tree_f, model.mobilizer_kinds)
+    cache = unpack_cache(data.buf, data.status)
+    contacts = unpack_contacts(data.contact_i, data.contact_f)
+    con = unpack_constraints(model.con_i, data.con_index, data.con_f, data.con_buf, q, u)
+    constraint_kinds, contact_kinds = model.constraint_kinds, model.contact_kinds
     if first <= POSITION <= last:
         prescribe_positions(tree, cache, q)
         position_sweep(tree, cache, q)
-        quaternion_errors(q, quaternion_q, quaternion_err)
-        constraint_position(constraint_kinds, tree, cache, con, qerr)
+        quaternion_errors(q, model.quaternion_q, data.quaternion_err)
+        constraint_position(constraint_kinds, tree, cache, con, data.qerr)
         contact_search(contact_kinds, contacts, cache.R_GB, cache.p_GB)
         if contacts.header[7] != 0:
             return OVERFLOW
     if first <= VELOCITY <= last:
         prescribe_velocities(tree, cache, u)
-        velocity_sweep(tree, cache, q, u, qdot)
-        constraint_velocity(constraint_kinds, tree, cache, con, u, uerr)
+        velocity_sweep(tree, cache, q, u, data.qdot)
+        constraint_velocity(constraint_kinds, tree, cache, con, u, data.uerr)
     if first <= DYNAMICS <= last:
         inertia_sweep(tree, cache)
-        if status[0] != 0:
+        if cache.status[0] != 0:
             return SINGULAR
         for b in range(body_forces.shape[0]):
             for i in range(6):
                 body_forces[b, i] = 0.0
         for i in range(mobility_forces.shape[0]):
             mobility_forces[i] = 0.0
-        force_sweep(force_kinds, force_rows, force_i, force_f, tree, cache, q, u, body_forces,
-                    mobility_forces, force_pe)
-        contact_forces(contact_kinds, contacts, transition_velocity, cache.p_GB, cache.V_GB,
-                       body_forces)
+        force_sweep(model.force_kinds, data.force_rows, model.force_i, data.force_f, tree,
+                    cache, q, u, body_forces, mobility_forces, data.force_pe)
+        contact_forces(contact_kinds, contacts, model.transition_velocity, cache.p_GB,
+                       cache.V_GB, body_forces)
     if first <= ACCELERATION <= last:
         prescribe_accelerations(tree, cache, udot)
         acceleration_sweep(tree, cache, cache.c, cache.b, cache.A_GB, mobility_forces,
@@ -155,18 +152,70 @@ def realize_stages(first, last, tree_i, tree_f, mobilizer_kinds, buf, status, q,
         inconsistent = 0
         if con.m > 0:
             inconsistent = constraint_acceleration(constraint_kinds, tree, cache, con, udot,
-                                                   udoterr, multipliers)
+                                                   data.udoterr, data.multipliers)
             constrained_motion_forces(tree, cache, udot, mobility_forces, body_forces, con.G,
-                                      multipliers)
-        qdotdot_sweep(tree, q, u, udot, qdotdot_work, qdotdot)
+                                      data.multipliers)
+        qdotdot_sweep(tree, q, u, udot, data.qdotdot_work, data.qdotdot)
         if inconsistent:
             return INCONSISTENT
     return 0
 
 
-NO_FORCES = (Kinds("forces"), np.zeros(0, dtype=np.int64),
-             np.zeros((0, FORCE_I_COLUMNS), dtype=np.int64), np.zeros(0), np.zeros(0))
-"""realize_stages' force-table arguments for a model with no built-in force element."""
+@structref.register
+class RealizationType(types.StructRef):
+    """The numba type of a Realization: its fields' types."""
 
-NO_CONTACTS = (Kinds("contact"), np.zeros(11, dtype=np.int64), np.zeros(0), -1.0)
-"""realize_stages' contact arguments for a model without compiled contact."""
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(t)) for name, t in fields)
+
+
+class Realization(structref.StructRefProxy):
+    """One State's realization as compiled code sees it: its ``model`` and ``data`` and
+    the ``address`` of the compiled ``realize_stages`` (``entry.native_address``), in one
+    object that Python hands to compiled code as a single pointer (``realize``): handing
+    the forty arrays of the model and data one by one costs some 3 µs a call. Its arrays
+    do not keep their memory alive (``entry.unowned``): whoever holds a Realization holds
+    the model and data too."""
+
+
+structref.define_boxing(RealizationType, Realization)
+
+
+def _new_realization(model, data, address):
+    """A Realization of these, in compiled code."""
+
+
+@overload(_new_realization)
+def _new_realization_overload(model, data, address):
+    realization_type = RealizationType([("model", model), ("data", data),
+                                        ("address", address)])
+
+    def new(model, data, address):
+        r = structref.new(realization_type)
+        r.model, r.data = unowned((model, data))
+        r.address = address
+        return r
+
+    return new
+
+
+@numba.njit(cache=True)
+def new_realization(model, data, address):
+    """A Realization (made by compiled code: its own constructor would be compiled again
+    in every process)."""
+    return _new_realization(model, data, address)
+
+
+@numba.njit(cache=True)
+def realize(first, last, realization):
+    """realize_stages(first, last, model, data) of ``realization``, through its address."""
+    return call_native(realization.address, first, last, realization.model,
+                       realization.data)
+
+
+def realization_of(model, data) -> tuple[Realization, int]:
+    """(the Realization of ``model`` and ``data``, the address of realize_stages)."""
+    address = native_address(realize_stages, (0, 0, model, data))
+    return new_realization(model, data, address), address
+
+

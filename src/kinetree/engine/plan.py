@@ -22,14 +22,9 @@ from kinetree.contact.compliant import CompliantContactSubsystem
 from kinetree.contact.elastic_foundation_force import ElasticFoundationForce
 from kinetree.contact.general import ContactSetForce, GeneralContactSubsystem
 from kinetree.contact.tracker import ContactTrackerSubsystem
-from kinetree.engine.entry import entry_point, native_address
-from kinetree.engine.forward import (
-    INCONSISTENT,
-    NO_CONTACTS,
-    NO_FORCES,
-    SINGULAR,
-    realize_stages,
-)
+from kinetree.engine.data import assemble
+from kinetree.engine.entry import entry_point
+from kinetree.engine.forward import INCONSISTENT, SINGULAR, realization_of, realize
 from kinetree.engine.kinds import Kinds
 from kinetree.forces.general import GeneralForceSubsystem
 from kinetree.multibody.matter import SimbodyMatterSubsystem
@@ -87,48 +82,37 @@ class RealizationPlan:
         forces = compliant = None
         contact_set_forces = frozenset()
         self._compiled_parts = []
+        fields = {}
         for i in system._order:
             ss = system._subsystems[i]
             if compiled and ss is matter:
-                before, after = matter._python_work(state)
-                self._add(i, before, after)
+                self._add(i, *matter.engine_python(state))
             elif compiled and forces is None and _keeps_hooks(ss, GeneralForceSubsystem):
                 forces = ss
                 contact_set_forces = _compiled_contact_set_forces(ss, search)
-                self._add(i, {}, ss._python_work(state, contact_set_forces))
+                self._add(i, *ss.engine_python(state, contact_set_forces))
             elif ss is search:
-                self._add(i, {}, ss._python_work(state))
+                self._add(i, *ss.engine_python(state))
             elif (compiled and compliant is None and search is not None
                   and _keeps_hooks(ss, CompliantContactSubsystem)
                   and ss.get_contact_tracker_subsystem() is search):
                 compliant = ss
-                self._add(i, {}, ss._python_work(state))
+                self._add(i, *ss.engine_python(state))
             else:
                 self._add(i, {}, _hooks_and_measures(ss))
                 continue
+            fields.update(ss.engine_fields(state))
             self._compiled_parts.append(i)
             self._add(i, {}, ss._measure_work())
+        self.model = self.data = self.realization = None
         if compiled:
-            table = NO_FORCES
-            if forces is not None:
-                table = (*forces._table(state), forces._potential_energies(state))
-            contacts = NO_CONTACTS
             if search is not None:
-                buffers = search._buffers(state)
-                vt = -1.0 if compliant is None else compliant.get_transition_velocity()
-                contacts = (_contact_kinds(forces, compliant, contact_set_forces),
-                            buffers.contact_i, buffers.contact_f, vt)
+                fields["contact_kinds"] = _contact_kinds(forces, compliant, contact_set_forces)
                 self._search = search
-            self._arguments = (*matter._kernel_arguments(state), *table, *contacts,
-                               *matter._constraint_arguments(state))
-            self._realize = entry_point(realize_stages, (0, 0, *self._arguments))
-            # for the compiled callers of the same compiled code (engine/step.py)
-            self.realize_address = native_address(realize_stages, (0, 0, *self._arguments))
+            self.model, self.data = assemble(fields)
+            self.realization, self.realize_address = realization_of(self.model, self.data)
+            self._realize = entry_point(realize, (0, 0, self.realization))
             self._matter = matter
-            # the time prescribed motion is evaluated at: the cache buffer's last float
-            self._time = self._arguments[3][-1:]
-        else:
-            self._arguments = None
 
     def _add(self, part: int, before: dict, after: dict) -> None:
         for g in _HOOKS:
@@ -141,7 +125,7 @@ class RealizationPlan:
         actions = []
         for g in range(start, target + 1):
             actions += [(_CALL, g, part, work, False, True) for part, work in self._before[g]]
-            if self._arguments is not None and g in _COMPILED:
+            if self.realization is not None and g in _COMPILED:
                 if len(actions) >= 2 and actions[-2][0] == _KERNEL and actions[-2][2] == g - 1:
                     actions.pop()                       # the mark of stage g - 1
                     actions[-1] = (_KERNEL, actions[-1][1], g)
@@ -156,7 +140,7 @@ class RealizationPlan:
     def _compiled_call(self, state, first: int, last: int, target: int) -> bool:
         """Realize stages ``first``..``last`` in compiled code; False if the call had to
         stop (``_stopped``)."""
-        failed = self._realize(first, last, *self._arguments)
+        failed = self._realize(first, last, self.realization)
         if failed:
             self._stopped(state, failed, target)
         return not failed
@@ -194,11 +178,11 @@ class RealizationPlan:
         if actions is None:
             actions = self._actions[key] = self._plan(*key)
         parts = state._parts
-        if self._arguments is not None:
-            self._time[0] = state._t
+        if self.realization is not None:
+            self.data.time[0] = state._t
         if len(actions) == 2 and actions[0][0] == _KERNEL:
             # Only built-in elements from here to the target: one call, then the marks.
-            failed = self._realize(actions[0][1], actions[0][2], *self._arguments)
+            failed = self._realize(actions[0][1], actions[0][2], self.realization)
             if failed:
                 self._stopped(state, failed, target)
                 return

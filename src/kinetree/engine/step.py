@@ -26,7 +26,6 @@ from numba.extending import overload
 
 from kinetree.engine.entry import (
     call_native,
-    call_native_spread,
     entry_point,
     native_address,
     unowned,
@@ -51,8 +50,6 @@ from kinetree.integrators.step_control import (
     H_NEXT,
     H_TAKEN,
     INFINITY_NORM,
-    MAX_GROWTH,
-    MAX_SHRINK,
     MAX_STEP,
     METHOD,
     MIN_STEP,
@@ -60,7 +57,6 @@ from kinetree.integrators.step_control import (
     PROJECTION_FAILURES,
     PROJECTIONS,
     REALIZATIONS,
-    SAFETY,
     SEMI_EXPLICIT_EULER,
     STEP_LIMIT,
     STEPS,
@@ -69,9 +65,12 @@ from kinetree.integrators.step_control import (
     T_REPORT,
     T_STOP,
     TOO_SMALL,
+    attempted_step,
     combine,
+    error_test,
     first_non_finite,
     scaled_error_norm,
+    step_end,
     time_tol,
 )
 from kinetree.jit import helper
@@ -84,11 +83,6 @@ from kinetree.system.stage import Stage
 from kinetree.system.subsystem import Subsystem
 
 _INSTANCE, _ACCELERATION = Stage.INSTANCE, Stage.ACCELERATION   # an Enum attribute: ~150 ns
-# realize_stages' arguments after (first, last): the tree's, its q, u, q̇ and u̇, the
-# quaternions and their errors, and the constraints' (engine/forward.py).
-_TREE_I, _TREE_F, _KINDS, _BUF, _STATUS, _Q, _U, _QDOT, _UDOT = range(9)
-_QUATERNION_Q, _QUATERNION_ERR, _CONSTRAINT_KINDS = 22, 23, 24
-_CON_I, _CON_INDEX, _CON_F, _CON_BUF, _QERR, _UERR = 25, 26, 27, 28, 29, 30
 MAX_PROJECTION_ITERATIONS = SimbodyMatterSubsystem.MAX_PROJECTION_ITERATIONS
 HALVINGS = SimbodyMatterSubsystem.PROJECTION_HALVINGS
 OVERSHOOT = SimbodyMatterSubsystem.PROJECTION_OVERSHOOT
@@ -123,9 +117,10 @@ def _norm(a):
 
 
 @numba.njit(cache=True)
-def _project_constraints(kinds, realize, arguments, y, scratch, tolerance, force):
-    """SimbodyMatterSubsystem.project on the State whose arrays are ``arguments``
-    (realized by the compiled ``realize_stages`` at the address ``realize``), at y
+def _project_constraints(model, data, realize, y, scratch, tolerance, force):
+    """SimbodyMatterSubsystem.project on the State of ``model`` and ``data``
+    (``engine/data.py``, realized by the compiled ``realize_stages`` at the address
+    ``realize``), at y
     (which it updates): unless ``force``, only if an error of qerr or uerr exceeds
     ``tolerance``. q: quaternions normalized, then damped Newton steps q += s N Δu, Δu
     the smallest change (unit weights) zeroing the linearized position errors, s halved
@@ -133,30 +128,29 @@ def _project_constraints(kinds, realize, arguments, y, scratch, tolerance, force
     (3 x ny) holds q at a Newton step's start, its N Δu and Δu. Like Simbody, the Newton
     steps try for OVERSHOOT of the tolerance and settle for the tolerance. Returns PROJECTED,
     NOT_NEEDED, PROJECTION_FAILED or a realization's failure code."""
-    q, u = arguments[_Q], arguments[_U]
+    q, u = data.q, data.u
     nq, nu = q.shape[0], u.shape[0]
     _copy(y[:nq], q)
     _copy(y[nq:], u)
-    qerr, uerr = arguments[_QERR], arguments[_UERR]
+    qerr, uerr = data.qerr, data.uerr
     if not force:
-        failed = call_native_spread(realize, POSITION, VELOCITY, arguments)
+        failed = call_native(realize, POSITION, VELOCITY, model, data)
         if failed != 0:
             return failed
-        if not max(_largest(arguments[_QUATERNION_ERR]), _largest(qerr),
-                   _largest(uerr)) > tolerance:
+        if not max(_largest(data.quaternion_err), _largest(qerr), _largest(uerr)) > tolerance:
             return NOT_NEEDED
-    quaternion_q = arguments[_QUATERNION_Q]
+    quaternion_q = model.quaternion_q
     normalize_quaternions(q, quaternion_q)
-    tree = unpack_tree(arguments[_TREE_I], arguments[_TREE_F], arguments[_KINDS])
-    cache = unpack_cache(arguments[_BUF], arguments[_STATUS])
-    con = unpack_constraints(arguments[_CON_I], arguments[_CON_INDEX], arguments[_CON_F],
-                             arguments[_CON_BUF], q, u)
+    kinds = model.constraint_kinds
+    tree = unpack_tree(model.tree_i, model.tree_f, model.mobilizer_kinds)
+    cache = unpack_cache(data.buf, data.status)
+    con = unpack_constraints(model.con_i, data.con_index, data.con_f, data.con_buf, q, u)
     q_start, dq, du = scratch[0, :nq], scratch[1, :nq], scratch[2, :nu]
     mp = qerr.shape[0]
     iterations = 0
     target = max(OVERSHOOT * tolerance, SIGNIFICANT)
     while mp > 0:
-        failed = call_native_spread(realize, POSITION, POSITION, arguments)
+        failed = call_native(realize, POSITION, POSITION, model, data)
         if failed != 0:
             return failed
         worst = _largest(qerr)
@@ -176,7 +170,7 @@ def _project_constraints(kinds, realize, arguments, y, scratch, tolerance, force
             for i in range(nq):
                 q[i] = q_start[i] + dq[i]
             normalize_quaternions(q, quaternion_q)
-            failed = call_native_spread(realize, POSITION, POSITION, arguments)
+            failed = call_native(realize, POSITION, POSITION, model, data)
             if failed != 0:
                 return failed
             if _norm(qerr) < size:
@@ -190,9 +184,9 @@ def _project_constraints(kinds, realize, arguments, y, scratch, tolerance, force
                 break
             return PROJECTION_FAILED
         iterations += 1
-    failed = call_native_spread(realize, POSITION, POSITION, arguments)
+    failed = call_native(realize, POSITION, POSITION, model, data)
     if failed == 0 and uerr.shape[0] > 0:
-        failed = call_native_spread(realize, VELOCITY, VELOCITY, arguments)
+        failed = call_native(realize, VELOCITY, VELOCITY, model, data)
         if failed == 0 and _largest(uerr) > tolerance:
             constraint_rows(kinds, tree, cache, con)
             project_rows(tree, cache, con, uerr.shape[0], uerr, du)
@@ -206,24 +200,22 @@ def _project_constraints(kinds, realize, arguments, y, scratch, tolerance, force
 
 
 @helper
-def _derivative(realize, t, y, arguments, ydot):
-    """ẏ = f(t, y) by realizing the State whose arrays are ``arguments`` (``realize``: the
-    address of the compiled ``realize_stages``; t, in the cache buffer's last float, is
-    what prescribed motion reads); 0 or why not."""
-    buf = arguments[_BUF]
-    buf[buf.shape[0] - 1] = t
-    q, u = arguments[_Q], arguments[_U]
+def _derivative(realize, t, y, model, data, ydot):
+    """ẏ = f(t, y) by realizing the State of ``model`` and ``data`` (``realize``: the
+    address of the compiled ``realize_stages``); 0 or why not."""
+    data.time[0] = t
+    q, u = data.q, data.u
     nq = q.shape[0]
     _copy(y[:nq], q)
     _copy(y[nq:], u)
-    failed = call_native_spread(realize, POSITION, ACCELERATION, arguments)
-    _copy(arguments[_QDOT], ydot[:nq])
-    _copy(arguments[_UDOT], ydot[nq:])
+    failed = call_native(realize, POSITION, ACCELERATION, model, data)
+    _copy(data.qdot, ydot[:nq])
+    _copy(data.udot, ydot[nq:])
     return failed
 
 
 _RUN_FIELDS = ("control_f", "control_i", "work", "k", "tableau", "weights", "group_ends",
-               "arguments", "realize", "project")
+               "model", "data", "realize", "project")
 
 
 @structref.register
@@ -239,8 +231,8 @@ class Run(structref.StructRefProxy):
     receives as a pointer: the integrator's control arrays (``step_control``), its
     ``work`` rows (y0, ẏ0, y1, ẏ1, the error, a stage's y, three rows of projection
     scratch), the stages ``k``, the ``tableau``, the unit ``weights`` and ``group_ends``
-    of its error norm; the State's realization ``arguments`` (``realize_stages``'
-    after first and last) and the addresses of the compiled realization and projection.
+    of its error norm; the State's realization ``model`` and ``data`` (``engine/data.py``)
+    and the addresses of the compiled realization and projection.
     Handing these to compiled code one by one would cost ~0.1 µs per array on every
     call, some 3 µs of a small model's step. Its arrays do not keep their memory alive
     (``unowned``): whoever holds a Run holds the arrays too."""
@@ -260,18 +252,18 @@ def _new_run_overload(*fields):
     def new(*fields):
         run = structref.new(run_type)
         (run.control_f, run.control_i, run.work, run.k, run.tableau, run.weights,
-         run.group_ends, run.arguments, run.realize, run.project) = unowned(fields)
+         run.group_ends, run.model, run.data, run.realize, run.project) = unowned(fields)
         return run
 
     return new
 
 
 @numba.njit(cache=True)
-def new_run(control_f, control_i, work, k, tableau, weights, group_ends, arguments,
+def new_run(control_f, control_i, work, k, tableau, weights, group_ends, model, data,
             realize, project):
     """A Run of these (``Run``), made by compiled code: a Run's own constructor would
     be compiled again in every process."""
-    return _new_run(control_f, control_i, work, k, tableau, weights, group_ends, arguments,
+    return _new_run(control_f, control_i, work, k, tableau, weights, group_ends, model, data,
                     realize, project)
 
 
@@ -279,35 +271,37 @@ def new_run(control_f, control_i, work, k, tableau, weights, group_ends, argumen
 def run_steps(run):
     """Take steps of the integrator method ``run.control_i[METHOD]`` from (t1, y1, ẏ1)
     until t1 reaches the report time or the stop time, or the step limit is met,
-    realizing the State whose arrays are ``run.arguments`` for every derivative (by the
+    realizing the State of ``run.model`` and ``run.data`` for every derivative (by the
     compiled ``realize_stages`` at the address ``run.realize``), and projecting a model
     with constraints by the compiled ``_project_constraints`` at ``run.project``.
 
     Each step is ``Integrator._take_step`` with the method's ``_attempt``: y0 = y1; for
-    an explicit Runge-Kutta method the stages k[i] = f(y0 + h Σ a_ij k_j), y1 = y0 + h
-    Σ b_i k_i and the error h Σ e_i k_i weighed against the accuracy (no test with a
-    fixed step); for the symplectic Euler step u1 = u0 + h u̇0, q1 = q0 + h N(q0) u1;
-    then h adapted, quaternions normalized or constraints projected, and ẏ1 = f(y1).
-    ``run.tableau`` holds the rows of a, then b, then e. Returns 0, SINGULAR or OVERFLOW
-    from a realization, or TOO_SMALL; the control arrays then hold the last accepted
+    an explicit Runge-Kutta method the stages k[i] = f(t0 + c_i h, y0 + h Σ a_ij k_j),
+    y1 = y0 + h Σ b_i k_i and the error h Σ e_i k_i weighed against the accuracy (no test
+    with a fixed step); for the symplectic Euler step u1 = u0 + h u̇0, q1 = q0 + h N(q0)
+    u1; then h adapted, quaternions normalized or constraints projected, and ẏ1 = f(y1).
+    The step size, the error test and the step's end are step_control's, which the
+    integrators' Python uses too; ``run.tableau`` holds the rows of a, then b, e and c
+    (``step_control.tableau``). Returns 0, SINGULAR or OVERFLOW from a realization, or
+    TOO_SMALL; the control arrays then hold the last accepted
     step, and ``control_i[END_PENDING]`` says whether its end derivative is still owed."""
     control_f, control_i, work, k = run.control_f, run.control_i, run.work, run.k
     tableau, weights, group_ends = run.tableau, run.weights, run.group_ends
-    arguments, realize, project = run.arguments, run.realize, run.project
+    model, data, realize, project = run.model, run.data, run.realize, run.project
     y0, ydot0, y1, ydot1, err, stage_y = work[0], work[1], work[2], work[3], work[4], work[5]
-    constrained = arguments[_CON_I].shape[0] > 0
+    constrained = model.con_i.shape[0] > 0
     s = k.shape[0]
-    a, b, e = tableau[:s], tableau[s], tableau[s + 1]
-    nq = arguments[_Q].shape[0]
+    a, b, e, c = tableau[:s], tableau[s], tableau[s + 1], tableau[s + 2]
+    nq = data.q.shape[0]
     fixed = control_f[FIXED_STEP]
     semi_explicit = control_i[METHOD] == SEMI_EXPLICIT_EULER
-    tree = unpack_tree(arguments[_TREE_I], arguments[_TREE_F], arguments[_KINDS])
+    tree = unpack_tree(model.tree_i, model.tree_f, model.mobilizer_kinds)
     steps = 0
     while True:
         t1 = control_f[T1]
         tol = time_tol(t1)
         if control_i[END_PENDING]:
-            failed = _derivative(realize, t1, y1, arguments, ydot1)
+            failed = _derivative(realize, t1, y1, model, data, ydot1)
             if failed != 0:
                 return failed
             control_i[END_PENDING] = 0
@@ -323,10 +317,7 @@ def run_steps(run):
         _copy(ydot1, ydot0)
         t_stop = control_f[T_STOP]
         while True:
-            h = min(fixed if fixed > 0.0 else control_f[H_NEXT], control_f[MAX_STEP])
-            remaining = t_stop - t0
-            if h >= remaining or remaining - h < 1e-3 * h:
-                h = remaining
+            h = attempted_step(control_f[H_NEXT], fixed, control_f[MAX_STEP], t_stop - t0)
             if semi_explicit:
                 for n in range(nq, y0.shape[0]):
                     y1[n] = y0[n] + h * ydot0[n]
@@ -337,10 +328,7 @@ def run_steps(run):
                 k[0, :] = ydot0
                 for i in range(1, s):
                     combine(y0, h, a[i], k, i, stage_y)
-                    c_i = 0.0
-                    for j in range(i):
-                        c_i += a[i, j]
-                    failed = _derivative(realize, t0 + c_i * h, stage_y, arguments, k[i])
+                    failed = _derivative(realize, t0 + c[i] * h, stage_y, model, data, k[i])
                     if failed != 0:
                         # This attempt never happened: it is taken again after the repair.
                         control_i[REALIZATIONS] -= i - 1
@@ -364,24 +352,19 @@ def run_steps(run):
                     err[n] = h * total
                 norm = scaled_error_norm(err, y0, y1, weights, group_ends,
                                          control_i[INFINITY_NORM] != 0)
-                factor = SAFETY * (control_f[ACCURACY] / norm) ** control_f[EXPONENT] \
-                    if norm > 0 else MAX_GROWTH
-                if norm > control_f[ACCURACY]:
+                accepted, h_new = error_test(norm, control_f[ACCURACY], control_f[EXPONENT], h)
+                if not accepted:
                     control_i[ERROR_FAILURES] += 1
-                    h_new = h * max(MAX_SHRINK, min(factor, 0.9))
                     control_f[H_NEXT] = h_new
                     if h_new < max(control_f[MIN_STEP], time_tol(t0)):
                         _copy(y0, y1)                   # the step is not taken
                         return TOO_SMALL
                     continue
-                h_new = h * min(MAX_GROWTH, max(1.0, factor))
             if not constrained:
                 break
-            buf = arguments[_BUF]
-            buf[buf.shape[0] - 1] = t0 + h
-            projected = call_native(project, arguments[_CONSTRAINT_KINDS], realize,
-                                    arguments, y1, work[6:9], control_f[CONSTRAINT_TOL],
-                                    control_i[PROJECT] != 0)
+            data.time[0] = t0 + h
+            projected = call_native(project, model, data, realize, y1, work[6:9],
+                                    control_f[CONSTRAINT_TOL], control_i[PROJECT] != 0)
             if projected == PROJECTED:
                 control_i[PROJECTIONS] += 1
             elif projected == PROJECTION_FAILED:
@@ -398,15 +381,9 @@ def run_steps(run):
                 return projected
             break
         if control_i[PROJECT] and not constrained:
-            normalize_quaternions(y1[:nq], arguments[_QUATERNION_Q])
+            normalize_quaternions(y1[:nq], model.quaternion_q)
             control_i[PROJECTIONS] += 1
-        t_end = t0 + h           # landing on the stop or report time within tolerance
-        tol = time_tol(t_end)
-        if t_stop - t_end <= tol:
-            t_end = t_stop
-        elif abs(control_f[T_REPORT] - t_end) <= tol:
-            t_end = control_f[T_REPORT]
-        control_f[T1] = t_end
+        control_f[T1] = step_end(t0, h, t_stop, control_f[T_REPORT])
         control_f[H_TAKEN] = h
         if fixed <= 0.0:
             control_f[H_NEXT] = min(h_new, control_f[MAX_STEP])
@@ -444,10 +421,10 @@ class CompiledStepper:
                 self._system.realize(self._state, Stage.INSTANCE)
             plan = self._system._plan_of(self._state)
             entry = self._entry
-            if entry is None or entry[0] is not plan or entry[1] is not plan._arguments:
+            if entry is None or entry[0] is not plan or entry[1] is not plan.data:
                 if not _compiled_throughout(self._system, self._state, plan):
                     return None
-                entry = self._entry = (plan, plan._arguments, *self._new_run(integrator, plan))
+                entry = self._entry = (plan, plan.data, *self._new_run(integrator, plan))
             failed = entry[3](entry[2])
             if failed != OVERFLOW:
                 return failed
@@ -457,26 +434,18 @@ class CompiledStepper:
     def _new_run(integrator, plan) -> tuple:
         """The Run of ``integrator``'s arrays on ``plan``'s, the compiled run_steps, and
         the arrays (which the Run does not keep alive: its holder does)."""
-        arguments, work = plan._arguments, integrator._work
+        model, data = plan.model, plan.data
+        steps = integrator.step_arrays()
         project = 0
-        if arguments[_CON_I].shape[0] > 0:
+        if model.con_i.shape[0] > 0:
             project = native_address(_project_constraints, (
-                arguments[_CONSTRAINT_KINDS], plan.realize_address, arguments, work[2],
-                work[6:9], 0.0, False))
-        arrays = (integrator._control_f, integrator._control_i, work, integrator._k,
-                  integrator._tableau, integrator._unit_weights, integrator._group_ends,
-                  arguments)
+                model, data, plan.realize_address, steps.work[2], steps.work[6:9], 0.0, False))
+        arrays = (*steps, model, data)
         run = new_run(*arrays, plan.realize_address, project)
         return run, entry_point(run_steps, (run,)), arrays
 
-    def error(self, failed: int, integrator) -> Exception:
-        """The exception for a run that returned ``failed`` (SINGULAR, TOO_SMALL or
-        DIVERGED)."""
-        if failed == TOO_SMALL:
-            return integrator._accuracy_unmet(integrator._t0, integrator._h_next)
-        if failed == DIVERGED:
-            return integrator._diverged(integrator._t1, integrator._h_next,
-                                        integrator._stage_y)
+    def error(self, failed: int) -> Exception:
+        """The exception for a run that returned a realization's failure ``failed``."""
         return self._system._plan_of(self._state).singular_error(self._state)
 
     def mark_realized(self, t: float) -> None:
@@ -489,13 +458,13 @@ class CompiledStepper:
         exceeds ``tolerance``); whether it projected. Raises KinetreeError if it could not
         bring the position errors under the tolerance."""
         plan = self._system._plan_of(self._state)
-        arguments = plan._arguments
-        if arguments[_CON_I].shape[0] == 0:
+        model = plan.model
+        if model.con_i.shape[0] == 0:
             if force:
-                normalize_quaternions(y, arguments[_QUATERNION_Q])
+                normalize_quaternions(y, model.quaternion_q)
             return force
-        status = _project_constraints(arguments[_CONSTRAINT_KINDS], plan.realize_address,
-                                      arguments, y, self._scratch, tolerance, force)
+        status = _project_constraints(model, plan.data, plan.realize_address, y,
+                                      self._scratch, tolerance, force)
         if status == PROJECTED or status == NOT_NEEDED:
             return status == PROJECTED
         if status == PROJECTION_FAILED:
@@ -510,7 +479,7 @@ class CompiledStepper:
 def _compiled_throughout(system, state, plan) -> bool:
     """Whether ``state``'s realization from TIME to ACCELERATION is one compiled call, its
     y is the matter subsystem's [q u], and nothing but quaternions needs projecting."""
-    if plan._arguments is None:
+    if plan.realization is None:
         return False
     actions = plan._plan(int(Stage.TIME), int(Stage.ACCELERATION))
     if [a[1:] for a in actions if a[0] != 2] != [(int(POSITION), int(ACCELERATION))]:

@@ -113,9 +113,11 @@ class GeneralForceSubsystem(ForceSubsystem):
     def realize_dynamics(self, state):
         d = self._matter().get_tree_data(state, Stage.VELOCITY, "GeneralForceSubsystem")
         matter = self._matter()
-        calc_force_elements(*self._table(state), d.tree_i, d.tree_f, d.kinds, d.buf, d.status,
-                            *matter._kernel_q_u(state), d.body_forces,
-                            d.mobility_forces, self._potential_energies(state))
+        f = self.engine_fields(state)
+        calc_force_elements(f["force_kinds"], f["force_rows"], f["force_i"], f["force_f"],
+                            d.tree_i, d.tree_f, d.kinds, d.buf, d.status,
+                            *matter._kernel_q_u(state), d.body_forces, d.mobility_forces,
+                            f["force_pe"])
         self._python_dynamics(state)
 
     def realize_acceleration(self, state):
@@ -124,19 +126,18 @@ class GeneralForceSubsystem(ForceSubsystem):
     def realize_report(self, state):
         self._realize_elements(Stage.REPORT, state)
 
-    def _table(self, state) -> tuple:
-        """The force table of ``state`` for realize_stages: the Kinds of its elements,
-        enabled rows, integer rows, parameters."""
-        return (self._kinds, state._part(self._index, "GeneralForceSubsystem").cache[
-                    self._enabled_rows_index].value[0],
-                self._force_i, self._params_array(state))
+    def engine_fields(self, state) -> dict:
+        """The force table's fields of the compiled realization's model and data
+        (``engine/data.py``): the Kinds of its elements, their integer rows, the enabled
+        rows, the parameters and the potential energies DYNAMICS fills (J)."""
+        part = state._part(self._index, "GeneralForceSubsystem")
+        return {"force_kinds": self._kinds, "force_i": self._force_i,
+                "force_rows": part.cache[self._enabled_rows_index].value[0],
+                "force_f": self._params_array(state),
+                "force_pe": part.cache[self._pe_index].value}
 
     def _params_array(self, state) -> np.ndarray:
         return state._discrete(self._index, self._params_index, "GeneralForceSubsystem").value
-
-    def _potential_energies(self, state) -> np.ndarray:
-        """The per-element potential energy array DYNAMICS fills (J)."""
-        return state._part(self._index, "GeneralForceSubsystem").cache[self._pe_index].value
 
     def _python_dynamics(self, state, compiled_elsewhere=frozenset()) -> None:
         """The Python of DYNAMICS: element hooks, then the enabled Python elements but
@@ -158,9 +159,12 @@ class GeneralForceSubsystem(ForceSubsystem):
                                        f"{state.get_time():.17g} s")
                         raise
 
-    def _python_work(self, state, compiled_elsewhere=frozenset()) -> dict:
-        """Per stage, the Python this subsystem runs after the compiled call when its
-        table is evaluated inside the one compiled realization."""
+    def engine_python(self, state, compiled_elsewhere=frozenset()) -> tuple[dict, dict]:
+        """(before, after): per stage, the Python this subsystem runs around the compiled
+        call when its table is evaluated inside the one compiled realization, but that
+        of the elements ``compiled_elsewhere`` (indices of elements whose forces the
+        compiled realization applies, such as HuntCrossleyForce with its contact
+        search)."""
         work = {g: [lambda s, g=g: self._realize_elements(g, s)]
                 for g in (Stage.TIME, Stage.POSITION, Stage.VELOCITY, Stage.ACCELERATION,
                           Stage.REPORT) if self._with_hooks[g]}
@@ -168,7 +172,7 @@ class GeneralForceSubsystem(ForceSubsystem):
                   if not isinstance(f, TableForce) and k not in compiled_elsewhere]
         if self._with_hooks[Stage.DYNAMICS] or python:
             work[Stage.DYNAMICS] = [lambda s: self._python_dynamics(s, compiled_elsewhere)]
-        return work
+        return {}, work
 
     def _matter(self):
         return self.get_system().get_matter_subsystem()

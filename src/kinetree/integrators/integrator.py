@@ -35,10 +35,10 @@ from kinetree.errors import (
 )
 from kinetree.integrators import step_control as control
 from kinetree.integrators.step_control import (
-    MAX_GROWTH,
-    MAX_SHRINK,
-    SAFETY,
+    attempted_step,
+    error_test,
     scaled_error_norm,
+    step_end,
 )
 from kinetree.system.stage import Stage
 
@@ -533,11 +533,23 @@ class Integrator:
             return int(i[_STEPS] - steps_before)
         # The run left the advanced State's arrays mid-step: back to the last step taken.
         state.set_time(f[_T1])
-        error = stepper.error(failed, self)
+        if failed == control.TOO_SMALL:
+            error = self._accuracy_unmet(self._t0, self._h_next)
+        elif failed == control.DIVERGED:
+            error = self._diverged(self._t1, self._h_next, self._stage_y)
+        else:
+            error = stepper.error(failed)
         state.upd_y()[:] = self._y1
         self._realize(state)
         self._ydot1[:] = state.get_y_dot()
         raise error
+
+    def step_arrays(self) -> control.StepArrays:
+        """The arrays a compiled run of this integrator's steps reads and writes
+        (``engine/step.py``): its control arrays, the ends of its last step, its stages,
+        its method's tableau and its error norm's weights."""
+        return control.StepArrays(self._control_f, self._control_i, self._work, self._k,
+                                  self._tableau, self._unit_weights, self._group_ends)
 
     def _compiles_runs(self) -> bool:
         """Whether compiled runs may take this integrator's steps: its class names a
@@ -597,10 +609,8 @@ class Integrator:
         if math.isnan(self._h_next):
             self._h_next = self._fixed_step or self._initial_step or self._starting_step()
         while True:
-            h = min(self._fixed_step or self._h_next, self._max_step)
-            remaining = t_stop - t0
-            if h >= remaining or remaining - h < 1e-3 * h:
-                h = remaining
+            h = attempted_step(self._h_next, self._fixed_step or 0.0, self._max_step,
+                               t_stop - t0)
             self._steps_attempted += 1
             accepted, h_new = self._attempt_with_control(t0, h)
             if accepted:
@@ -628,16 +638,8 @@ class Integrator:
             f"check the forces, or use CPodesIntegrator for a stiff model.")
 
     def _step_end(self, t0: float, h: float) -> float:
-        """The time a step of h from t0 ends at: t0 + h, or the stop time or the report
-        time when t0 + h is within the time tolerance of it, so that fixed steps land on
-        report times n h exactly instead of drifting past them by rounding."""
-        t_end = t0 + h
-        tol = self._time_tol(t_end)
-        if self._stop_now - t_end <= tol:
-            return self._stop_now
-        if abs(self._report_now - t_end) <= tol:
-            return self._report_now
-        return t_end
+        """The time a step of h from t0 ends at (``step_control.step_end``)."""
+        return step_end(t0, h, self._stop_now, self._report_now)
 
     def _accuracy_unmet(self, t0: float, h_new: float) -> IntegrationError:
         return IntegrationError(
@@ -654,13 +656,11 @@ class Integrator:
         if not np.isfinite(self._y1).all():
             raise self._diverged(t0, h, self._y1)
         if self._fixed_step is None and err is not None:
-            norm = self._error_norm(err)
-            factor = SAFETY * (self._accuracy / norm) ** (1.0 / (self.min_order + 1)) \
-                if norm > 0 else MAX_GROWTH
-            if norm > self._accuracy:
+            accepted, h_new = error_test(self._error_norm(err), self._accuracy,
+                                         1.0 / (self.min_order + 1), h)
+            if not accepted:
                 self._error_test_failures += 1
-                return False, h * max(MAX_SHRINK, min(factor, 0.9))
-            h_new = h * min(MAX_GROWTH, max(1.0, factor))
+                return False, h_new
         else:
             h_new = h
         state = self._advanced

@@ -27,13 +27,9 @@ class ExplicitRungeKutta(Integrator):
     def _allocate(self, ny: int) -> None:
         s = len(self.c)
         self._k = np.empty((s, ny))
-        # The tableau in one array: the rows of a (row i the coefficients of stage i),
-        # then b, then e.
-        self._tableau = np.zeros((s + 2, s))
-        for i, row in enumerate(self.a, start=1):
-            self._tableau[i, :len(row)] = row
-        self._tableau[s], self._tableau[s + 1] = self.b, self.e
-        self._a, self._b, self._e = self._tableau[:s], self._tableau[s], self._tableau[s + 1]
+        self._tableau = control.tableau(self.c, self.a, self.b, self.e)
+        self._a, self._b, self._e, self._c = (self._tableau[:s], self._tableau[s],
+                                              self._tableau[s + 1], self._tableau[s + 2])
         self._zero = np.zeros(ny)
 
     def _attempt(self, t0: float, h: float):
@@ -41,7 +37,7 @@ class ExplicitRungeKutta(Integrator):
         k[0] = self._ydot0
         for i in range(1, len(self.c)):
             combine(self._y0, h, self._a[i], k, i, y)
-            self._f(t0 + self.c[i] * h, y, k[i])
+            self._f(t0 + self._c[i] * h, y, k[i])
         combine(self._y0, h, self._b, k, len(self.c), self._y1)
         combine(self._zero, h, self._e, k, len(self.c), self._err)
         return self._err

@@ -3,6 +3,8 @@ the error norm, the Runge-Kutta combination of stages, the step-size factors, an
 layout of the control arrays: an integrator's settings, its last step and its counters,
 which its own Python and a compiled run of its steps both read and write."""
 
+from collections import namedtuple
+
 import numba
 import numpy as np
 
@@ -22,6 +24,18 @@ STEPS, ATTEMPTED, REALIZATIONS, PROJECTIONS, ERROR_FAILURES, PROJECTION_FAILURES
 END_PENDING, METHOD = 9, 10
 N_CONTROL_I = 11
 
+StepArrays = namedtuple("StepArrays", [
+    "control_f",   # (N_CONTROL_F,) float64: the settings and the last step (indices above)
+    "control_i",   # (N_CONTROL_I,) int64: settings and counters (indices above)
+    "work",        # (9, ny): y0, ẏ0, y1, ẏ1, the error, a stage's y, 3 rows of scratch
+    "k",           # (s, ny): the stages' derivatives
+    "tableau",     # (s + 3, s): a, b, e and c of the method (``tableau``)
+    "weights",     # (ny,): the unit weights W of y's entries
+    "group_ends",  # (3,) int64: where the q, u and z of y end (the error norm's groups)
+])
+"""An integrator's arrays that a compiled run of its steps works on
+(``Integrator.step_arrays``)."""
+
 RUNGE_KUTTA, SEMI_EXPLICIT_EULER = 0, 1
 """The methods of compiled runs: an explicit Runge-Kutta tableau, or the symplectic Euler
 step u1 = u0 + h u̇0, q1 = q0 + h N(q0) u1."""
@@ -30,6 +44,55 @@ TOO_SMALL, DIVERGED = 3, 5
 """What a compiled run returns when the error test (or the projection) kept failing down
 to the minimum step, or when a step's end is not finite (after the realization's own
 codes, engine/forward.py's SINGULAR 1 and OVERFLOW 2; its INCONSISTENT is 4)."""
+
+
+@numba.njit(cache=True)
+def attempted_step(h_next, fixed, max_step, remaining):
+    """The step (s) to attempt: the fixed step (if ``fixed`` > 0) or the predicted one,
+    at most ``max_step``, stretched to the ``remaining`` time to the stop when it would
+    fall short of it by less than a thousandth of itself."""
+    h = min(fixed if fixed > 0.0 else h_next, max_step)
+    if h >= remaining or remaining - h < 1e-3 * h:
+        h = remaining
+    return h
+
+
+@numba.njit(cache=True)
+def error_test(norm, accuracy, exponent, h):
+    """(accepted, the next step size) for a step of h whose error norm is ``norm``: it
+    passes at most ``accuracy``, and the next step is h scaled by SAFETY (accuracy /
+    norm)^exponent, within MAX_SHRINK and MAX_GROWTH (at most 0.9 after a failure, at
+    least 1 after a success)."""
+    factor = SAFETY * (accuracy / norm) ** exponent if norm > 0 else MAX_GROWTH
+    if norm > accuracy:
+        return False, h * max(MAX_SHRINK, min(factor, 0.9))
+    return True, h * min(MAX_GROWTH, max(1.0, factor))
+
+
+@numba.njit(cache=True)
+def step_end(t0, h, t_stop, t_report):
+    """The time a step of h from t0 ends at: t0 + h, or the stop time or the report
+    time when t0 + h is within the time tolerance of it, so that fixed steps land on
+    report times n h exactly instead of drifting past them by rounding."""
+    t_end = t0 + h
+    tol = time_tol(t_end)
+    if t_stop - t_end <= tol:
+        return t_stop
+    if abs(t_report - t_end) <= tol:
+        return t_report
+    return t_end
+
+
+def tableau(c, a, b, e) -> np.ndarray:
+    """A Runge-Kutta method in one array, as the integrators and compiled runs read it:
+    (s + 3, s), the rows of a (row i the coefficients of stage i), then b, e and the stage
+    times c."""
+    s = len(c)
+    table = np.zeros((s + 3, s))
+    for i, row in enumerate(a, start=1):
+        table[i, :len(row)] = row
+    table[s], table[s + 1], table[s + 2] = b, e, c
+    return table
 
 
 @numba.njit(cache=True)

@@ -304,7 +304,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
     # which MultibodySystem.realize calls for all the stages it can at once (with the
     # built-in force elements); these hooks run it one stage at a time when this
     # subsystem is realized on its own (a subclass that overrides a hook). The Python
-    # around it (custom mobilizers, constraints) is ``_python_work``'s, in both cases.
+    # around it (custom mobilizers, constraints) is ``engine_python``'s, in both cases.
     def realize_time(self, state):
         self._realize_alone(state, Stage.TIME)
 
@@ -324,20 +324,16 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         self._realize_alone(state, Stage.REPORT)
 
     def _realize_alone(self, state, g: Stage) -> None:
-        from kinetree.engine.forward import (  # the engine sits above
-            INCONSISTENT,
-            NO_CONTACTS,
-            NO_FORCES,
-            realize_stages,
-        )
-        before, after = self._python_work(state)
+        from kinetree.engine.data import assemble  # the engine sits above
+        from kinetree.engine.forward import INCONSISTENT, realize_stages
+
+        before, after = self.engine_python(state)
         for work in before.get(g, ()):
             work(state)
         if Stage.POSITION <= g <= Stage.ACCELERATION:
-            self.get_tree_data(state, Stage.MODEL, "realize").cache.time[0] = state.get_time()
-            failed = realize_stages(int(g), int(g), *self._kernel_arguments(state),
-                                    *NO_FORCES, *NO_CONTACTS,
-                                    *self._constraint_arguments(state))
+            model, data = assemble(self.engine_fields(state))
+            data.time[0] = state.get_time()
+            failed = realize_stages(int(g), int(g), model, data)
             self._raise_if_singular(self.get_tree_data(state, Stage.MODEL, "realize"), state)
             if failed == INCONSISTENT:
                 raise self._inconsistent_error(state)
@@ -350,28 +346,26 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         part = state._parts[self._index]
         return state._q[part.q_slice], state._u[part.u_slice]
 
-    def _kernel_arguments(self, state) -> tuple:
-        """realize_stages' tree arguments, views of ``state``'s arrays: tree_i, tree_f, kinds,
-        buf, status, q, u, q̇, u̇, q̈, q̈ scratch, body forces, mobility forces."""
-        d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize")
-        part = state._parts[self._index]
-        qs, us = part.q_slice, part.u_slice
-        return (d.tree_i, d.tree_f, d.kinds, d.buf, d.status, state._q[qs], state._u[us],
-                state._qdot[qs], state._udot[us], state._qdotdot[qs], d.qdotdot_work,
-                d.body_forces, d.mobility_forces)
-
-    def _constraint_arguments(self, state) -> tuple:
-        """realize_stages' position-error and constraint arguments for ``state``: the q
-        indices of its quaternions and views of their normalization errors, the Kinds
-        and table of its enabled constraints, and views of their qerr, uerr, udoterr and
-        multipliers."""
+    def engine_fields(self, state) -> dict:
+        """The tree's and the constraints' fields of the compiled realization's model and
+        data (``engine/data.py``): views of ``state``'s arrays."""
         d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.realize")
         data = self._constraint_data(state)
         part = state._parts[self._index]
+        qs, us = part.q_slice, part.u_slice
         qerr = state._qerr[part.qerr_slice]
-        return (d.quaternion_q, qerr[data.mp:], data.kinds, *data.table, qerr[:data.mp],
-                state._uerr[part.uerr_slice], state._udoterr[part.udoterr_slice],
-                state._multipliers[part.udoterr_slice])
+        con_i, con_index, con_f, con_buf = data.table
+        return {"tree_i": d.tree_i, "tree_f": d.tree_f, "mobilizer_kinds": d.kinds,
+                "quaternion_q": d.quaternion_q, "constraint_kinds": data.kinds,
+                "con_i": con_i, "time": d.cache.time, "q": state._q[qs], "u": state._u[us],
+                "qdot": state._qdot[qs], "udot": state._udot[us],
+                "qdotdot": state._qdotdot[qs], "qdotdot_work": d.qdotdot_work,
+                "buf": d.buf, "status": d.status, "body_forces": d.body_forces,
+                "mobility_forces": d.mobility_forces, "quaternion_err": qerr[data.mp:],
+                "con_index": con_index, "con_f": con_f, "con_buf": con_buf,
+                "qerr": qerr[:data.mp], "uerr": state._uerr[part.uerr_slice],
+                "udoterr": state._udoterr[part.udoterr_slice],
+                "multipliers": state._multipliers[part.udoterr_slice]}
 
     def _perr(self, state) -> np.ndarray:
         """The holonomic constraints' position errors: qerr without the quaternions'
@@ -385,7 +379,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
                                       "SimbodyMatterSubsystem.get_num_quaternions_in_use")
                    .quaternion_q)
 
-    def _python_work(self, state) -> tuple[dict, dict]:
+    def engine_python(self, state) -> tuple[dict, dict]:
         """(before, after): per stage, the Python this subsystem runs before and after the
         compiled call of that stage in ``state``: the custom mobilizers' pre-passes, the
         Python constraints' errors and rows, then the realize hooks that constraint and
@@ -796,7 +790,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
 
     def _constraint_hooks(self, hook: str, state) -> None:
         """Run a TOPOLOGY, MODEL or INSTANCE hook of every constraint's implementation
-        (the later stages' run from ``_python_work``, for the enabled ones that have
+        (the later stages' run from ``engine_python``, for the enabled ones that have
         them)."""
         for c in self._constraints:
             getattr(c._impl, hook)(state)

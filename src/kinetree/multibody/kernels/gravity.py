@@ -1,8 +1,7 @@
-"""Gravity on every body: the force m g at each body's mass center, added to the spatial
-forces about the body origins (in G)."""
+"""Gravity on a body: the force m g at its mass center, added to its spatial force about
+its origin (in G)."""
 
 from kinetree.jit import helper
-from kinetree.multibody.tree_model import kernel
 
 
 @helper
@@ -19,9 +18,3 @@ def add_gravity_force(mass, com_G, g, body_forces, b):
     F[4] += fy
     F[5] += fz
 
-
-@kernel
-def add_gravity_forces(mass, com_G, g, body_forces):
-    """Gravity on every body but Ground (add_gravity_force)."""
-    for b in range(1, mass.shape[0]):
-        add_gravity_force(mass, com_G, g, body_forces, b)

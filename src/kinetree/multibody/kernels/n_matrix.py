@@ -91,12 +91,6 @@ def qdotdot_sweep(tree, q, u, udot, work, out):
 
 
 @kernel
-def calc_qdotdot(tree_i, tree_f, kinds, q, u, udot, work, out):
-    """``qdotdot_sweep`` on the flat model and cache buffers."""
-    qdotdot_sweep(unpack_tree(tree_i, tree_f, kinds), q, u, udot, work, out)
-
-
-@kernel
 def normalize_quaternions(q, quaternion_q):
     """Scale each quaternion block of q (its indices a row of ``quaternion_q``, (k, 4)) to
     unit length; the orientation it stands for is unchanged. A zero block stays zero."""

@@ -18,36 +18,6 @@ def mat_mul(A, B, out):
 
 
 @helper
-def mat_mul_bt(A, B, out):
-    """out = A Bᵀ for 3x3 A, B."""
-    for i in range(3):
-        for j in range(3):
-            out[i, j] = A[i, 0] * B[j, 0] + A[i, 1] * B[j, 1] + A[i, 2] * B[j, 2]
-
-
-@helper
-def mat_vec(A, v, out):
-    """out = A v for 3x3 A."""
-    for i in range(3):
-        out[i] = A[i, 0] * v[0] + A[i, 1] * v[1] + A[i, 2] * v[2]
-
-
-@helper
-def mat_t_vec(A, v, out):
-    """out = Aᵀ v for 3x3 A."""
-    for i in range(3):
-        out[i] = A[0, i] * v[0] + A[1, i] * v[1] + A[2, i] * v[2]
-
-
-@helper
-def cross_add(a, b, out):
-    """out += a × b."""
-    out[0] += a[1] * b[2] - a[2] * b[1]
-    out[1] += a[2] * b[0] - a[0] * b[2]
-    out[2] += a[0] * b[1] - a[1] * b[0]
-
-
-@helper
 def vec3(a):
     """The first three entries of a as a 3-tuple."""
     return (a[0], a[1], a[2])

@@ -36,15 +36,6 @@ def axes_xy(q):
 
 
 @helper
-def angular_velocity(q, u, out):
-    """out = w_FM in F = R_FM (u0, u1, 0)."""
-    x0, y0, x1, y1, x2, y2 = axes_xy(q)
-    out[0] = x0 * u[0] + y0 * u[1]
-    out[1] = x1 * u[0] + y1 * u[1]
-    out[2] = x2 * u[0] + y2 * u[1]
-
-
-@helper
 def rate(q, u, out):
     """q̇ of the orientation for speeds u (wx, wy in M)."""
     x0, y0, x1, y1, x2, y2 = axes_xy(q)

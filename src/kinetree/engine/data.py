@@ -1,0 +1,101 @@
+"""The named data of the compiled realization: a constant model part and a per-State data
+part (MuJoCo's mjModel and mjData), and the protocol by which the engine gets them.
+
+``EngineModel`` holds what stays fixed while a State's Instance-stage variables do;
+``EngineData`` the State's arrays the realization reads and fills. Both are named tuples
+of numpy arrays, views of the State's own buffers, so compiled code reads them by name
+(``data.q``, ``model.tree_i``) and Python sees the same memory. Vectors of bodies are about
+each body's origin and expressed in Ground unless the name says otherwise (the tree
+model's and cache's own fields are listed in ``multibody/tree_model.py``); spatial vectors
+are [angular; linear].
+
+A built-in subsystem whose work the compiled realization does is an ``EnginePart``: it
+names the fields it provides and the Python it still runs around the compiled call. The
+realization plan (``plan.py``) asks each part for those, and reads nothing else of them.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Protocol
+
+import numpy as np
+
+from kinetree.engine.kinds import Kinds
+from kinetree.forces.elements._table import FORCE_I_COLUMNS
+
+EngineModel = namedtuple("EngineModel", [
+    "tree_i",            # (nb, 7) int64: per body its parent, mobilizer type code, first q,
+                         # nq, first u, nu, and 1 if reversed (tree_model.TreeModel)
+    "tree_f",            # (nb * (W + 37),) float64: per body its mobilizer parameters (W),
+                         # X_PF, X_MB, mass (kg), mass center (m, in B), inertia (kg m², in B)
+    "mobilizer_kinds",   # Kinds of the mobilizer type codes in tree_i
+    "quaternion_q",      # (k, 4) int64: the q indices of each quaternion in use
+    "force_kinds",       # Kinds of the force elements of the table
+    "force_i",           # (n, 5) int64: per force element its type code, three integer
+                         # parameters (bodies, mobilities) and its first float in force_f
+    "contact_kinds",     # Kinds of the contact parts run: the search and the force models
+    "transition_velocity",  # float (m/s): compliant contact's slip velocity scale; -1 if none
+    "constraint_kinds",  # Kinds of the enabled constraints
+    "con_i",             # (nc, 13) int64: per enabled constraint its type code, ancestor,
+                         # bodies, mobilities, equation rows (multibody/constraint_table.py)
+])
+"""The realization's constant part: the model arrays of one State's Instance stage."""
+
+EngineData = namedtuple("EngineData", [
+    "time",              # (1,) s: the time prescribed motion is evaluated at
+    "q", "u",            # (nq,), (nu,): the tree's generalized coordinates and speeds
+    "qdot", "udot",      # (nq,), (nu,): q̇ (VELOCITY) and u̇ (ACCELERATION)
+    "qdotdot",           # (nq,): q̈ (ACCELERATION)
+    "qdotdot_work",      # (nq,): scratch of q̈
+    "buf", "status",     # the tree cache (tree_model.TreeCache): float64 and int64 buffers
+    "body_forces",       # (nb, 6) N m, N: the applied spatial forces (DYNAMICS)
+    "mobility_forces",   # (nu,): the applied generalized forces (DYNAMICS)
+    "force_rows",        # (k,) int64: the rows of force_i of the enabled elements
+    "force_f",           # float64: the force elements' parameters (the State's own)
+    "force_pe",          # (n,) J: each force element's potential energy (DYNAMICS)
+    "contact_i", "contact_f",  # the contact search's buffers (contact/collision.ContactData)
+    "quaternion_err",    # (k,): |q| - 1 of each quaternion (POSITION)
+    "con_index",         # int64: the constraints' bodies, mobilities and pivots
+    "con_f", "con_buf",  # float64: the constraints' parameters and work space
+    "qerr", "uerr", "udoterr",  # (mp,), (mp + mv,), (m,): the constraint errors
+    "multipliers",       # (m,): the constraint multipliers λ (ACCELERATION)
+])
+"""The realization's per-State part: views of one State's arrays."""
+
+MODEL_DEFAULTS = {
+    "force_kinds": Kinds("forces"),
+    "force_i": np.zeros((0, FORCE_I_COLUMNS), dtype=np.int64),
+    "contact_kinds": Kinds("contact"),
+    "transition_velocity": -1.0,
+}
+DATA_DEFAULTS = {
+    "force_rows": np.zeros(0, dtype=np.int64),
+    "force_f": np.zeros(0),
+    "force_pe": np.zeros(0),
+    "contact_i": np.zeros(11, dtype=np.int64),
+    "contact_f": np.zeros(0),
+}
+"""The fields of the parts a model may lack (built-in force elements, compiled contact)."""
+
+
+class EnginePart(Protocol):
+    """A subsystem whose work the compiled realization does, in full or in part."""
+
+    def engine_fields(self, state) -> dict:
+        """The fields of EngineModel and EngineData this part provides for ``state``
+        (realized to INSTANCE), by name: views of its arrays, never copies."""
+
+    def engine_python(self, state) -> tuple[dict, dict]:
+        """(before, after): per Stage, the Python this part runs before and after the
+        compiled call of that stage for ``state`` (pre-passes, user hooks)."""
+
+
+def assemble(fields: dict) -> tuple[EngineModel, EngineData]:
+    """The model and data of the realization from the parts' fields (``fields``), the
+    absent parts' fields defaulted."""
+    model = EngineModel(**{**MODEL_DEFAULTS, **{k: v for k, v in fields.items()
+                                                 if k in EngineModel._fields}})
+    data = EngineData(**{**DATA_DEFAULTS, **{k: v for k, v in fields.items()
+                                              if k in EngineData._fields}})
+    return model, data
