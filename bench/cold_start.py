@@ -1,24 +1,24 @@
-"""Cold start: the CPU a newcomer's first program spends compiling kinetree's kernels.
+"""Cold start: what a newcomer's programs spend compiling kinetree's kernels.
 
-numba compiles each kernel on its first call and caches it on disk, so the first program
-run after an install pays for every kernel it touches. This measures, each in a fresh
-process (a subprocess, CPU from its rusage):
+kinetree's kernels are compiled once per version of its source, by ``python -m kinetree
+warmup`` (which the README's ``make`` commands run), into a per-user cache. This measures,
+each in a fresh process (a subprocess, CPU from its rusage, the warm-up's worker processes
+included):
 
 1. ``import numba`` and ``import kinetree`` with an empty cache (no kernel compiles at import);
-2. the first program with an empty cache (NUMBA_CACHE_DIR a fresh temporary folder): a
-   four-bar closed by a Constraint.Ball and assembled, two springs, a damper, a ball on a
-   floor with compliant contact, realized and simulated for 0.5 s through the public API;
-   every numba compilation is timed through numba's ``numba:compile`` events, CPU seconds
-   of its own (nested compilations subtracted) and in all, per dispatcher;
-3. the same program again with the cache from 2 (warm);
-4. ``python -m kinetree warmup`` in another empty cache, then the program: what the warm-up
-   leaves to compile;
-5. then a model with kinds the warm-up does not cover (a Gimbal, a LinearBushing): what a
-   new combination of element kinds costs once the shared helpers are cached.
+2. ``python -m kinetree warmup`` from an empty cache (NUMBA_CACHE_DIR a fresh folder);
+3. after it, programs that must compile nothing, each timed to its first realized State and
+   to its end, every numba compilation counted through numba's ``numba:compile`` events:
+   the first program (a Pin, Ball, Universal and Gimbal chain closed by a Rod, a damper, a
+   spring and a ball on a floor with compliant contact, realized and simulated for 0.05 s
+   through the public API), a model with every mobilizer kind, the bundled robot
+   (``models/urdf/arm7.urdf``) and every bundled OpenSim model (``models/opensim``);
+4. a kind compiled by itself: the warmed cache without the Gimbal's functions, and the
+   first program again (only the Gimbal's functions compile);
+5. the first program from an empty cache without the warm-up.
 
-Usage: ``python bench/cold_start.py [--top 20] [--json records.json]`` (``--json`` keeps
-every compilation's record of 2 to 5). It takes about seven minutes; run it on a quiet
-machine, since compilation is single-threaded and a busy core inflates it.
+Usage: ``python bench/cold_start.py [--top 20] [--json records.json]``. It takes about
+five minutes; run it on a quiet machine.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import json
 import os
 import platform
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,10 +39,12 @@ import numba
 
 PYTHON = sys.executable
 HERE = Path(__file__).resolve()
+MODELS = HERE.parents[1] / "models"
 
 
-def first_program() -> None:
-    """What a newcomer writes after reading the docs: every element through the public API."""
+def first_program() -> float:
+    """What a newcomer writes after reading the docs, every element through the public API;
+    returns the process CPU (s) at its first realized State."""
     import numpy as np
 
     import kinetree as kt
@@ -54,65 +57,66 @@ def first_program() -> None:
     kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
 
     link = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(0.01)))
-    crank = kt.MobilizedBody.Pin(matter.Ground(), kt.Transform(), link,
-                                 kt.Transform([0, 0.5, 0]))
-    coupler = kt.MobilizedBody.Pin(crank, kt.Transform(), link, kt.Transform([-0.9, 0, 0]))
-    rocker = kt.MobilizedBody.Pin(matter.Ground(), kt.Transform([1.0, 0, 0]), link,
-                                  kt.Transform([0, 0.6, 0]))
-    kt.Constraint.Ball(coupler, [0, 0, 0], rocker, [0, 0, 0])
-    kt.Force.TwoPointLinearSpring(forces, matter.Ground(), [0, 1, 0], coupler, [0, 0, 0],
+    down = kt.Transform([0, 0.4, 0])
+    pin = kt.MobilizedBody.Pin(matter.Ground(), kt.Transform(), link, down)
+    ball = kt.MobilizedBody.Ball(pin, kt.Transform(), link, down)
+    universal = kt.MobilizedBody.Universal(ball, kt.Transform(), link, down)
+    gimbal = kt.MobilizedBody.Gimbal(universal, kt.Transform(), link, down)
+    kt.Constraint.Rod(matter.Ground(), [0.6, -1.0, 0], gimbal, [0, 0, 0], 0.5)
+    kt.Force.MobilityLinearDamper(forces, pin, 0, 0.2)
+    kt.Force.TwoPointLinearSpring(forces, matter.Ground(), [0, 1, 0], universal, [0, 0, 0],
                                   20.0, 1.0)
-    kt.Force.MobilityLinearSpring(forces, rocker, 0, 5.0, 0.0)
-    kt.Force.MobilityLinearDamper(forces, crank, 0, 0.2)
 
     rubber = kt.ContactMaterial(1e6, 0.5, 0.9, 0.6, 0.0)
     matter.Ground().upd_body().add_contact_surface(
-        kt.Transform(kt.Rotation.about_z(-np.pi / 2), [0, -1.5, 0]),
+        kt.Transform(kt.Rotation.about_z(-np.pi / 2), [0, -2.0, 0]),
         kt.ContactSurface(kt.ContactGeometry.HalfSpace(), rubber))
     ball_body = kt.Body.Rigid(kt.MassProperties(0.5, [0, 0, 0], kt.Inertia(0.002)))
     ball_body.add_contact_surface(kt.Transform(),
                                   kt.ContactSurface(kt.ContactGeometry.Sphere(0.1), rubber))
-    ball = kt.MobilizedBody.Free(matter.Ground(), ball_body)
+    falling = kt.MobilizedBody.Free(matter.Ground(), ball_body)
 
     state = system.realize_topology()
-    for mobod, angle in ((crank, 0.3), (coupler, 0.5), (rocker, -0.4)):
-        mobod.set_one_q(state, 0, angle)
+    pin.set_one_q(state, 0, 0.4)
     kt.Assembler(system).assemble(state)  # the loop starts open
-    ball.set_q_to_fit_transform(state, kt.Transform([2.0, -1.0, 0.0]))  # falls 0.4 m
-    ball.set_u(state, [0, 0, -5, 1, 0, 0])
+    falling.set_q_to_fit_transform(state, kt.Transform([2.0, -1.85, 0.0]))
+    falling.set_u(state, [0, 0, -5, 1, -1, 0])
     system.realize(state, kt.Stage.ACCELERATION)
-    traj = kt.simulate(system, state, 0.5, progress=False)
+    realized = time.process_time()
+    traj = kt.simulate(system, state, 0.05, progress=False)
     final = traj.states()[-1]
     system.realize(final, kt.Stage.DYNAMICS)
     print(f"first program: {len(traj)} rows, {traj.stats['steps_taken']} steps, "
           f"{contact.get_num_contact_forces(final)} contact(s) at t = {final.get_time()} s")
+    return realized
 
 
-def rare_kinds_program() -> None:
-    """A model that brings in a new combination of kinds after the warm-up: a Gimbal joint
-    (not a common mobilizer) and a LinearBushing (not a common force element), so its
-    realization is compiled for every mobilizer and force element type."""
+def every_mobilizer_program() -> float:
+    import kinetree as kt
+    from kinetree import warmup
+
+    system, state = warmup.every_mobilizer_model()
+    system.realize(state, kt.Stage.ACCELERATION)
+    return time.process_time()
+
+
+def file_program(path: str) -> float:
+    import warnings
+
     import kinetree as kt
 
-    system = kt.MultibodySystem()
-    matter = kt.SimbodyMatterSubsystem(system)
-    forces = kt.GeneralForceSubsystem(system)
-    kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
-    link = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(0.01)))
-    arm = kt.MobilizedBody.Gimbal(matter.Ground(), kt.Transform(), link,
-                                  kt.Transform([0, 0.5, 0]))
-    kt.Force.LinearBushing(forces, matter.Ground(), kt.Transform([0, -0.5, 0]), arm,
-                           kt.Transform(), [1, 1, 1, 50, 50, 50], [0.1] * 6)
-    state = system.realize_topology()
-    arm.set_q(state, [0.2, -0.1, 0.3])
-    traj = kt.simulate(system, state, 0.2, progress=False)
-    print(f"rare kinds: {len(traj)} rows, {traj.stats['steps_taken']} steps")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = kt.load_urdf(path) if path.endswith(".urdf") else kt.load_osim(path)
+    model.system.realize(model.get_default_state(), kt.Stage.ACCELERATION)
+    return time.process_time()
 
 
 def profiled(program: str, out_path: str) -> None:
-    """Run ``first_program`` or the warm-up (``program``: "first" or "warmup") timing every
-    numba compilation, and write the records to ``out_path`` as JSON: [module, qualname,
-    signatures, own CPU s, total CPU s] per dispatcher."""
+    """Run a program (``program``: "first", "mobilizers", or a model file's path) timing
+    every numba compilation, and write to ``out_path`` as JSON the process CPU at its first
+    realized State and the records: [module, qualname, signatures, own CPU s, total CPU
+    s] per dispatcher."""
     from numba.core import event
 
     records: dict[tuple[str, str], list] = {}
@@ -137,15 +141,14 @@ def profiled(program: str, out_path: str) -> None:
             rec[2] += total
 
     event.register("numba:compile", CompileTimer())
-    if program == "warmup":
-        from kinetree import warmup
-
-        warmup.main()  # what `python -m kinetree warmup` runs
-    elif program == "rare":
-        rare_kinds_program()
+    if program == "first":
+        realized = first_program()
+    elif program == "mobilizers":
+        realized = every_mobilizer_program()
     else:
-        first_program()
-    Path(out_path).write_text(json.dumps([[*key, *rec] for key, rec in records.items()]))
+        realized = file_program(program)
+    Path(out_path).write_text(json.dumps(
+        {"realized_cpu": realized, "records": [[*key, *rec] for key, rec in records.items()]}))
 
 
 def run_child(args: list[str], cache: Path) -> dict:
@@ -162,19 +165,26 @@ def run_child(args: list[str], cache: Path) -> dict:
 
 
 def run_profiled(program: str, cache: Path, workdir: Path, name: str) -> tuple[dict, list]:
-    """``run_child`` of this file profiling ``program``; also its compile records."""
+    """``run_child`` of this file profiling ``program`` (its result with "realized", the
+    process CPU at the first realized State); also its compile records."""
     out = workdir / f"{name}.json"
     result = run_child([str(HERE), "--profiled", program, str(out)], cache)
-    return result, json.loads(out.read_text())
+    report = json.loads(out.read_text())
+    result["realized"] = report["realized_cpu"]
+    return result, report["records"]
 
 
-def cache_files(cache: Path) -> int:
-    """The number of compiled signatures in the cache (its .nbc files)."""
-    return sum(1 for _ in cache.rglob("*.nbc"))
+def print_records(records: list, top: int) -> None:
+    own = sum(r[3] for r in records)
+    print(f"numba compiling: {own:.1f} s CPU, {len(records)} dispatchers, "
+          f"{sum(r[2] for r in records)} signatures")
+    print(f"{'own s':>7} {'total s':>8} {'sigs':>4}  module.function")
+    for module, qualname, sigs, own_s, total_s in sorted(records, key=lambda r: -r[3])[:top]:
+        print(f"{own_s:7.2f} {total_s:8.2f} {sigs:4d}  {module}.{qualname}")
 
 
 def main() -> None:
-    """Run the four measurements and print them."""
+    """Run the measurements and print them."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--top", type=int, default=20, help="compilations listed (20)")
     parser.add_argument("--json", type=Path, help="write every run's compile records here")
@@ -187,53 +197,46 @@ def main() -> None:
 
     print(f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"numba {numba.__version__}, load average before: {os.getloadavg()[0]:.2f}")
+    runs = {}
     with tempfile.TemporaryDirectory(prefix="kinetree-cold-") as tmp:
         workdir = Path(tmp)
         for what in ("numba", "kinetree"):
             r = run_child(["-c", f"import {what}"], workdir / f"import-{what}")
             print(f"import {what} (cold): {r['cpu']:.2f} s CPU, {r['wall']:.2f} s wall")
 
-        cold_cache = workdir / "cold"
-        cold, records = run_profiled("first", cold_cache, workdir, "cold")
-        print(cold["stdout"])
-        own = sum(r[3] for r in records)
-        print(f"\nfirst program, empty cache: {cold['cpu']:.1f} s CPU, {cold['wall']:.1f} s "
-              f"wall; numba compiling: {own:.1f} s CPU, {len(records)} dispatchers, "
-              f"{sum(r[2] for r in records)} signatures ({cache_files(cold_cache)} cached)")
-        print("\nown: CPU of the dispatcher's compilations alone; total: with the kernels they "
-              "compiled on the way (nested); sigs: signatures compiled")
-        print(f"{'own s':>7} {'total s':>8} {'sigs':>4}  module.function")
-        for module, qualname, sigs, own_s, total_s in sorted(records, key=lambda r: -r[3])[
-                :args.top]:
-            print(f"{own_s:7.2f} {total_s:8.2f} {sigs:4d}  {module}.{qualname}")
-        by_module: dict[str, float] = {}
-        for module, _, _, own_s, _ in records:
-            by_module[module] = by_module.get(module, 0.0) + own_s
-        print(f"\n{'own s':>7}  module (all its dispatchers)")
-        for module, own_s in sorted(by_module.items(), key=lambda kv: -kv[1]):
-            print(f"{own_s:7.2f}  {module}")
-
-        warm, records = run_profiled("first", cold_cache, workdir, "warm")
-        print(f"\nsame program, warm cache: {warm['cpu']:.2f} s CPU, {warm['wall']:.2f} s wall, "
-              f"{len(records)} dispatchers compiled")
-
-        warmed_cache = workdir / "warmed"
-        up, _ = run_profiled("warmup", warmed_cache, workdir, "warmup")
+        warmed = workdir / "warmed"
+        up = run_child(["-m", "kinetree", "warmup"], warmed)
         print(f"\npython -m kinetree warmup, empty cache: {up['cpu']:.1f} s CPU, "
               f"{up['wall']:.1f} s wall")
-        after, records = run_profiled("first", warmed_cache, workdir, "after-warmup")
-        print(f"first program after the warm-up: {after['cpu']:.1f} s CPU, "
-              f"{after['wall']:.1f} s wall; left to compile: {sum(r[3] for r in records):.1f} "
-              f"s CPU in {len(records)} dispatchers")
-        for module, qualname, *_ in records:
-            print(f"  {module}.{qualname}")
-        rare, records = run_profiled("rare", warmed_cache, workdir, "rare")
-        print(f"\n{rare['stdout']}\na Gimbal and a LinearBushing after the warm-up (a new "
-              f"combination of kinds): {rare['cpu']:.1f} s CPU, {rare['wall']:.1f} s wall, "
-              f"{len(records)} dispatchers compiled")
+
+        print("\nafter the warm-up, to the first realized State / to the end (CPU of the "
+              "whole process), and what was compiled:")
+        programs = [("first program", "first"), ("every mobilizer kind", "mobilizers")]
+        programs += [(p.name, str(p)) for p in sorted(MODELS.glob("urdf/*.urdf"))]
+        programs += [(p.name, str(p)) for p in sorted(MODELS.glob("opensim/*.osim"))]
+        for label, program in programs:
+            r, records = run_profiled(program, warmed, workdir, f"after-{label}")
+            runs[f"after-{label}"] = records
+            print(f"  {label:38s} {r['realized']:5.2f} s / {r['cpu']:5.2f} s, "
+                  f"{len(records)} dispatchers compiled")
+
+        alone = workdir / "without-gimbal"
+        shutil.copytree(warmed, alone)
+        for f in alone.rglob("gimbal.*"):
+            f.unlink()
+        r, records = run_profiled("first", alone, workdir, "one-kind")
+        runs["one-kind"] = records
+        print(f"\nthe first program with the Gimbal's functions not yet compiled: "
+              f"{r['cpu']:.1f} s CPU ({r['cpu'] - r['realized']:.1f} s after the first "
+              f"realized State)")
+        print_records(records, args.top)
+
+        cold, records = run_profiled("first", workdir / "cold", workdir, "cold")
+        runs["cold"] = records
+        print(f"\n{cold['stdout']}\nthe first program from an empty cache, without the "
+              f"warm-up: {cold['cpu']:.1f} s CPU, {cold['wall']:.1f} s wall")
+        print_records(records, args.top)
         if args.json:
-            runs = {name: json.loads((workdir / f"{name}.json").read_text())
-                    for name in ("cold", "warm", "warmup", "after-warmup", "rare")}
             args.json.write_text(json.dumps(
                 {"columns": ["module", "qualname", "signatures", "own_cpu_s", "total_cpu_s"],
                  **runs}, indent=1))

@@ -14,6 +14,7 @@ warning.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -87,8 +88,7 @@ class SourceKeyedLocator(_CacheLocator):
 
     def __init__(self, py_func, py_file):
         self._lineno = py_func.__code__.co_firstlineno
-        relative = Path(py_file).resolve().parent.relative_to(PACKAGE_DIR)
-        self._cache_path = str(cache_dir.joinpath(*relative.parts))
+        self._cache_path = str(cache_dir.joinpath(*_package_folder(py_file)))
 
     def get_cache_path(self):
         return self._cache_path
@@ -101,9 +101,17 @@ class SourceKeyedLocator(_CacheLocator):
 
     @classmethod
     def from_function(cls, py_func, py_file):
-        if cache_dir is None or not Path(py_file).resolve().is_relative_to(PACKAGE_DIR):
+        if cache_dir is None or _package_folder(py_file) is None:
             return None
         return cls(py_func, py_file)
+
+
+@functools.cache
+def _package_folder(py_file: str) -> tuple[str, ...] | None:
+    """The folders from the package's to ``py_file``'s (() for the package's own), or None
+    for a file outside the package."""
+    folder = Path(py_file).resolve().parent
+    return folder.relative_to(PACKAGE_DIR).parts if folder.is_relative_to(PACKAGE_DIR) else None
 
 
 def configure() -> Path | None:

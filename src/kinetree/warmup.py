@@ -10,8 +10,8 @@ they are there. The warm-up compiles them on every core, in parallel jobs:
   open and with contact or without: the one compiled realization, the compiled steps,
   the projection, the assembler;
 - every other element kind, each function of it compiled by itself (``engine/kinds.py``);
-- then programs that use them: a model with every mobilizer kind, and each OpenSim model
-  bundled with a checkout of the repository, loaded and realized.
+- then programs that use them: a model with every mobilizer kind, and each robot (URDF)
+  and OpenSim model bundled with a checkout of the repository, loaded and realized.
 
 It leaves a marker in the cache folder when done, which silences the notice a first
 import gives.
@@ -136,8 +136,12 @@ def _opensim(path: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = kt.io.load_osim(path)
-    state = model.state.copy() if hasattr(model, "state") else model.system.realize_topology()
-    model.system.realize(state, kt.Stage.ACCELERATION)
+    model.system.realize(model.get_default_state(), kt.Stage.ACCELERATION)
+
+
+def _urdf(path: str) -> None:
+    model = kt.io.load_urdf(path)
+    kt.simulate(model.system, model.get_default_state(), SIMULATED_TIME, progress=False)
 
 
 def jobs() -> tuple[list, list]:
@@ -153,8 +157,10 @@ def jobs() -> tuple[list, list]:
             if part:
                 first.append((f"{family} kinds", _kinds, (family, part)))
     then = [("every mobilizer", _every_mobilizer, ())]
-    bundled = _compile_cache.PACKAGE_DIR.parents[1] / "models" / "opensim"
-    then += [(path.stem, _opensim, (str(path),)) for path in sorted(bundled.glob("*.osim"))]
+    bundled = _compile_cache.PACKAGE_DIR.parents[1] / "models"
+    then += [(path.stem, _urdf, (str(path),)) for path in sorted(bundled.glob("urdf/*.urdf"))]
+    then += [(path.stem, _opensim, (str(path),))
+             for path in sorted(bundled.glob("opensim/*.osim"))]
     return first, then
 
 

@@ -8,6 +8,7 @@ primitives in the viewer's scene; and the errors bad files give."""
 
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -865,3 +866,31 @@ def test_bad_arguments(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")            # nothing skipped: no warning
         kt.load_urdf(write(tmp_path, robot(GOOD_LINK.format("a")), "fine.urdf"))
+
+
+BUNDLED_ARM = Path(__file__).resolve().parents[2] / "models" / "urdf" / "arm7.urdf"
+
+
+def test_the_bundled_arm_loads_and_keeps_its_energy_and_mimic():
+    """models/urdf/arm7.urdf: seven revolute joints, a fixed flange and two prismatic
+    fingers, the second a mimic of the first. From a bent pose it swings under gravity
+    keeping its energy and the fingers' coupling; at rest in the default pose its base
+    joint (about the vertical) has no reason to turn."""
+    model = kt.load_urdf(BUNDLED_ARM)
+    assert [c for c in model.coordinates][:7] == [f"joint{i}" for i in range(1, 8)]
+    assert list(model.constraints) == ["finger_right_joint"]
+    state = model.get_default_state()
+    model.system.realize(state, kt.Stage.ACCELERATION)
+    assert model.coordinates["joint1"].get_acceleration_value(state) == pytest.approx(
+        0.0, abs=1e-12)
+    for i, angle in enumerate((0.3, -0.8, 0.5, -1.2, 0.4, 0.9, -0.2), start=1):
+        model.coordinates[f"joint{i}"].set_value(state, angle)
+    left, right = model.coordinates["finger_left_joint"], model.coordinates["finger_right_joint"]
+    left.set_value(state, 0.02)
+    right.set_value(state, 0.02)
+    traj = kt.simulate(model.system, state, 0.3, accuracy=1e-8, report_interval=0.01,
+                       progress=False)
+    energy = traj.columns["energy"]
+    assert np.ptp(energy) < 1e-6 * np.abs(energy).max()
+    assert np.abs(traj.q[:, left.q_index] - traj.q[:, right.q_index]).max() < 1e-8
+    assert np.ptp(traj.q[:, model.coordinates["joint2"].q_index]) > 0.05   # it swung

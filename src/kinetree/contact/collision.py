@@ -302,6 +302,18 @@ class ContactSearch:
     (``search_point_contacts``, inside the one compiled realization when it can be) and its
     Python part (``finish_search``: ellipsoids and meshes)."""
 
+    def engine_fields(self, state) -> dict:
+        """The contact search's buffers, fields of the compiled realization's data
+        (``engine/data.py``)."""
+        buffers = self._buffers(state)
+        return {"contact_i": buffers.contact_i, "contact_f": buffers.contact_f}
+
+    def engine_python(self, state) -> tuple[dict, dict]:
+        """(before, after): per stage, the Python this subsystem runs around the compiled
+        call when its search runs inside the one compiled realization: ellipsoids and
+        meshes, after the search."""
+        return {}, {Stage.POSITION: [self._finish_search]} if self._has_python_kinds else {}
+
     def _allocate_search(self, state, entries, where: str, material=None) -> None:
         """Build the table of ``entries`` (see SurfaceTable.build) and allocate the
         buffers; called from realize_topology."""

@@ -119,18 +119,6 @@ class GeneralContactSubsystem(ContactSearch, Subsystem):
     def realize_position(self, state):
         self._search(state, "GeneralContactSubsystem")
 
-    def engine_fields(self, state) -> dict:
-        """The contact search's buffers, fields of the compiled realization's data
-        (``engine/data.py``)."""
-        buffers = self._buffers(state)
-        return {"contact_i": buffers.contact_i, "contact_f": buffers.contact_f}
-
-    def engine_python(self, state) -> tuple[dict, dict]:
-        """(before, after): per stage, the Python this subsystem runs around the compiled
-        call when its search runs inside the one compiled realization: ellipsoids and
-        meshes, after the search."""
-        return {}, {Stage.POSITION: [self._finish_search]} if self._has_python_kinds else {}
-
     def _adopt_contact_force(self, force) -> None:
         self._contact_forces.append(force)
         self.invalidate_subsystem_topology_cache()

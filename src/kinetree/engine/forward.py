@@ -207,10 +207,12 @@ def new_realization(model, data, address):
 
 
 @numba.njit(cache=True)
-def realize(first, last, realization):
-    """realize_stages(first, last, model, data) of ``realization``, through its address."""
-    return call_native(realization.address, first, last, realization.model,
-                       realization.data)
+def realize(first, last, t, realization):
+    """realize_stages(first, last, model, data) of ``realization`` at time ``t`` (s),
+    through its address."""
+    data = realization.data
+    data.time[0] = t
+    return call_native(realization.address, first, last, realization.model, data)
 
 
 def realization_of(model, data) -> tuple[Realization, int]:

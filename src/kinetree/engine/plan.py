@@ -111,7 +111,7 @@ class RealizationPlan:
                 self._search = search
             self.model, self.data = assemble(fields)
             self.realization, self.realize_address = realization_of(self.model, self.data)
-            self._realize = entry_point(realize, (0, 0, self.realization))
+            self._realize = entry_point(realize, (0, 0, 0.0, self.realization))
             self._matter = matter
 
     def _add(self, part: int, before: dict, after: dict) -> None:
@@ -140,7 +140,7 @@ class RealizationPlan:
     def _compiled_call(self, state, first: int, last: int, target: int) -> bool:
         """Realize stages ``first``..``last`` in compiled code; False if the call had to
         stop (``_stopped``)."""
-        failed = self._realize(first, last, self.realization)
+        failed = self._realize(first, last, state._t, self.realization)
         if failed:
             self._stopped(state, failed, target)
         return not failed
@@ -178,11 +178,9 @@ class RealizationPlan:
         if actions is None:
             actions = self._actions[key] = self._plan(*key)
         parts = state._parts
-        if self.realization is not None:
-            self.data.time[0] = state._t
         if len(actions) == 2 and actions[0][0] == _KERNEL:
             # Only built-in elements from here to the target: one call, then the marks.
-            failed = self._realize(actions[0][1], actions[0][2], self.realization)
+            failed = self._realize(actions[0][1], actions[0][2], state._t, self.realization)
             if failed:
                 self._stopped(state, failed, target)
                 return

@@ -35,6 +35,7 @@ from kinetree.errors import (
 )
 from kinetree.multibody import constraint_solver as cs
 from kinetree.multibody import motion
+from kinetree.multibody.constraint_table import work_views
 from kinetree.multibody.custom_hinges import CustomHinges
 from kinetree.multibody.kernels.aba import (
     calc_articulated_body_inertias,
@@ -905,9 +906,15 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         return np.column_stack(cols) if cols else np.zeros((data.m, 0))
 
     def calc_g_transpose(self, state) -> np.ndarray:
-        """Gᵀ (nu x m) from the constraints' force methods (POSITION)."""
+        """Gᵀ (nu x m) from the constraints' force methods (POSITION): in one compiled call
+        when every enabled constraint is built in, else through each one's methods."""
         d, data = self._constraint_operands(state, Stage.POSITION, "calc_g_transpose")
-        return cs.calc_g_transpose(state, data, d)
+        if data.python:
+            return cs.calc_g_transpose(state, data, d)
+        q, u = self._kernel_q_u(state)
+        calc_constraint_matrix(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, data.kinds,
+                               *data.table, q, u)
+        return work_views(*data.table, q, u).G.T.copy()
 
     def multiply_by_g(self, state, udot, bias=None) -> np.ndarray:
         """G u̇ (m), without the bias b, in O(n + m) (VELOCITY); ``bias`` from
