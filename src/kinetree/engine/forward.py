@@ -51,6 +51,7 @@ from kinetree.contact.collision import _HEADER, unpack_contacts
 from kinetree.engine.entry import call_native, native_address, unowned
 from kinetree.engine.kinds import each
 from kinetree.forces.elements.dispatch import force_sweep
+from kinetree.jit import helper
 from kinetree.multibody.constraint_table import unpack_constraints
 from kinetree.multibody.kernels.aba import acceleration_sweep, inertia_sweep
 from kinetree.multibody.kernels.constraints import (
@@ -98,6 +99,14 @@ the forces of each contact model in ``contact_kinds`` (``contact/compliant.py``,
 ``hunt_crossley_force.py``, ``elastic_foundation_force.py``)."""
 
 
+@helper
+def _constraints(model, data):
+    """The constraints' views (``constraint_table.ConstraintWork``) of ``model`` and
+    ``data``."""
+    return unpack_constraints(model.con_i, data.con_index, data.con_f, data.con_buf, data.q,
+                              data.u)
+
+
 @kernel
 def realize_stages(first, last, model, data):
     """Realize stages ``first`` through ``last`` (stage numbers) of ``data`` (an
@@ -116,21 +125,29 @@ def realize_stages(first, last, model, data):
     body_forces, mobility_forces = data.body_forces, data.mobility_forces
     tree = unpack_tree(model.tree_i, model.tree_f, model.mobilizer_kinds)
     cache = unpack_cache(data.buf, data.status)
-    contacts = unpack_contacts(data.contact_i, data.contact_f)
-    con = unpack_constraints(model.con_i, data.con_index, data.con_f, data.con_buf, q, u)
+    # The constraints' and the contacts' views are made only where they are used: a model
+    # without them then computes none of them.
+    constrained = model.con_i.shape[0] > 0
+    in_contact = data.contact_i[0] > 0          # the search has surfaces
     constraint_kinds, contact_kinds = model.constraint_kinds, model.contact_kinds
     if first <= POSITION <= last:
         prescribe_positions(tree, cache, q)
         position_sweep(tree, cache, q)
         quaternion_errors(q, model.quaternion_q, data.quaternion_err)
-        constraint_position(constraint_kinds, tree, cache, con, data.qerr)
-        contact_search(contact_kinds, contacts, cache.R_GB, cache.p_GB)
-        if contacts.header[7] != 0:
-            return OVERFLOW
+        if constrained:
+            constraint_position(constraint_kinds, tree, cache, _constraints(model, data),
+                                data.qerr)
+        if in_contact:
+            contacts = unpack_contacts(data.contact_i, data.contact_f)
+            contact_search(contact_kinds, contacts, cache.R_GB, cache.p_GB)
+            if contacts.header[7] != 0:
+                return OVERFLOW
     if first <= VELOCITY <= last:
         prescribe_velocities(tree, cache, u)
         velocity_sweep(tree, cache, q, u, data.qdot)
-        constraint_velocity(constraint_kinds, tree, cache, con, u, data.uerr)
+        if constrained:
+            constraint_velocity(constraint_kinds, tree, cache, _constraints(model, data), u,
+                                data.uerr)
     if first <= DYNAMICS <= last:
         inertia_sweep(tree, cache)
         if cache.status[0] != 0:
@@ -142,19 +159,22 @@ def realize_stages(first, last, model, data):
             mobility_forces[i] = 0.0
         force_sweep(model.force_kinds, data.force_rows, model.force_i, data.force_f, tree,
                     cache, q, u, body_forces, mobility_forces, data.force_pe)
-        contact_forces(contact_kinds, contacts, model.transition_velocity, cache.p_GB,
-                       cache.V_GB, body_forces)
+        if in_contact:
+            contact_forces(contact_kinds, unpack_contacts(data.contact_i, data.contact_f),
+                           model.transition_velocity, cache.p_GB, cache.V_GB, body_forces)
     if first <= ACCELERATION <= last:
         prescribe_accelerations(tree, cache, udot)
         acceleration_sweep(tree, cache, cache.c, cache.b, cache.A_GB, mobility_forces,
                            body_forces, udot)
         motion_forces(tree, cache, mobility_forces)
         inconsistent = 0
-        if con.m > 0:
-            inconsistent = constraint_acceleration(constraint_kinds, tree, cache, con, udot,
-                                                   data.udoterr, data.multipliers)
-            constrained_motion_forces(tree, cache, udot, mobility_forces, body_forces, con.G,
-                                      data.multipliers)
+        if constrained:
+            con = _constraints(model, data)
+            if con.m > 0:
+                inconsistent = constraint_acceleration(constraint_kinds, tree, cache, con,
+                                                       udot, data.udoterr, data.multipliers)
+                constrained_motion_forces(tree, cache, udot, mobility_forces, body_forces,
+                                          con.G, data.multipliers)
         qdotdot_sweep(tree, q, u, udot, data.qdotdot_work, data.qdotdot)
         if inconsistent:
             return INCONSISTENT

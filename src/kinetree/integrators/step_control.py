@@ -8,6 +8,8 @@ from collections import namedtuple
 import numba
 import numpy as np
 
+from kinetree.jit import helper
+
 SAFETY, MAX_GROWTH, MAX_SHRINK = 0.9, 5.0, 0.1
 """The safety factor on the predicted step, and the most a step may grow or shrink after
 one attempt."""
@@ -46,7 +48,7 @@ to the minimum step, or when a step's end is not finite (after the realization's
 codes, engine/forward.py's SINGULAR 1 and OVERFLOW 2; its INCONSISTENT is 4)."""
 
 
-@numba.njit(cache=True)
+@helper
 def attempted_step(h_next, fixed, max_step, remaining):
     """The step (s) to attempt: the fixed step (if ``fixed`` > 0) or the predicted one,
     at most ``max_step``, stretched to the ``remaining`` time to the stop when it would
@@ -57,7 +59,7 @@ def attempted_step(h_next, fixed, max_step, remaining):
     return h
 
 
-@numba.njit(cache=True)
+@helper
 def error_test(norm, accuracy, exponent, h):
     """(accepted, the next step size) for a step of h whose error norm is ``norm``: it
     passes at most ``accuracy``, and the next step is h scaled by SAFETY (accuracy /
@@ -69,7 +71,7 @@ def error_test(norm, accuracy, exponent, h):
     return True, h * min(MAX_GROWTH, max(1.0, factor))
 
 
-@numba.njit(cache=True)
+@helper
 def step_end(t0, h, t_stop, t_report):
     """The time a step of h from t0 ends at: t0 + h, or the stop time or the report
     time when t0 + h is within the time tolerance of it, so that fixed steps land on
