@@ -10,8 +10,10 @@ they are there. The warm-up compiles them on every core, in parallel jobs:
   open and with contact or without: the one compiled realization, the compiled steps,
   the projection, the assembler;
 - every other element kind, each function of it compiled by itself (``engine/kinds.py``);
-- then programs that use them: a model with every mobilizer kind, and each robot (URDF)
-  and OpenSim model bundled with a checkout of the repository, loaded and realized.
+- then programs that use them: a model with every mobilizer kind, the matter
+  subsystem's operators (mass matrix, Jacobians, inverse dynamics, constraint
+  matrices), the flagship example's physics, and each robot (URDF) and OpenSim model
+  bundled with a checkout of the repository, loaded and realized.
 
 It leaves a marker in the cache folder when done, which silences the notice a first
 import gives.
@@ -20,6 +22,7 @@ import gives.
 from __future__ import annotations
 
 import concurrent.futures
+import logging
 import multiprocessing
 import os
 import time
@@ -139,6 +142,48 @@ def _opensim(path: str) -> None:
     model.system.realize(model.get_default_state(), kt.Stage.ACCELERATION)
 
 
+def _operators() -> None:
+    """The matter subsystem's operators a controller or an estimator calls, on the closed
+    four-bar with contact, realized to ACCELERATION."""
+    system, state = build_model()
+    system.realize(state, kt.Stage.ACCELERATION)
+    matter = system.get_matter_subsystem()
+    nu, nb = state.get_num_u(), matter.get_num_bodies()
+    f, F, x = np.ones(nu), np.zeros((nb, 6)), np.full(nu, 0.1)
+    matter.calc_m(state)
+    matter.calc_m_inv(state)
+    matter.multiply_by_m(state, x)
+    matter.multiply_by_m_inv(state, f)
+    matter.calc_residual_force_ignoring_constraints(state, f, F, x)
+    matter.calc_residual_force(state, f, F, x, state.get_multipliers())
+    matter.calc_acceleration(state, f, F)
+    matter.calc_acceleration_ignoring_constraints(state, f, F)
+    matter.multiply_by_g_transpose(state, state.get_multipliers())
+    matter.multiply_by_g(state, x)
+    matter.calc_g(state)
+    matter.calc_g_transpose(state)
+    body = matter.get_mobilized_body(1)
+    matter.calc_station_jacobian(state, body, [0.1, 0.2, 0.3])
+    matter.calc_frame_jacobian(state, body, [0.1, 0.2, 0.3])
+    matter.multiply_by_system_jacobian_transpose(state, matter.multiply_by_system_jacobian(
+        state, x))
+    matter.calc_system_jacobian(state)
+    matter.calc_composite_body_inertias(state)
+    matter.multiply_by_n_inv(state, matter.multiply_by_n(state, False, x))
+    matter.calc_system_mass_properties_in_ground(state)
+    matter.calc_system_momentum_about_ground_origin(state)
+
+
+def _demo() -> None:
+    """The flagship example's physics (``kinetree.demo``), without writing its outputs."""
+    from kinetree import demo
+
+    system, matter, rod, state = demo.build_linkage()
+    traj = kt.simulate(system, state, SIMULATED_TIME, accuracy=demo.ACCURACY,
+                       outputs={"rod_error": rod.get_position_error}, progress=False)
+    demo.residual_check(system, matter, traj.states()[-1])
+
+
 def _urdf(path: str) -> None:
     model = kt.io.load_urdf(path)
     kt.simulate(model.system, model.get_default_state(), SIMULATED_TIME, progress=False)
@@ -156,7 +201,8 @@ def jobs() -> tuple[list, list]:
         for part in (codes[:half], codes[half:]):
             if part:
                 first.append((f"{family} kinds", _kinds, (family, part)))
-    then = [("every mobilizer", _every_mobilizer, ())]
+    then = [("every mobilizer", _every_mobilizer, ()), ("operators", _operators, ()),
+            ("the demo", _demo, ())]
     bundled = _compile_cache.PACKAGE_DIR.parents[1] / "models"
     then += [(path.stem, _urdf, (str(path),)) for path in sorted(bundled.glob("urdf/*.urdf"))]
     then += [(path.stem, _opensim, (str(path),))
@@ -165,6 +211,8 @@ def jobs() -> tuple[list, list]:
 
 
 def _run_job(function, arguments) -> float:
+    # A worker's compiling is what the warm-up is for: no notice that a program compiles.
+    logging.getLogger("kinetree").setLevel(logging.ERROR)
     start = time.process_time()
     function(*arguments)
     return time.process_time() - start
