@@ -914,7 +914,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         q, u = self._kernel_q_u(state)
         calc_constraint_matrix(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, data.kinds,
                                *data.table, q, u)
-        return work_views(*data.table, q, u).G.T.copy()
+        return work_views(*data.table, q, u).G.copy().T
 
     def multiply_by_g(self, state, udot, bias=None) -> np.ndarray:
         """G u̇ (m), without the bias b, in O(n + m) (VELOCITY); ``bias`` from
@@ -1360,7 +1360,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
 
     @staticmethod
     def _vector(v, n: int, where: str) -> np.ndarray:
-        v = np.asarray(v, dtype=float)
+        v = np.ascontiguousarray(v, dtype=float)  # one compiled version for any layout
         if v.shape != (n,):
             raise InvalidArgumentError(
                 f"SimbodyMatterSubsystem.{where}: expected a vector of {n}, got shape {v.shape}.")
