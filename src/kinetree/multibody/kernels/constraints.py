@@ -158,7 +158,7 @@ def gather_u(con, row, u, u_c):
         u_c[i] = u[con.u_index[u0 + i]]
 
 
-@helper(forceinline=False)
+@helper
 def constraint_position(kinds, tree, cache, con, qerr):
     """The poses in A and every constraint's perr into qerr (POSITION)."""
     ancestor_poses(cache, con)
@@ -171,7 +171,7 @@ def constraint_position(kinds, tree, cache, con, qerr):
                                    qerr[p0:p0 + row[MP]])
 
 
-@helper(forceinline=False)
+@helper
 def constraint_velocity(kinds, tree, cache, con, u, uerr):
     """The velocities in A and every constraint's [pverr; verr] into uerr (VELOCITY)."""
     ancestor_velocities(cache, con)
@@ -362,7 +362,7 @@ def solve_semidefinite(G, Y, b, x, L, pivots, S):
         x[pivots[i]] = s
 
 
-@helper(forceinline=False)
+@helper
 def constraint_acceleration(kinds, tree, cache, con, udot, udoterr, multipliers):
     """Turn the unconstrained u̇ (``udot``, with the body accelerations in cache.A_GB) into
     the constrained u̇ in place, with its body accelerations; the multipliers λ and the
