@@ -78,6 +78,7 @@ SINGULAR, OVERFLOW, INCONSISTENT = 1, 2, 4
 """What realize_stages returns when it stops early, or when the constraint equations
 had no solution (INCONSISTENT, after the whole realization)."""
 
+
 def _contact_data_type():
     """numba's type of the ContactData compiled code unpacks (every field a C array)."""
     return numba.typeof(unpack_contacts.py_func(np.zeros(_HEADER + 1, dtype=np.int64),
