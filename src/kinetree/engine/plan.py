@@ -5,8 +5,10 @@ what compiled code does (the matter subsystem's tree and one GeneralForceSubsyst
 table: ``forward.realize_stages``) and the Python that must run around it, in the
 System's realization order:
 
-- a built-in subsystem contributes its compiled part and the Python it still needs
-  (custom mobilizers' pre-passes, constraints, Force.Custom elements);
+- a built-in subsystem (an ``EnginePart``, ``data.py``) contributes the fields of the
+  compiled realization's model and data it owns (``engine_fields``) and the Python it
+  still needs around the compiled call (``engine_python``: custom mobilizers'
+  pre-passes, Python constraints, Force.Custom elements);
 - any other subsystem, and a built-in one whose class overrides a realize hook, has its
   hooks called as System.realize would, so every hook a user writes is honored;
 - the measures a subsystem adopted do their stage's work after the subsystem's.
