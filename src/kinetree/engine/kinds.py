@@ -21,6 +21,7 @@ code. A user's own compiled function of a declared signature can sit in a table 
 
 from __future__ import annotations
 
+import functools
 import importlib
 
 import numba
@@ -111,8 +112,10 @@ _signatures: dict = {}
 compiled for}, filled by ``switch`` and ``each``."""
 
 
+@functools.cache
 def signature_of(family: str, function: str):
-    """The declared numba Signature of ``function`` of ``family``."""
+    """The declared numba Signature of ``function`` of ``family`` (made once: building the
+    types of the structures it names takes a fraction of a millisecond)."""
     if (family, function) not in _signatures:
         importlib.import_module(SWITCHES[family])     # the module declaring its switches
     return _signatures[family, function]()
