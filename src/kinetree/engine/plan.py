@@ -37,6 +37,9 @@ from kinetree.system.subsystem import Subsystem
 _HOOKS = {g: f"realize_{g.name.lower()}" for g in STAGES[Stage.TIME:Stage.REPORT + 1]}
 _COMPILED = range(int(Stage.POSITION), int(Stage.ACCELERATION) + 1)
 _KERNEL, _CALL, _STAGE = 0, 1, 2
+_FUSED = "fused"
+"""A plan of one compiled call and nothing else: (_FUSED, first, last, the Stage then
+reached)."""
 
 
 def _keeps_hooks(subsystem, built_in: type) -> bool:
@@ -71,7 +74,7 @@ class RealizationPlan:
         self.version = state._versions[Stage.INSTANCE]
         self._before = {g: [] for g in _HOOKS}     # stage -> [(part, work)]
         self._after = {g: [] for g in _HOOKS}
-        self._actions: dict[tuple[int, int], list] = {}
+        self._actions: dict[tuple[int, int], list | tuple] = {}
         self._system = system
         matter = system._matter
         compiled = matter is not None and _keeps_hooks(matter, SimbodyMatterSubsystem)
@@ -178,15 +181,22 @@ class RealizationPlan:
         key = (state._stage + 1, target)
         actions = self._actions.get(key)
         if actions is None:
-            actions = self._actions[key] = self._plan(*key)
+            actions = self._plan(*key)
+            if len(actions) == 2 and actions[0][0] == _KERNEL:
+                actions = (_FUSED, actions[0][1], actions[0][2], actions[1][1])
+            self._actions[key] = actions
         parts = state._parts
-        if len(actions) == 2 and actions[0][0] == _KERNEL:
+        if actions[0] is _FUSED:
             # Only built-in elements from here to the target: one call, then the marks.
-            failed = self._realize(actions[0][1], actions[0][2], state._t, self.realization)
+            _, first, last, stage = actions
+            failed = self._realize(first, last, state._t, self.realization)
             if failed:
                 self._stopped(state, failed, target)
                 return
-            self.mark_realized(state, actions[1][1])
+            for part in parts:
+                if part.stage < stage:
+                    part.stage = stage
+            state._stage = stage
             return
         try:
             for action in actions:

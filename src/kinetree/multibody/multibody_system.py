@@ -65,7 +65,7 @@ class MultibodySystem(System):
         plan = state._system_plan
         if plan is None or plan.version != state._versions[_INSTANCE]:
             plan = self._plan_of(state)
-        plan.run(state, int(target))
+        plan.run(state, target)
 
     def _plan_of(self, state):
         """The RealizationPlan of ``state`` (realized to INSTANCE), made if it has none for

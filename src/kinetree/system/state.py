@@ -35,6 +35,7 @@ from kinetree.system import state_file
 from kinetree.system.stage import STAGES, Stage
 
 _N_STAGES = len(Stage)
+_FLOAT = np.dtype(float)
 # The stages as module constants: reading an attribute of an Enum class costs about
 # 150 ns, which the invalidation and the getters of every realization would pay.
 (_EMPTY, _TOPOLOGY, _MODEL, _INSTANCE, _TIME, _POSITION, _VELOCITY, _DYNAMICS, _ACCELERATION,
@@ -259,24 +260,28 @@ class State:
         ``stage - 1`` and cache values of those stages go out of date."""
         # Each change gets a new number, given to every stage it invalidates: a cached
         # value is current while its stage still has the number it was computed under.
-        self._epoch += 1
-        self._versions[stage:] = [self._epoch] * (_N_STAGES - stage)
+        epoch = self._epoch = self._epoch + 1
+        self._versions[stage:] = [epoch] * (_N_STAGES - stage)
+        completed = self._completed
         if stage == _TIME:      # a change of time alone: what q and u gave stays
             for g in range(_POSITION, self._stage + 1):
-                self._completed[g] = (self._q_epoch, self._u_epoch)
-        elif self._completed:   # anything else invalidates it from ``stage`` on
-            for g in [g for g in self._completed if g >= stage]:
-                del self._completed[g]
+                completed[g] = (self._q_epoch, self._u_epoch)
+        elif completed:         # anything else invalidates it from ``stage`` on
+            for g in [g for g in completed if g >= stage]:
+                del completed[g]
+        below = STAGES[stage - 1]
         if stage <= _INSTANCE:
             self._q_epoch += 1
             self._u_epoch += 1
-        if self._stage >= stage:
-            self._back_up_to(STAGES[stage - 1])
+            if self._stage >= stage or any(p.stage >= stage for p in self._parts):
+                self._back_up_to(below)
             return
+        # Later stages hold no allocations: backing up only lowers the stages.
+        if self._stage > below:
+            self._stage = below
         for p in self._parts:
-            if p.stage >= stage:
-                self._back_up_to(STAGES[stage - 1])
-                return
+            if p.stage > below:
+                p.stage = below
 
     def _advanced_to(self, t: float, stage: Stage) -> None:
         """Compiled code moved this State's variables to time ``t`` (s) and realized every
@@ -423,22 +428,34 @@ class State:
         return self._y
 
     def _copy_in(self, dest: np.ndarray, values, where: str) -> None:
-        v = np.asarray(values, dtype=float)
-        if v.shape != dest.shape and not (v.ndim == 0 and dest.size == 1):
-            raise InvalidArgumentError(
-                f"{where}: expected {dest.size} values, got an array of shape {v.shape}.")
-        if v.ndim == 0:
-            v = v.reshape(1)
-        i = _copy_if_finite(dest, v)
+        """dest[:] = values, refused (dest unchanged) unless they are as many finite
+        numbers."""
+        if type(values) is not np.ndarray or values.dtype is not _FLOAT \
+                or values.shape != dest.shape:
+            values = np.asarray(values, dtype=float)
+            if values.shape != dest.shape and not (values.ndim == 0 and dest.size == 1):
+                raise InvalidArgumentError(
+                    f"{where}: expected {dest.size} values, got an array of shape "
+                    f"{values.shape}.")
+            values = values.reshape(dest.shape)
+        i = _copy_if_finite(dest, values)
         if i >= 0:
             raise InvalidArgumentError(
-                f"{where}: value {i} is {v[i]}; every value must be a finite number.")
+                f"{where}: value {i} is {values[i]}; every value must be a finite number.")
 
     def set_q(self, q) -> None:
-        self._copy_in(self.upd_q(), q, "State.set_q")
+        if self._y is None:
+            raise StageTooLowError(_MODEL, self._stage, "State.set_q")
+        self._invalidate(_POSITION)
+        self._q_epoch += 1
+        self._copy_in(self._q, q, "State.set_q")
 
     def set_u(self, u) -> None:
-        self._copy_in(self.upd_u(), u, "State.set_u")
+        if self._y is None:
+            raise StageTooLowError(_MODEL, self._stage, "State.set_u")
+        self._invalidate(_VELOCITY)
+        self._u_epoch += 1
+        self._copy_in(self._u, u, "State.set_u")
 
     def set_z(self, z) -> None:
         self._copy_in(self.upd_z(), z, "State.set_z")
