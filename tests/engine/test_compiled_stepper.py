@@ -122,6 +122,44 @@ def test_no_compiled_evaluations_with_python_in_the_realization(extra):
     assert system._compiled_stepper(state.copy()) is None
 
 
+class PushLikeBuiltIn(kt.Force.Custom.Implementation):
+    """MobilityConstantForce's generalized force on the first pin, in Python."""
+
+    def __init__(self, pin):
+        self.pin = pin
+
+    def calc_force(self, state, body_forces, particle_forces, mobility_forces):
+        mobility_forces[self.pin.get_first_u_index(state)] += 0.3
+
+
+@pytest.mark.parametrize("integrator,fixed", [
+    (kt.RungeKuttaMersonIntegrator, None), (kt.SemiExplicitEulerIntegrator, 1e-3),
+    (kt.VerletIntegrator, None)])
+def test_a_model_with_python_takes_the_steps_of_its_compiled_twin(integrator, fixed):
+    """One stepper for every model: a Force.Custom and the built-in MobilityConstantForce
+    applying the same generalized force give the same steps, attempts, error-test
+    failures and realizations, and the same motion to round-off. The custom force's model
+    runs the same run of steps, which asks Python for each derivative."""
+    twins = []
+    for custom in (False, True):
+        def push(system, matter, forces, bodies, custom=custom):
+            if custom:
+                kt.Force.Custom(forces, PushLikeBuiltIn(bodies[1]))
+            else:
+                kt.Force.MobilityConstantForce(forces, bodies[1], 0, 0.3)
+        system, state = model(push)
+        twins.append(run(system, state, integrator, not custom and
+                         integrator is not kt.VerletIntegrator, fixed=fixed))
+    built_in, custom = twins
+    assert custom._stepper is None and custom._python_run is not None
+    for count in ("steps_taken", "steps_attempted", "error_test_failures", "realizations",
+                  "projections"):
+        assert getattr(built_in, f"get_num_{count}")() == getattr(custom, f"get_num_{count}")()
+    assert built_in.get_num_steps_taken() > 40
+    np.testing.assert_allclose(custom.get_state().get_y(), built_in.get_state().get_y(),
+                               rtol=0, atol=1e-9)
+
+
 def contact_buffer_size(system, state):
     """The size of the contact buffer the compiled realization of ``state`` works in."""
     plan = system._plan_of(state)

@@ -1,22 +1,27 @@
-"""CompiledStepper: runs of integrator steps in compiled code (the explicit Runge-Kutta
-methods and the symplectic Euler step), for a State whose realization from TIME to
-ACCELERATION is one compiled call with no Python in it and whose projection is the matter
-subsystem's (a model of built-in elements, built-in constraints included).
+"""The one stepper of every integrator: ``run_steps``, a compiled run of steps, and
+CompiledStepper, which runs it on a State whose realization from TIME to ACCELERATION is
+one compiled call with no Python in it and whose projection is the matter subsystem's (a
+model of built-in elements, built-in constraints included).
 
 An integrator's settings, the ends of its last step and its counters live in its control
-arrays (``step_control``), which its Python and the compiled runs share; ``run_steps``
-takes every step up to the next report time, stop time or step limit in one call: the
-stages, the error norm and the step-size control, the projection
-(``project_constraints``, or the normalization of quaternions without constraints), and
-the derivative at each step's end, exactly as ``Integrator._take_step`` does them in
-Python. Every derivative is a realization of the integrator's advanced State, which a
-run leaves realized at the end of its last step; if a run stops on an error the
-integrator realizes that State again at the last step accepted before raising, so
-nothing is lost. Event triggers, dense output and reports stay with the integrator,
-between runs.
+arrays (``step_control``), which its Python and the runs share. ``run_steps`` takes every
+step up to the next report time, stop time or step limit in one call: the attempt (the
+stages of an explicit Runge-Kutta method, the symplectic Euler step, or a method's own
+attempt in Python), the error norm and the step-size control, the projection
+(``_project_constraints``, or the normalization of quaternions without constraints), and
+the derivative at each step's end. A model with Python in its realization, or a method
+that attempts its steps in Python, takes the same run: it stops to ask the integrator for
+that part (step_control's NEED_* codes) and is called again to go on
+(``Integrator._answer``). Every derivative at a step's end is a realization of the
+integrator's advanced State, which a run leaves realized at its last step; if a run stops
+on an error the integrator realizes that State again at the last step accepted before
+raising, so nothing is lost. Event triggers, dense output and reports stay with the
+integrator, between runs.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numba
 import numpy as np
@@ -24,6 +29,7 @@ from numba.core import types
 from numba.experimental import structref
 from numba.extending import overload
 
+from kinetree.engine.data import assemble
 from kinetree.engine.entry import (
     call_native,
     entry_point,
@@ -43,28 +49,56 @@ from kinetree.integrators.step_control import (
     ATTEMPTED,
     CONSTRAINT_TOL,
     DIVERGED,
+    ACCEPTED,
+    ATTEMPTING,
     END_PENDING,
+    ENDING,
     ERROR_FAILURES,
     EXPONENT,
     FIXED_STEP,
+    H_ATTEMPT,
     H_NEXT,
+    H_PROPOSED,
+    H_START,
     H_TAKEN,
+    IDLE,
     INFINITY_NORM,
     MAX_STEP,
     METHOD,
     MIN_STEP,
+    NEED_ATTEMPT,
+    NEED_DERIVATIVE,
+    NEED_PROJECTION,
+    NEED_ROW,
+    NEED_STEP_START,
+    NO_ESTIMATE,
+    NOT_NEEDED,
+    PHASE,
     PROJECT,
+    PROJECTED,
+    PROJECTING,
+    PROJECTION_FAILED,
     PROJECTION_FAILURES,
     PROJECTIONS,
+    PYTHON,
+    PYTHON_ATTEMPT,
     REALIZATIONS,
+    REJECTED,
+    RETRYING,
     SEMI_EXPLICIT_EULER,
+    STAGES,
+    STARTING,
     STEP_LIMIT,
+    STEP_START_HOOK,
     STEPS,
     T0,
     T1,
+    T_NEED,
     T_REPORT,
     T_STOP,
+    TEST_ERROR,
     TOO_SMALL,
+    VERDICT,
     attempted_step,
     combine,
     error_test,
@@ -74,7 +108,8 @@ from kinetree.integrators.step_control import (
     time_tol,
 )
 from kinetree.jit import helper
-from kinetree.multibody.constraint_table import unpack_constraints
+from kinetree.engine.kinds import Kinds
+from kinetree.multibody.constraint_table import CON_COLUMNS, unpack_constraints
 from kinetree.multibody.kernels.constraints import constraint_rows, project_rows
 from kinetree.multibody.kernels.n_matrix import n_sweep, normalize_quaternions
 from kinetree.multibody.matter import SIGNIFICANT, SimbodyMatterSubsystem
@@ -86,8 +121,8 @@ _INSTANCE, _ACCELERATION = Stage.INSTANCE, Stage.ACCELERATION   # an Enum attrib
 MAX_PROJECTION_ITERATIONS = SimbodyMatterSubsystem.MAX_PROJECTION_ITERATIONS
 HALVINGS = SimbodyMatterSubsystem.PROJECTION_HALVINGS
 OVERSHOOT = SimbodyMatterSubsystem.PROJECTION_OVERSHOOT
-PROJECTED, NOT_NEEDED, PROJECTION_FAILED = 0, -1, -2
-"""What ``project_constraints`` returns, besides a realization's failure code."""
+ACCEPTED_END = -1
+"""run_steps' own mark of a step a method in Python accepted, its end realized."""
 
 
 @helper
@@ -267,129 +302,222 @@ def new_run(control_f, control_i, work, k, tableau, weights, group_ends, model, 
                     realize, project)
 
 
+@helper
+def _semi_explicit_step(model, y0, ydot0, h, y1, qdot):
+    """The symplectic Euler step: u1 = u0 + h u̇0 (and z), q1 = q0 + h N(q0) u1."""
+    nq = qdot.shape[0]
+    for n in range(nq, y0.shape[0]):
+        y1[n] = y0[n] + h * ydot0[n]
+    n_sweep(unpack_tree(model.tree_i, model.tree_f, model.mobilizer_kinds), y0[:nq],
+            y1[nq:], qdot)
+    for n in range(nq):
+        y1[n] = y0[n] + h * qdot[n]
+
+
 @numba.njit(cache=True)
 def run_steps(run):
     """Take steps of the integrator method ``run.control_i[METHOD]`` from (t1, y1, ẏ1)
-    until t1 reaches the report time or the stop time, or the step limit is met,
-    realizing the State of ``run.model`` and ``run.data`` for every derivative (by the
-    compiled ``realize_stages`` at the address ``run.realize``), and projecting a model
-    with constraints by the compiled ``_project_constraints`` at ``run.project``.
+    until t1 reaches the report time or the stop time, or the step limit is met.
 
-    Each step is ``Integrator._take_step`` with the method's ``_attempt``: y0 = y1; for
-    an explicit Runge-Kutta method the stages k[i] = f(t0 + c_i h, y0 + h Σ a_ij k_j),
-    y1 = y0 + h Σ b_i k_i and the error h Σ e_i k_i weighed against the accuracy (no test
-    with a fixed step); for the symplectic Euler step u1 = u0 + h u̇0, q1 = q0 + h N(q0)
-    u1; then h adapted, quaternions normalized or constraints projected, and ẏ1 = f(y1).
-    The step size, the error test and the step's end are step_control's, which the
-    integrators' Python uses too; ``run.tableau`` holds the rows of a, then b, e and c
-    (``step_control.tableau``). Returns 0, SINGULAR or OVERFLOW from a realization, or
-    TOO_SMALL; the control arrays then hold the last accepted
-    step, and ``control_i[END_PENDING]`` says whether its end derivative is still owed."""
+    Each step: y0 = y1; for an explicit Runge-Kutta method the stages k[i] = f(t0 + c_i h,
+    y0 + h Σ a_ij k_j), y1 = y0 + h Σ b_i k_i and the error h Σ e_i k_i weighed against
+    the accuracy (no test with a fixed step); for the symplectic Euler step u1 = u0 + h
+    u̇0, q1 = q0 + h N(q0) u1; a method in Python makes its own attempt. Then h adapted,
+    quaternions normalized or constraints projected, and ẏ1 = f(y1). The step size, the
+    error test and the step's end are step_control's; ``run.tableau`` holds the rows of
+    a, then b, e and c (``step_control.tableau``).
+
+    When ``control_i[PYTHON]`` is 0 every derivative realizes the State of ``run.model``
+    and ``run.data`` by the compiled ``realize_stages`` at the address ``run.realize``,
+    and a model with constraints is projected by the compiled ``_project_constraints`` at
+    ``run.project``. Otherwise the run asks its caller for each derivative, attempt and
+    projection (step_control's NEED_* codes) and is called again to go on, so a model
+    with Python in it takes the same steps. Returns 0, a request, SINGULAR or OVERFLOW
+    from a realization, TOO_SMALL or DIVERGED; after a failure the control arrays hold
+    the last accepted step, and ``control_i[END_PENDING]`` says whether its end
+    derivative is still owed."""
     control_f, control_i, work, k = run.control_f, run.control_i, run.work, run.k
     tableau, weights, group_ends = run.tableau, run.weights, run.group_ends
     model, data, realize, project = run.model, run.data, run.realize, run.project
     y0, ydot0, y1, ydot1, err, stage_y = work[0], work[1], work[2], work[3], work[4], work[5]
+    python = control_i[PYTHON] != 0
     constrained = model.con_i.shape[0] > 0
     s = k.shape[0]
     a, b, e, c = tableau[:s], tableau[s], tableau[s + 1], tableau[s + 2]
-    nq = data.q.shape[0]
     fixed = control_f[FIXED_STEP]
-    semi_explicit = control_i[METHOD] == SEMI_EXPLICIT_EULER
-    tree = unpack_tree(model.tree_i, model.tree_f, model.mobilizer_kinds)
-    steps = 0
+    method = control_i[METHOD]
     while True:
-        t1 = control_f[T1]
-        tol = time_tol(t1)
-        if control_i[END_PENDING]:
-            failed = _derivative(realize, t1, y1, model, data, ydot1)
-            if failed != 0:
-                return failed
+        phase = control_i[PHASE]
+        if phase == IDLE:
+            t1 = control_f[T1]
+            if control_i[END_PENDING]:
+                if python:
+                    control_f[T_NEED] = t1
+                    control_i[NEED_ROW] = -1
+                    control_i[PHASE] = ENDING
+                    return NEED_DERIVATIVE
+                failed = _derivative(realize, t1, y1, model, data, ydot1)
+                if failed != 0:
+                    return failed
+                control_i[END_PENDING] = 0
+                control_i[REALIZATIONS] += 1
+            # The report test is Integrator.step_to's, written the same way: the same
+            # rounding, so Python never asks for steps toward a time this run calls reached.
+            tol = time_tol(t1)
+            if (control_f[T_REPORT] - t1 <= tol or t1 >= control_f[T_STOP] - tol
+                    or (control_i[STEP_LIMIT] > 0 and control_i[STEPS] >= control_i[STEP_LIMIT])):
+                return 0
+            if control_i[STEP_START_HOOK]:
+                control_i[PHASE] = STARTING
+                return NEED_STEP_START
+            phase = STARTING
+        elif phase == ENDING:           # the caller realized the end: ẏ1 is in place
             control_i[END_PENDING] = 0
-            control_i[REALIZATIONS] += 1
-        # The report test is Integrator.step_to's, written the same way: the same
-        # rounding, so Python never asks for steps toward a time this run calls reached.
-        if (control_f[T_REPORT] - t1 <= tol or t1 >= control_f[T_STOP] - tol
-                or (control_i[STEP_LIMIT] > 0 and steps >= control_i[STEP_LIMIT])):
-            return 0
-        # One step from (t0, y0) = (t1, y1), retried smaller until its error passes.
-        t0 = control_f[T0] = t1
-        _copy(y1, y0)
-        _copy(ydot1, ydot0)
+            control_i[PHASE] = IDLE
+            continue
+        t0 = control_f[T0]
+        if phase == STARTING:
+            # One step from (t0, y0) = (t1, y1), retried smaller until its error passes.
+            t0 = control_f[T0] = control_f[T1]
+            control_f[H_START] = control_f[H_NEXT]
+            _copy(y1, y0)
+            _copy(ydot1, ydot0)
+            phase = RETRYING
         t_stop = control_f[T_STOP]
-        while True:
+        if phase == RETRYING:
             h = attempted_step(control_f[H_NEXT], fixed, control_f[MAX_STEP], t_stop - t0)
-            if semi_explicit:
-                for n in range(nq, y0.shape[0]):
-                    y1[n] = y0[n] + h * ydot0[n]
-                n_sweep(tree, y0[:nq], y1[nq:], stage_y[:nq])
-                for n in range(nq):
-                    y1[n] = y0[n] + h * stage_y[n]
+            control_f[H_ATTEMPT] = h
+            control_i[ATTEMPTED] += 1
+            if method == PYTHON_ATTEMPT:
+                control_i[PHASE] = ATTEMPTING
+                return NEED_ATTEMPT
+            if method == SEMI_EXPLICIT_EULER:
+                _semi_explicit_step(model, y0, ydot0, h, y1, stage_y[:data.q.shape[0]])
+                control_i[VERDICT] = NO_ESTIMATE
+                phase = ATTEMPTING
             else:
                 k[0, :] = ydot0
-                for i in range(1, s):
-                    combine(y0, h, a[i], k, i, stage_y)
-                    failed = _derivative(realize, t0 + c[i] * h, stage_y, model, data, k[i])
-                    if failed != 0:
-                        # This attempt never happened: it is taken again after the repair.
-                        control_i[REALIZATIONS] -= i - 1
-                        return failed
-                    control_i[REALIZATIONS] += 1
-                combine(y0, h, b, k, s, y1)
-            control_i[ATTEMPTED] += 1
-            if first_non_finite(y1) >= 0:
+                control_i[NEED_ROW] = 0
+                phase = STAGES
+        h = control_f[H_ATTEMPT]
+        if phase == STAGES:
+            for i in range(control_i[NEED_ROW] + 1, s):
+                combine(y0, h, a[i], k, i, stage_y)
+                if python:
+                    control_f[T_NEED] = t0 + c[i] * h
+                    control_i[NEED_ROW] = i
+                    control_i[PHASE] = STAGES
+                    return NEED_DERIVATIVE
+                failed = _derivative(realize, t0 + c[i] * h, stage_y, model, data, k[i])
+                if failed != 0:
+                    # This attempt never happened: it is taken again after the repair.
+                    control_i[REALIZATIONS] -= i - 1
+                    control_i[ATTEMPTED] -= 1
+                    control_i[PHASE] = IDLE
+                    return failed
+                control_i[REALIZATIONS] += 1
+            combine(y0, h, b, k, s, y1)
+            for n in range(err.shape[0]):
+                total = 0.0
+                for j in range(s):
+                    total += e[j] * k[j, n]
+                err[n] = h * total
+            control_i[VERDICT] = TEST_ERROR
+            phase = ATTEMPTING
+        if phase == ATTEMPTING:
+            control_i[PHASE] = IDLE
+            verdict = control_i[VERDICT]
+            if verdict != REJECTED and first_non_finite(y1) >= 0:
                 # The error norm of a NaN passes any test: stop here instead, the step's
                 # end left in stage_y for the error message.
                 _copy(y1, stage_y)
                 _copy(y0, y1)
                 control_f[H_NEXT] = h
                 return DIVERGED
-            h_new = h
-            if fixed <= 0.0 and not semi_explicit:
-                for n in range(err.shape[0]):
-                    total = 0.0
-                    for j in range(s):
-                        total += e[j] * k[j, n]
-                    err[n] = h * total
+            h_new = control_f[H_PROPOSED] if verdict >= ACCEPTED else h
+            if verdict == TEST_ERROR and fixed <= 0.0:
                 norm = scaled_error_norm(err, y0, y1, weights, group_ends,
                                          control_i[INFINITY_NORM] != 0)
                 accepted, h_new = error_test(norm, control_f[ACCURACY], control_f[EXPONENT], h)
                 if not accepted:
                     control_i[ERROR_FAILURES] += 1
-                    control_f[H_NEXT] = h_new
-                    if h_new < max(control_f[MIN_STEP], time_tol(t0)):
-                        _copy(y0, y1)                   # the step is not taken
-                        return TOO_SMALL
-                    continue
-            if not constrained:
-                break
-            data.time[0] = t0 + h
-            projected = call_native(project, model, data, realize, y1, work[6:9],
-                                    control_f[CONSTRAINT_TOL], control_i[PROJECT] != 0)
+                    verdict = REJECTED
+            if verdict == REJECTED:
+                control_f[H_NEXT] = h_new
+                if fixed > 0.0 or h_new < max(control_f[MIN_STEP], time_tol(t0)):
+                    _copy(y0, y1)                   # the step is not taken
+                    return TOO_SMALL
+                control_i[PHASE] = RETRYING
+                continue
+            control_f[H_PROPOSED] = h_new
+            if verdict == ACCEPTED:             # the method projected and realized the end
+                phase = ACCEPTED_END
+            elif python:
+                control_f[T_NEED] = step_end(t0, h, t_stop, control_f[T_REPORT])
+                control_i[PHASE] = PROJECTING
+                return NEED_PROJECTION
+            elif constrained:
+                data.time[0] = t0 + h
+                control_i[VERDICT] = call_native(
+                    project, model, data, realize, y1, work[6:9],
+                    control_f[CONSTRAINT_TOL], control_i[PROJECT] != 0)
+                phase = PROJECTING
+            else:
+                if control_i[PROJECT]:
+                    normalize_quaternions(y1[:data.q.shape[0]], model.quaternion_q)
+                    control_i[PROJECTIONS] += 1
+                control_i[VERDICT] = NOT_NEEDED
+                phase = PROJECTING
+        if phase == PROJECTING:
+            control_i[PHASE] = IDLE
+            projected = control_i[VERDICT]
             if projected == PROJECTED:
                 control_i[PROJECTIONS] += 1
             elif projected == PROJECTION_FAILED:
-                # Halve the step and attempt it again, as the integrator does in Python.
+                # Halve the step and attempt it again.
                 control_i[PROJECTION_FAILURES] += 1
-                h_new = h * 0.5
-                control_f[H_NEXT] = h_new
-                if fixed > 0.0 or h_new < max(control_f[MIN_STEP], time_tol(t0)):
+                control_f[H_NEXT] = h * 0.5
+                if fixed > 0.0 or h * 0.5 < max(control_f[MIN_STEP], time_tol(t0)):
                     _copy(y0, y1)
                     return TOO_SMALL
+                control_i[PHASE] = RETRYING
                 continue
             elif projected != NOT_NEEDED:
                 _copy(y0, y1)
                 return projected
-            break
-        if control_i[PROJECT] and not constrained:
-            normalize_quaternions(y1[:nq], model.quaternion_q)
-            control_i[PROJECTIONS] += 1
+        # The step is accepted.
         control_f[T1] = step_end(t0, h, t_stop, control_f[T_REPORT])
         control_f[H_TAKEN] = h
         if fixed <= 0.0:
-            control_f[H_NEXT] = min(h_new, control_f[MAX_STEP])
+            control_f[H_NEXT] = min(control_f[H_PROPOSED], control_f[MAX_STEP])
         control_i[STEPS] += 1
-        control_i[END_PENDING] = 1
-        steps += 1
+        control_i[END_PENDING] = phase != ACCEPTED_END
+        control_i[PHASE] = IDLE
+
+
+@functools.cache
+def _no_model() -> tuple:
+    """An EngineModel and EngineData of no bodies: what a run that asks its caller for
+    every derivative and projection holds in their place (it reads neither)."""
+    ints = functools.partial(np.zeros, dtype=np.int64)
+    floats = np.zeros(0)
+    return assemble({
+        "tree_i": ints((0, 7)), "tree_f": floats, "mobilizer_kinds": Kinds("mobilizers"),
+        "quaternion_q": ints((0, 4)), "constraint_kinds": Kinds("constraints"),
+        "con_i": ints((0, CON_COLUMNS)), "time": np.zeros(1), "status": ints(0),
+        "body_forces": np.zeros((0, 6)), "con_index": ints(0),
+        **{name: floats for name in ("q", "u", "qdot", "udot", "qdotdot", "qdotdot_work",
+                                     "buf", "mobility_forces", "quaternion_err", "con_f",
+                                     "con_buf", "qerr", "uerr", "udoterr", "multipliers")}})
+
+
+def python_run(integrator) -> tuple:
+    """(the compiled run_steps, a Run of ``integrator``'s arrays, the arrays) for runs
+    that ask the integrator for Python's part (``control_i[PYTHON]`` = 1): a model with
+    Python in its realization, or a method that attempts its steps in Python."""
+    arrays = (*integrator.step_arrays(), *_no_model())
+    run = new_run(*arrays, 0, 0)
+    return entry_point(run_steps, (run,)), run, arrays
 
 
 class CompiledStepper:

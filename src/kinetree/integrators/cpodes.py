@@ -28,6 +28,7 @@ import math
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError, KinetreeError
+from kinetree.integrators import step_control as control
 from kinetree.integrators.integrator import Integrator
 
 _MAX_ORDER = 5
@@ -214,7 +215,14 @@ class CPodesIntegrator(Integrator):
             self._h_next = math.nan
 
     # ------------------------------------------------------------ stepping
-    def _attempt_with_control(self, t0: float, h: float):
+    def _attempt_in_python(self, t0: float, h: float) -> None:
+        """The BDF step decides on itself (``_bdf_step``): its verdict and the next step
+        size, for the run."""
+        accepted, h_new = self._bdf_step(t0, h)
+        self._control_i[control.VERDICT] = control.ACCEPTED if accepted else control.REJECTED
+        self._control_f[control.H_PROPOSED] = h_new
+
+    def _bdf_step(self, t0: float, h: float):
         """One BDF step of h from the end of the history; returns (accepted, next step
         size). On acceptance the advanced State holds the projected end of the step,
         realized to ACCELERATION, the history has been advanced and the order chosen."""

@@ -34,12 +34,7 @@ from kinetree.errors import (
     SimulationDivergedError,
 )
 from kinetree.integrators import step_control as control
-from kinetree.integrators.step_control import (
-    attempted_step,
-    error_test,
-    scaled_error_norm,
-    step_end,
-)
+from kinetree.integrators.step_control import scaled_error_norm
 from kinetree.system.stage import Stage
 
 _VELOCITY, _ACCELERATION = Stage.VELOCITY, Stage.ACCELERATION   # an Enum attribute costs ~150 ns
@@ -134,7 +129,6 @@ class Integrator:
         self._project_interpolated_states = True
         self._internal_step_limit = 0
         self._advanced = None
-        self._stop_now = self._report_now = math.inf     # of the steps being taken
         self._is_interpolated = False
         self._stepper = None
         self._send_settings()
@@ -367,6 +361,9 @@ class Integrator:
         self._y0, self._ydot0, self._y1, self._ydot1, self._err, self._stage_y = self._work[:6]
         nq, nu = self._advanced.get_num_q(), self._advanced.get_num_u()
         self._group_ends = np.array([nq, nq + nu, ny], dtype=np.int64)
+        # A method without Runge-Kutta stages: what a run's signature asks for.
+        self._k = np.empty((1, ny))
+        self._tableau = np.zeros((4, 1))
         self._allocate(ny)
         self._runs_compiled = self._compiles_runs()
         self._begin_continuous_interval(start=self._initializes_measures)
@@ -398,6 +395,8 @@ class Integrator:
         # auto-update variables, which change between steps).
         self._stepper = None if self._auto_updates else \
             self._system._compiled_stepper(state)
+        self._python_run = None
+        self._step_history = None
         self._h_next = math.nan
         self._project(state, force=True)
         if start:
@@ -508,44 +507,131 @@ class Integrator:
 
     # ------------------------------------------------------------ stepping
     def _take_steps(self, t_stop: float, report_time: float, limit: int) -> int:
-        """Take one step toward ``t_stop``; with a compiled stepper and a method it runs,
-        every step until t1 reaches ``report_time`` or ``t_stop`` or ``limit`` steps are
-        taken (0: no limit), in one compiled run (engine/step.py); returns how many."""
-        stepper = self._stepper
-        self._stop_now, self._report_now = t_stop, report_time
-        if stepper is None or not self._runs_compiled:
-            self._take_step(t_stop)
-            return 1
+        """Take steps toward ``t_stop`` until t1 reaches ``report_time`` or ``t_stop``, or
+        ``limit`` steps are taken (0: no limit), in one run of steps (engine/step.py);
+        returns how many. The run is compiled throughout when the System offers a
+        compiled stepper and the method is one a compiled run takes; otherwise it stops
+        to ask this integrator for every derivative, attempt and projection that has
+        Python in it (``_answer``), and goes on. If anything raises while it is answered
+        (a user's force, KeyboardInterrupt), the step under way is undone: the next call
+        takes the same step, as an uninterrupted run would."""
         f, i = self._control_f, self._control_i
         if math.isnan(f[_H_NEXT]):
             f[_H_NEXT] = self._fixed_step or self._initial_step or self._starting_step()
         f[_T_STOP], f[_T_REPORT] = t_stop, report_time
-        i[_STEP_LIMIT], i[_END_PENDING] = limit, 0
         steps_before = i[_STEPS]
-        failed = stepper.run(self)
-        if failed is None:                  # Python in the realization now: step in Python
-            self._stepper = None
-            self._take_step(t_stop)
-            return 1
+        i[_STEP_LIMIT] = limit and steps_before + limit
+        stepper = self._stepper if self._runs_compiled else None
+        while True:
+            failed = None
+            if stepper is not None:
+                i[control.PYTHON] = i[control.STEP_START_HOOK] = 0
+                i[control.METHOD] = self.compiled_method
+                failed = stepper.run(self)
+                if failed is None:      # Python in the realization now: answer for it
+                    stepper = self._stepper = None
+            if failed is None:
+                failed = self._run_in_python()
+            if failed == 0:
+                if stepper is not None:
+                    stepper.mark_realized(f.item(_T1))
+                return int(i[_STEPS] - steps_before)
+            if failed < control.NEED_DERIVATIVE:
+                raise self._failed_run(failed)
+            try:
+                self._answer(failed)
+            except BaseException:
+                self._roll_back()
+                raise
+
+    def _run_in_python(self) -> int:
+        """A run of steps that asks this integrator for Python's part (``_answer``): the
+        stages' derivatives of a Runge-Kutta method, or the method's own attempts."""
+        i = self._control_i
+        i[control.PYTHON] = 1
+        i[control.STEP_START_HOOK] = self._auto_updates
+        i[control.METHOD] = self.compiled_method if (
+            self._runs_compiled and self.compiled_method == control.RUNGE_KUTTA) \
+            else control.PYTHON_ATTEMPT
+        if self._python_run is None:
+            from kinetree.engine.step import python_run
+            self._python_run = python_run(self)
+        run_steps, run, _ = self._python_run
+        return run_steps(run)
+
+    def _answer(self, request: int) -> None:
+        """Do what a run asked for (step_control's NEED_* codes), so that it can go on."""
+        f, i = self._control_f, self._control_i
+        if request == control.NEED_DERIVATIVE:
+            row = i.item(control.NEED_ROW)
+            if row >= 0:
+                self._f(f.item(control.T_NEED), self._stage_y, self._k[row])
+                return
+            state = self._advanced        # an accepted step's end: the advanced State
+            self._write(state, f.item(control.T_NEED), self._y1)
+            self._realize(state)
+            self._ydot1[:] = state.get_y_dot()
+            self._accepted(f.item(control.T0), f.item(control.H_TAKEN))
+        elif request == control.NEED_ATTEMPT:
+            key = (f.item(control.T0), i.item(_STEPS))
+            if self._step_history is None or self._step_history[0] != key:
+                self._step_history = key, self._history()
+            self._attempt_in_python(f.item(control.T0), f.item(control.H_ATTEMPT))
+        elif request == control.NEED_PROJECTION:
+            i[control.VERDICT] = self._project_end(f.item(control.T_NEED))
+        elif self._advanced.auto_update_discrete_variables():     # NEED_STEP_START
+            # A step begins: the auto-update discrete variables take the values computed
+            # at its start, in the work States too (Simbody's autoUpdateDiscreteVariables).
+            self._scratch._take_auto_update_values(self._advanced)
+            self._interpolated._take_auto_update_values(self._advanced)
+
+    def _attempt_in_python(self, t0: float, h: float) -> None:
+        """The method's attempt of a step of h from t0 (``_attempt``), and the verdict on
+        it for the run: an error estimate to test, or none."""
+        err = self._attempt(t0, h)
+        if err is not None and err is not self._err:
+            self._err[:] = err
+        self._control_i[control.VERDICT] = \
+            control.NO_ESTIMATE if err is None else control.TEST_ERROR
+
+    def _project_end(self, t: float) -> int:
+        """Project y1, the end of a step at time t (s), onto the constraints, leaving it in
+        the advanced State; the verdict for the run (PROJECTED, NOT_NEEDED or
+        PROJECTION_FAILED)."""
         state = self._advanced
-        if failed == 0:
-            stepper.mark_realized(f.item(_T1))
-            return int(i[_STEPS] - steps_before)
-        # The run left the advanced State's arrays mid-step: back to the last step taken.
-        state.set_time(f[_T1])
+        force = self._project_every_step
+        tolerance = self.get_constraint_tolerance_in_use()
+        try:
+            if self._stepper is not None:      # the projection in compiled code
+                projected = self._stepper.project(self._y1, force, tolerance)
+                self._write(state, t, self._y1)
+            else:
+                self._write(state, t, self._y1)
+                projected = self._projected(state, force)
+                self._y1[:] = state.get_y()
+        except KinetreeError:
+            return control.PROJECTION_FAILED
+        return control.PROJECTED if projected else control.NOT_NEEDED
+
+    def _failed_run(self, failed: int) -> Exception:
+        """The exception for a run that stopped on ``failed``; the advanced State is put
+        back at the last step taken, realized, first."""
+        f = self._control_f
         if failed == control.TOO_SMALL:
-            error = self._accuracy_unmet(self._t0, self._h_next)
+            error = self._accuracy_unmet(f.item(control.T0), f.item(_H_NEXT))
         elif failed == control.DIVERGED:
-            error = self._diverged(self._t1, self._h_next, self._stage_y)
+            error = self._diverged(f.item(_T1), f.item(_H_NEXT), self._stage_y)
         else:
-            error = stepper.error(failed)
-        state.upd_y()[:] = self._y1
+            error = self._stepper.error(failed) if self._stepper is not None else \
+                IntegrationError(f"{type(self).__name__}: a run of steps failed ({failed}).")
+        state = self._advanced
+        self._write(state, f.item(_T1), self._y1)
         self._realize(state)
         self._ydot1[:] = state.get_y_dot()
-        raise error
+        return error
 
     def step_arrays(self) -> control.StepArrays:
-        """The arrays a compiled run of this integrator's steps reads and writes
+        """The arrays a run of this integrator's steps reads and writes
         (``engine/step.py``): its control arrays, the ends of its last step, its stages,
         its method's tableau and its error norm's weights."""
         return control.StepArrays(self._control_f, self._control_i, self._work, self._k,
@@ -558,33 +644,29 @@ class Integrator:
         cls = type(self)
         origin = next(c for c in cls.__mro__ if "compiled_method" in vars(c))
         return (origin.compiled_method is not None and cls._attempt is origin._attempt
-                and cls._take_step is Integrator._take_step
+                and cls._attempt_in_python is Integrator._attempt_in_python
                 and cls._accepted is Integrator._accepted)
 
-    def _take_step(self, t_stop: float) -> None:
-        """One accepted step from (t1, y1) toward at most ``t_stop``, adapting h. If
-        anything raises before the step is accepted (a user's force, an event handler,
-        KeyboardInterrupt), the integrator is put back as it was before the step: the
-        next call takes the same step, as an uninterrupted run would."""
-        before = self._t0, self._y0.copy(), self._ydot0.copy(), self._h_next, \
-            self._history()
-        try:
-            self._try_step(t_stop)
-        except BaseException:
-            self._roll_back(before)
-            raise
-
-    def _roll_back(self, before) -> None:
-        """Undo a step that raised: the last step's ends, the step size, the method's
-        history and the advanced State, realized again at t1 if it can be."""
-        t0, y0, ydot0, h_next, history = before
-        self._y1[:] = self._y0
-        self._ydot1[:] = self._ydot0
-        self._t0, self._h_next = t0, h_next
-        self._y0[:], self._ydot0[:] = y0, ydot0
-        self._restore_history(history)
+    def _roll_back(self) -> None:
+        """Undo the step under way when answering a run raised: the last step's ends, the
+        step size, the method's history and the advanced State, realized again at t1 if
+        it can be."""
+        f, i = self._control_f, self._control_i
+        phase = i.item(control.PHASE)
+        i[control.PHASE] = control.IDLE
+        if phase == control.ENDING:        # the step was accepted: it is taken back
+            f[_T1] = f[control.T0]
+            i[_STEPS] -= 1
+            i[_END_PENDING] = 0
+        if phase != control.STARTING:      # the step had begun
+            self._y1[:] = self._y0
+            self._ydot1[:] = self._ydot0
+            f[_H_NEXT] = f[control.H_START]
+            history = self._step_history
+            if history is not None and history[0] == (f.item(control.T0), i.item(_STEPS)):
+                self._restore_history(history[1])
         state = self._advanced
-        self._write(state, self._t1, self._y1)
+        self._write(state, f.item(_T1), self._y1)
         with contextlib.suppress(Exception):
             self._system.realize(state, _ACCELERATION)
 
@@ -595,35 +677,6 @@ class Integrator:
 
     def _restore_history(self, history) -> None:
         """Hook: put back what ``_history`` returned."""
-
-    def _try_step(self, t_stop: float) -> None:
-        # A step begins: the auto-update discrete variables take the values computed at
-        # its start, in the work States too (Simbody's autoUpdateDiscreteVariables).
-        if self._auto_updates and self._advanced.auto_update_discrete_variables():
-            self._scratch._take_auto_update_values(self._advanced)
-            self._interpolated._take_auto_update_values(self._advanced)
-        t0 = self._t1
-        self._t0 = t0
-        self._y0[:] = self._y1
-        self._ydot0[:] = self._ydot1
-        if math.isnan(self._h_next):
-            self._h_next = self._fixed_step or self._initial_step or self._starting_step()
-        while True:
-            h = attempted_step(self._h_next, self._fixed_step or 0.0, self._max_step,
-                               t_stop - t0)
-            self._steps_attempted += 1
-            accepted, h_new = self._attempt_with_control(t0, h)
-            if accepted:
-                self._steps_taken += 1
-                self._h_taken = h
-                self._t1 = self._step_end(t0, h)
-                if self._fixed_step is None:
-                    self._h_next = min(h_new, self._max_step)
-                return
-            if self._fixed_step is not None or h_new < max(self._min_step,
-                                                          1e-14 * max(1.0, abs(t0))):
-                raise self._accuracy_unmet(t0, h_new)
-            self._h_next = h_new
 
     def _diverged(self, t0: float, h: float, y_end) -> SimulationDivergedError:
         """The error for a step of h from t0 whose end ``y_end`` is not finite."""
@@ -637,50 +690,12 @@ class Integrator:
             f"force, or a force grows without bound: lower the step size (or the accuracy), "
             f"check the forces, or use CPodesIntegrator for a stiff model.")
 
-    def _step_end(self, t0: float, h: float) -> float:
-        """The time a step of h from t0 ends at (``step_control.step_end``)."""
-        return step_end(t0, h, self._stop_now, self._report_now)
-
     def _accuracy_unmet(self, t0: float, h_new: float) -> IntegrationError:
         return IntegrationError(
             f"{type(self).__name__}: cannot meet accuracy {self._accuracy:g} at t = "
             f"{t0:.17g}: the step size fell to {h_new:.3g} s (minimum "
             f"{self._min_step:g}). The model may be stiff (try CPodesIntegrator), "
             f"discontinuous without an event, or the accuracy too tight.")
-
-    def _attempt_with_control(self, t0: float, h: float):
-        """Attempt a step of h; returns (accepted, next step size). On acceptance the
-        advanced State holds the projected end of the step, realized to ACCELERATION, and
-        _y1/_ydot1 its y and ẏ."""
-        err = self._attempt(t0, h)
-        if not np.isfinite(self._y1).all():
-            raise self._diverged(t0, h, self._y1)
-        if self._fixed_step is None and err is not None:
-            accepted, h_new = error_test(self._error_norm(err), self._accuracy,
-                                         1.0 / (self.min_order + 1), h)
-            if not accepted:
-                self._error_test_failures += 1
-                return False, h_new
-        else:
-            h_new = h
-        state = self._advanced
-        try:
-            if self._stepper is not None:      # the projection in compiled code
-                if self._stepper.project(self._y1, self._project_every_step,
-                                         self.get_constraint_tolerance_in_use()):
-                    self._projections += 1
-                self._write(state, self._step_end(t0, h), self._y1)
-            else:
-                self._write(state, self._step_end(t0, h), self._y1)
-                self._project(state, force=self._project_every_step)
-        except KinetreeError:
-            self._projection_failures += 1
-            return False, h * 0.5
-        self._realize(state)
-        self._y1[:] = state.get_y()
-        self._ydot1[:] = state.get_y_dot()
-        self._accepted(t0, h)
-        return True, h_new
 
     def _accepted(self, t0: float, h: float) -> None:
         """Hook: the attempt at (t0, h) was accepted (multistep methods keep history)."""
@@ -725,16 +740,21 @@ class Integrator:
         self._realizations += 1
 
     def _project(self, state, force: bool) -> None:
+        """Project q and u onto the constraints (``_projected``), counted when it runs."""
+        if self._projected(state, force):
+            self._projections += 1
+
+    def _projected(self, state, force: bool) -> bool:
         """Project q and u onto the constraints to the constraint tolerance (normalizing
-        quaternions); counted when it runs."""
+        quaternions): unless ``force``, only if an error exceeds it. Whether it did."""
         if not force:
             self._system.realize(state, _VELOCITY)
             tol = self.get_constraint_tolerance_in_use()
             errs = [a for a in (state.get_q_err(), state.get_u_err()) if a.size]
             if not any(np.max(np.abs(a)) > tol for a in errs):
-                return
+                return False
         self._system.project(state, self.get_constraint_tolerance_in_use())
-        self._projections += 1
+        return True
 
     def _scale(self, y0: np.ndarray, y1: np.ndarray) -> np.ndarray:
         """Per y, the size of one unit of error: max(1, |y| W) / W, so α is a relative

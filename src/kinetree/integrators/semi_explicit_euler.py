@@ -23,9 +23,6 @@ class SemiExplicitEulerIntegrator(Integrator):
     def _allocate(self, ny: int) -> None:
         self._nq = self._advanced.get_num_q()
         self._nu = self._advanced.get_num_u()
-        # What a compiled run's signature asks for; the method uses no stages.
-        self._k = np.empty((1, ny))
-        self._tableau = np.zeros((4, 1))
 
     def _semi_explicit_step(self, t0: float, h: float, y0, ydot0, out) -> None:
         """One symplectic Euler step from (t0, y0) with ẏ0 = ``ydot0`` into ``out``: u and z

@@ -14,17 +14,24 @@ SAFETY, MAX_GROWTH, MAX_SHRINK = 0.9, 5.0, 0.1
 """The safety factor on the predicted step, and the most a step may grow or shrink after
 one attempt."""
 
-# control_f, floats: the last step's ends, the next step size, where to stop, settings.
+# control_f, floats: the last step's ends, the next step size, where to stop, settings,
+# the step size being attempted and the one the step began with, the time a request is
+# for and the next step size a method in Python proposes.
 T0, T1, H_NEXT, H_TAKEN, T_STOP, T_REPORT = 0, 1, 2, 3, 4, 5
 FIXED_STEP, MAX_STEP, MIN_STEP, ACCURACY, EXPONENT, CONSTRAINT_TOL = 6, 7, 8, 9, 10, 11
-N_CONTROL_F = 12
-# control_i, integers: settings, the integrator's counters, whether the last accepted
-# step's end derivative is still owed, and the method a compiled run takes.
+H_ATTEMPT, H_START, T_NEED, H_PROPOSED = 12, 13, 14, 15
+N_CONTROL_F = 16
+# control_i, integers: settings (STEP_LIMIT: the count of steps taken at which a run
+# stops, 0 for none), the integrator's counters, whether the last accepted
+# step's end derivative is still owed, the method a run takes, whether the caller answers
+# for the derivatives and projections (and wants a word at each step's start), where a
+# run stopped to ask, what it asks for, and the caller's verdict on it.
 STEP_LIMIT, PROJECT, INFINITY_NORM = 0, 1, 2
 STEPS, ATTEMPTED, REALIZATIONS, PROJECTIONS, ERROR_FAILURES, PROJECTION_FAILURES = \
     3, 4, 5, 6, 7, 8
-END_PENDING, METHOD = 9, 10
-N_CONTROL_I = 11
+END_PENDING, METHOD, PYTHON, STEP_START_HOOK, PHASE, NEED_ROW, VERDICT = \
+    9, 10, 11, 12, 13, 14, 15
+N_CONTROL_I = 16
 
 StepArrays = namedtuple("StepArrays", [
     "control_f",   # (N_CONTROL_F,) float64: the settings and the last step (indices above)
@@ -38,14 +45,44 @@ StepArrays = namedtuple("StepArrays", [
 """An integrator's arrays that a compiled run of its steps works on
 (``Integrator.step_arrays``)."""
 
-RUNGE_KUTTA, SEMI_EXPLICIT_EULER = 0, 1
-"""The methods of compiled runs: an explicit Runge-Kutta tableau, or the symplectic Euler
-step u1 = u0 + h u̇0, q1 = q0 + h N(q0) u1."""
+RUNGE_KUTTA, SEMI_EXPLICIT_EULER, PYTHON_ATTEMPT = 0, 1, 2
+"""The methods of runs: an explicit Runge-Kutta tableau, the symplectic Euler step
+u1 = u0 + h u̇0, q1 = q0 + h N(q0) u1, or an attempt the integrator makes in Python
+(``Integrator._attempt``)."""
 
 TOO_SMALL, DIVERGED = 3, 5
-"""What a compiled run returns when the error test (or the projection) kept failing down
-to the minimum step, or when a step's end is not finite (after the realization's own
-codes, engine/forward.py's SINGULAR 1 and OVERFLOW 2; its INCONSISTENT is 4)."""
+"""What a run returns when the error test (or the projection) kept failing down to the
+minimum step, or when a step's end is not finite (after the realization's own codes,
+engine/forward.py's SINGULAR 1 and OVERFLOW 2; its INCONSISTENT is 4)."""
+
+NEED_DERIVATIVE, NEED_ATTEMPT, NEED_PROJECTION, NEED_STEP_START = 10, 11, 12, 13
+"""What a run returns to ask its caller for Python's part, after which it is called
+again and goes on where it stopped:
+
+- NEED_DERIVATIVE: ẏ at time control_f[T_NEED] of a stage's y (work row 5) into stage
+  k[control_i[NEED_ROW]], or, when NEED_ROW is -1, of the step's end y1 (work row 2),
+  realizing the advanced State there, into ẏ1 (work row 3);
+- NEED_ATTEMPT: the method's attempt of control_f[H_ATTEMPT] from (T0, y0, ẏ0): y1, and
+  the VERDICT on it (below);
+- NEED_PROJECTION: y1 at time control_f[T_NEED] projected, the VERDICT PROJECTED,
+  NOT_NEEDED or PROJECTION_FAILED;
+- NEED_STEP_START: a step is about to begin (the auto-update discrete variables)."""
+
+TEST_ERROR, NO_ESTIMATE, ACCEPTED, REJECTED = 0, 1, 2, 3
+"""The verdict on an attempt made in Python: test the error estimate in work row 4;
+there is none; the method accepted the step itself, leaving the advanced State at its
+end, projected and realized, with y1 and ẏ1 (H_PROPOSED: the next step size); or it
+rejected it (H_PROPOSED: the size to try next)."""
+
+PROJECTED, NOT_NEEDED, PROJECTION_FAILED = 0, -1, -2
+"""The verdict on a projection (a compiled projection returns these too, or the failure
+code of a realization)."""
+
+IDLE, STARTING, STAGES, ATTEMPTING, PROJECTING, ENDING, RETRYING = 0, 1, 2, 3, 4, 5, 6
+"""Where a run stands (control_i[PHASE]): between steps; before a step, its start
+announced; in a Runge-Kutta attempt's stages (stage NEED_ROW + 1 next); waiting for the
+method's attempt; for the projection; for the derivative at an accepted step's end;
+about to attempt the step again, smaller."""
 
 
 @helper
