@@ -7,7 +7,7 @@ expressed in F (Simbody's convention), so H = 1 and q̇ ≠ u for the orientatio
 import numpy as np
 
 from kinetree.jit import helper
-from kinetree.multibody.mobilizers import ball
+from kinetree.multibody.mobilizers import ball, line_orientation
 from kinetree.registry import MOBILIZERS
 
 CODE = MOBILIZERS["free"]
@@ -38,24 +38,53 @@ def hdot_u(q, u, prm, out):
 
 
 @helper
-def n_mult(q, v, prm, out):
+def rates(q, v, out, line):
+    """q̇ = N u for q = [orientation | p_FM]: the orientation's rates from the angular
+    u (a ball's 3, or a line's 2 when ``line``), then ṗ_FM = v_FM (in F). FreeLine's
+    too."""
+    nr, nw = q.shape[0] - 3, 2 if line else 3
+    if line:
+        line_orientation.rate(q[:nr], v[:2], out[:nr])
+    else:
+        ball.rate(q[:nr], v[:3], out[:nr])
+    out[nr], out[nr + 1], out[nr + 2] = v[nw], v[nw + 1], v[nw + 2]
+
+
+@helper
+def speeds(q, qdot, out, line):
+    """u = N⁻¹ q̇, the inverse of ``rates``."""
+    nr, nw = q.shape[0] - 3, 2 if line else 3
+    if line:
+        line_orientation.rate_inverse(q[:nr], qdot[:nr], out[:2])
+    else:
+        ball.rate_inverse(q[:nr], qdot[:nr], out[:3])
+    out[nw], out[nw + 1], out[nw + 2] = qdot[nr], qdot[nr + 1], qdot[nr + 2]
+
+
+@helper
+def rates_dot(q, u, out, line):
+    """Ṅ u of ``rates``: the orientation's alone (the translation's N is constant)."""
     nr = q.shape[0] - 3
-    ball.rate(q[:nr], v[:3], out[:nr])
-    out[nr], out[nr + 1], out[nr + 2] = v[3], v[4], v[5]
+    if line:
+        line_orientation.rate_dot(q[:nr], u[:2], out[:nr])
+    else:
+        ball.rate_dot(q[:nr], u[:3], out[:nr])
+    out[nr] = out[nr + 1] = out[nr + 2] = 0.0
+
+
+@helper
+def n_mult(q, v, prm, out):
+    rates(q, v, out, False)
 
 
 @helper
 def n_inv_mult(q, v, prm, out):
-    nr = q.shape[0] - 3
-    ball.rate_inverse(q[:nr], v[:nr], out[:3])
-    out[3], out[4], out[5] = v[nr], v[nr + 1], v[nr + 2]
+    speeds(q, v, out, False)
 
 
 @helper
 def ndot_u(q, u, prm, out):
-    nr = q.shape[0] - 3
-    ball.rate_dot(q[:nr], u[:3], out[:nr])
-    out[nr] = out[nr + 1] = out[nr + 2] = 0.0
+    rates_dot(q, u, out, False)
 
 
 def q_to_fit_transform(R_FM, p_FM, prm, nq):

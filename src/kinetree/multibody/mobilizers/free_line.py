@@ -5,7 +5,7 @@ v_FM (3, m/s, in F)]."""
 import numpy as np
 
 from kinetree.jit import helper
-from kinetree.multibody.mobilizers import ball, line_orientation
+from kinetree.multibody.mobilizers import free, line_orientation
 from kinetree.registry import MOBILIZERS
 
 CODE = MOBILIZERS["free_line"]
@@ -31,37 +31,27 @@ def h_fm(q, prm, H):
     H[3, 2] = H[4, 3] = H[5, 4] = 1.0
 
 
-@helper
-def hdot_u(q, u, prm, out):
-    out[:] = 0.0
+hdot_u = free.hdot_u
 
 
 @helper
 def n_mult(q, v, prm, out):
-    nr = q.shape[0] - 3
-    line_orientation.rate(q[:nr], v[:2], out[:nr])
-    out[nr], out[nr + 1], out[nr + 2] = v[2], v[3], v[4]
+    free.rates(q, v, out, True)
 
 
 @helper
 def n_inv_mult(q, v, prm, out):
-    nr = q.shape[0] - 3
-    line_orientation.rate_inverse(q[:nr], v[:nr], out[:2])
-    out[2], out[3], out[4] = v[nr], v[nr + 1], v[nr + 2]
+    free.speeds(q, v, out, True)
 
 
 @helper
 def ndot_u(q, u, prm, out):
-    nr = q.shape[0] - 3
-    line_orientation.rate_dot(q[:nr], u[:2], out[:nr])
-    out[nr] = out[nr + 1] = out[nr + 2] = 0.0
+    free.rates_dot(q, u, out, True)
 
 
-def q_to_fit_transform(R_FM, p_FM, prm, nq):
-    """q = [quaternion (nq = 7) or body-fixed x-y-z angles (nq = 6) of R_FM, p_FM (in F)],
-    exact (Simbody's rule, as for Free)."""
-    return np.concatenate([ball.orientation_to_fit(R_FM, nq - 3),
-                           np.asarray(p_FM, dtype=float)])
+q_to_fit_transform = free.q_to_fit_transform
+"""q = [quaternion (nq = 7) or body-fixed x-y-z angles (nq = 6) of R_FM, p_FM (in F)],
+exact (Simbody's rule, as for Free)."""
 
 
 def u_to_fit_velocity(q, w_FM, v_FM, prm):
