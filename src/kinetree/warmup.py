@@ -133,6 +133,24 @@ def _every_mobilizer() -> None:
     kt.simulate(system, state, SIMULATED_TIME, progress=False)
 
 
+class _Nudge(kt.Force.Custom.Implementation):
+    """A force in Python: a small generalized force on the first mobility."""
+
+    def calc_force(self, state, body_forces, particle_forces, mobility_forces):
+        mobility_forces[0] += 0.01
+
+
+def _python_model() -> None:
+    """The four-bar with a force in Python, stepped by a Runge-Kutta method (the run that
+    asks Python for each derivative) and by Verlet (which attempts in Python)."""
+    system, state = build_model()
+    kt.Force.Custom(system.get_subsystem(1), _Nudge())
+    state = system.realize_topology()
+    kt.simulate(system, state, SIMULATED_TIME, progress=False)
+    kt.simulate(system, state, SIMULATED_TIME, integrator=kt.VerletIntegrator,
+                progress=False)
+
+
 def _opensim(path: str) -> None:
     import warnings
 
@@ -202,7 +220,7 @@ def jobs() -> tuple[list, list]:
             if part:
                 first.append((f"{family} kinds", _kinds, (family, part)))
     then = [("every mobilizer", _every_mobilizer, ()), ("operators", _operators, ()),
-            ("the demo", _demo, ())]
+            ("the demo", _demo, ()), ("a model with Python", _python_model, ())]
     bundled = _compile_cache.PACKAGE_DIR.parents[1] / "models"
     then += [(path.stem, _urdf, (str(path),)) for path in sorted(bundled.glob("urdf/*.urdf"))]
     then += [(path.stem, _opensim, (str(path),))

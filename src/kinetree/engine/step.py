@@ -43,14 +43,15 @@ from kinetree.engine.forward import (
     SINGULAR,
     VELOCITY,
 )
+from kinetree.engine.kinds import Kinds
 from kinetree.errors import KinetreeError
 from kinetree.integrators.step_control import (
+    ACCEPTED,
     ACCURACY,
     ATTEMPTED,
+    ATTEMPTING,
     CONSTRAINT_TOL,
     DIVERGED,
-    ACCEPTED,
-    ATTEMPTING,
     END_PENDING,
     ENDING,
     ERROR_FAILURES,
@@ -108,7 +109,6 @@ from kinetree.integrators.step_control import (
     time_tol,
 )
 from kinetree.jit import helper
-from kinetree.engine.kinds import Kinds
 from kinetree.multibody.constraint_table import CON_COLUMNS, unpack_constraints
 from kinetree.multibody.kernels.constraints import constraint_rows, project_rows
 from kinetree.multibody.kernels.n_matrix import n_sweep, normalize_quaternions
