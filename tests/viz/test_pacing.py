@@ -1,10 +1,11 @@
-"""The Visualizer's three modes pace a simulation as Simbody's do, measured on the wall
-clock with a live viser server (no browser needed): REAL_TIME makes simulated time pass
-at the real-time scale behind a lag of the buffer length, re-synchronizing after a pause
-instead of racing; SAMPLING never slows the simulation; PASS_THROUGH draws every frame at
-most at the frame rate. Shutting the view down, or the view failing, loses no run."""
+"""The Visualizer's three modes pace a simulation as Simbody's do, with a live viser server
+(no browser needed): REAL_TIME makes simulated time pass at the real-time scale behind a
+lag of the buffer length, re-synchronizing after a pause instead of racing; SAMPLING never
+slows the simulation; PASS_THROUGH draws every frame at most at the frame rate. The pacing
+is checked on a virtual clock, exactly and whatever the machine's load. Shutting the view
+down, or the view failing, loses no run."""
 
-import time
+import math
 
 import numpy as np
 import pytest
@@ -16,102 +17,166 @@ from kinetree.errors import KinetreeWarning
 Mode = kt.Visualizer.Mode
 
 
+class VirtualClock:
+    """Time that passes only while both of a Visualizer's threads wait on it (its drawing
+    thread, and the one reporting or sleeping here): it then jumps to the sooner of their
+    deadlines. Computing takes no time on it; ``sleep`` is a simulation that takes time.
+    Every pacing decision is then exact, and the same on any machine."""
+
+    PARTIES = 2
+    STUCK = 60.0
+    """Real seconds after which a wait that nothing ends fails the test instead of hanging
+    it (never reached when the pacing is right)."""
+
+    def __init__(self):
+        self.t = 100.0
+        self._waiting = {}              # one entry per waiting thread: its deadline
+        self._condition = None
+
+    def now(self) -> float:
+        return self.t
+
+    def wait(self, condition, timeout) -> None:
+        self._condition = condition
+        token = object()
+        self._waiting[token] = math.inf if timeout is None else self.t + timeout
+        try:
+            if len(self._waiting) == self.PARTIES:
+                soonest = min(self._waiting.values())
+                assert soonest < math.inf, "both threads wait for each other"
+                self.t = max(self.t, soonest)
+                self.notify_all(condition)
+            elif not condition.wait(self.STUCK):
+                raise AssertionError("a wait on the virtual clock never ended")
+        finally:
+            self._waiting.pop(token, None)
+
+    def notify_all(self, condition) -> None:
+        self._condition = condition
+        self._waiting.clear()           # everyone woken is running, no longer waiting
+        condition.notify_all()
+
+    def sleep(self, seconds: float) -> None:
+        """Let ``seconds`` of virtual time pass in this thread, the drawing thread running
+        on time meanwhile (after the first report, which makes the Visualizer's condition
+        known)."""
+        with self._condition:
+            end = self.t + seconds
+            while self.t < end:
+                self.wait(self._condition, end - self.t)
+
+
 @pytest.fixture
 def pendulum():
+    yield from _pendulum(None)
+
+
+@pytest.fixture
+def paced():
+    """The pendulum's Visualizer on a VirtualClock: (system, state, viz, clock)."""
+    clock = VirtualClock()
+    for system, state, viz in _pendulum(clock):
+        yield system, state, viz, clock
+
+
+def _pendulum(clock):
     system, matter, forces, link = world()
     link.add_decoration(kt.Transform([0, -0.5, 0]), kt.DecorativeSphere(0.1))
     pin = kt.MobilizedBody.Pin(matter.Ground(), kt.Transform(), link, kt.Transform())
     state = system.realize_topology()
     pin.set_one_q(state, 0, 1.0)
-    viz = kt.Visualizer(system, port=0, verbose=False)
+    viz = kt.Visualizer(system, port=0, verbose=False, clock=clock)
     yield system, state, viz
     viz.shutdown()
 
 
-def run(system, state, viz, t_final, interval=None, pause_at=None, pause=0.0):
-    """Simulate to t_final with viz's Reporter; returns the wall time it took."""
+def run(system, state, viz, t_final, interval=None, sleep=None, each_report=0.0):
+    """Simulate to t_final with viz's Reporter; ``sleep(s)`` after each report takes
+    ``each_report`` seconds (a simulation that takes time)."""
     stepper = kt.TimeStepper(system, kt.RungeKuttaMersonIntegrator(system))
     stepper.initialize(state)
     reporter = kt.Visualizer.Reporter(viz, interval)
-    start = time.perf_counter()
     reporter.handle_event(stepper.get_state())
     t, dt = 0.0, reporter.get_event_interval()
     while t < t_final - 1e-12:
         t = min(t + dt, t_final)
         stepper.step_to(t)
         reporter.handle_event(stepper.get_state())
-        if pause_at is not None and abs(t - pause_at) < dt / 2:
-            time.sleep(pause)
-    return time.perf_counter() - start
+        if each_report:
+            sleep(each_report(t) if callable(each_report) else each_report)
 
 
-def test_real_time_takes_the_simulated_time_behind_the_buffer(pendulum):
-    system, state, viz = pendulum
+def test_real_time_takes_the_simulated_time_behind_the_buffer(paced):
+    system, state, viz, clock = paced
     viz.set_mode(Mode.REAL_TIME).set_desired_buffer_length_in_sec(0.15)
-    wall = run(system, state, viz, 1.5)
-    assert viz.wait_for_frames(timeout=2)
-    log = viz.get_frame_log()
-    # The simulation takes 1.5 s of wall time (it is held back to real time): the
-    # first frame waits one lag before it is drawn, the last is handed over a lag
-    # before it is due.
-    assert 1.5 - 0.15 - 0.05 <= wall <= 1.5 + 0.15
-    assert len(log) == 46                                    # t = 0, 1/30, ..., 1.5
-    drawn, t_sim, reported = log.T
-    slope = np.polyfit(t_sim, drawn, 1)[0]
-    assert slope == pytest.approx(1.0, abs=0.01)              # wall s per simulated s
-    assert np.median(np.diff(drawn)) == pytest.approx(1 / 30, abs=0.003)
-    lag = drawn - reported
-    assert np.median(lag) == pytest.approx(0.15, abs=0.04)
+    start = clock.now()
+    run(system, state, viz, 1.5)
+    # Held back to real time: the last report returns one lag before its frame is due.
+    assert clock.now() - start == pytest.approx(1.5, abs=1e-9)
+    assert viz.wait_for_frames()
+    drawn, t_sim, reported = viz.get_frame_log().T
+    assert len(drawn) == 46                                   # t = 0, 1/30, ..., 1.5
+    # Each frame drawn its simulated time after the first report, plus the lag.
+    np.testing.assert_allclose(drawn - t_sim, start + 0.15, rtol=0, atol=1e-9)
+    assert np.all(drawn - reported >= 0.15 - 1e-9)
 
 
-def test_real_time_scale_slows_the_view(pendulum):
-    system, state, viz = pendulum
+def test_real_time_scale_slows_the_view(paced):
+    system, state, viz, clock = paced
     viz.set_mode(Mode.REAL_TIME).set_real_time_scale(0.5)
     run(system, state, viz, 0.5)
-    viz.wait_for_frames(timeout=2)
+    assert viz.wait_for_frames()
     drawn, t_sim, _ = viz.get_frame_log().T
-    assert np.polyfit(t_sim, drawn, 1)[0] == pytest.approx(2.0, abs=0.03)
+    assert len(drawn) == 31                 # a frame every 0.5 / 30 s of simulated time
+    np.testing.assert_allclose(np.diff(drawn), 2 * np.diff(t_sim), rtol=0, atol=1e-9)
 
 
-def test_real_time_resynchronizes_after_a_pause_instead_of_racing(pendulum):
-    system, state, viz = pendulum
+def test_real_time_resynchronizes_after_a_pause_instead_of_racing(paced):
+    system, state, viz, clock = paced
     viz.set_mode(Mode.REAL_TIME).set_desired_buffer_length_in_sec(0.1)
-    run(system, state, viz, 1.0, pause_at=0.5, pause=0.6)
-    viz.wait_for_frames(timeout=2)
+    run(system, state, viz, 1.0, sleep=clock.sleep,
+        each_report=lambda t: 0.6 if abs(t - 0.5) < 1e-9 else 0.0)
+    assert viz.wait_for_frames()
     drawn, t_sim, _ = viz.get_frame_log().T
     gaps = np.diff(drawn)
     # One long gap where the simulation stopped; every other frame keeps its spacing:
     # no burst of frames drawn back to back to catch up.
-    assert gaps.max() > 0.5
-    assert np.sum(gaps < 0.5 / 30) == 0
-    after = t_sim > 0.55
-    assert np.polyfit(t_sim[after], drawn[after], 1)[0] == pytest.approx(1.0, abs=0.02)
+    long = np.flatnonzero(gaps > 1 / 30 + 1e-9)
+    assert len(long) == 1 and t_sim[long[0]] == pytest.approx(0.5)
+    np.testing.assert_allclose(np.delete(gaps, long), 1 / 30, rtol=0, atol=1e-9)
+    # The frame after the pause is drawn one lag after its report, as the first frame
+    # was: the clock starts again, and the gap is the pause itself.
+    assert gaps[long[0]] == pytest.approx(0.6, abs=1e-9)
 
 
-def test_sampling_runs_at_full_speed_and_drops_frames(pendulum):
-    system, state, viz = pendulum
+def test_sampling_runs_at_full_speed_and_drops_frames(paced):
+    system, state, viz, clock = paced
     viz.set_mode(Mode.SAMPLING)
-    reference = run(system, state.copy(), viz, 0.01)           # compiles, if needed
     reports = 2000
-    start = time.perf_counter()
-    run(system, state, viz, 2.0, interval=2.0 / reports)
-    wall = time.perf_counter() - start
-    assert reference >= 0
-    assert wall < 2.0                 # less than the 2 s REAL_TIME would have taken
-    log = viz.get_frame_log()
-    assert viz.get_num_dropped_frames() > reports / 2
-    assert len(log) <= wall * 30 + 3
+    start = clock.now()
+    run(system, state, viz, 2.0, interval=2.0 / reports, sleep=clock.sleep,
+        each_report=0.001)
+    # The simulation never waited: it took exactly the time it computed.
+    assert clock.now() - start == pytest.approx(reports * 0.001, abs=1e-9)
+    assert viz.wait_for_frames()
+    drawn = viz.get_frame_log()[:, 0]
+    # A frame kept a frame period (34 reports of 1 ms) after the last one kept.
+    assert viz.get_num_dropped_frames() == reports + 1 - math.ceil((reports + 1) / 34)
+    assert np.diff(drawn).min() >= 1 / 30 - 1e-9
+    assert 2.0 * 30 - 3 <= len(drawn) <= 2.0 * 30 + 1
 
 
-def test_pass_through_draws_every_frame_at_most_at_the_frame_rate(pendulum):
-    system, state, viz = pendulum
+def test_pass_through_draws_every_frame_at_most_at_the_frame_rate(paced):
+    system, state, viz, clock = paced
     viz.set_mode(Mode.PASS_THROUGH).set_desired_frame_rate(60)
-    wall = run(system, state, viz, 0.5, interval=0.5 / 30)
-    viz.wait_for_frames(timeout=2)
-    log = viz.get_frame_log()
-    assert len(log) == 31                                      # every report drawn
-    assert np.diff(log[:, 0]).min() >= 1 / 60 - 1e-3
-    assert wall >= 29 / 60                                     # held to the frame rate
+    start = clock.now()
+    run(system, state, viz, 0.5, interval=0.5 / 30)
+    # Held to the frame rate: the last report waited for the one before it to be drawn.
+    assert clock.now() - start == pytest.approx(29 / 60, abs=1e-9)
+    assert viz.wait_for_frames()
+    drawn = viz.get_frame_log()[:, 0]
+    assert len(drawn) == 31                                   # every report drawn
+    np.testing.assert_allclose(np.diff(drawn), 1 / 60, rtol=0, atol=1e-9)
 
 
 def test_shutting_down_mid_run_loses_nothing(pendulum):

@@ -66,6 +66,26 @@ def _range(min_value, max_value, where: str) -> tuple[float, float]:
     return lo, hi
 
 
+class WallClock:
+    """The time a Visualizer paces by: the wall clock (s, ``time.perf_counter``). Its
+    waits and notifications go through it, with the Visualizer's condition held, so that
+    a test can pace a Visualizer by a clock of its own with these three methods."""
+
+    @staticmethod
+    def now() -> float:
+        return time.perf_counter()
+
+    @staticmethod
+    def wait(condition: threading.Condition, timeout: float | None) -> None:
+        """Wait on ``condition`` (held) until notified or ``timeout`` seconds pass."""
+        condition.wait(timeout)
+
+    @staticmethod
+    def notify_all(condition: threading.Condition) -> None:
+        """Wake every thread waiting on ``condition`` (held)."""
+        condition.notify_all()
+
+
 class Reporter(PeriodicEventReporter):
     """An event reporter that reports the State to a Visualizer every ``report_interval``
     seconds of simulated time; by default one frame period of simulated time
@@ -98,18 +118,21 @@ class Visualizer:
     ``host`` and ``port`` say where the page is served (port 0 picks a free one);
     ``show_default_geometry`` draws a frame and lines to the children of bodies with
     nothing else to show; ``ground_plane`` draws a grid through Ground's origin,
-    perpendicular to gravity.
+    perpendicular to gravity. ``clock`` is the time the modes pace by, a WallClock
+    unless given (a test's own clock, with WallClock's three methods).
     """
 
     Mode = Mode
     Reporter = Reporter
+    WallClock = WallClock
     InputListener = InputListener
     InputSilo = InputSilo
 
     def __init__(self, system, *, host: str = "127.0.0.1", port: int = 8080,
                  show_default_geometry: bool = True, ground_plane: bool = True,
-                 verbose: bool = True):
+                 verbose: bool = True, clock=None):
         self._system = system
+        self._time = clock if clock is not None else WallClock()
         self._server = start_server(host, port)
         self._options = {"show_default_geometry": show_default_geometry,
                          "ground_plane": ground_plane, "up": None, "ground_height": None}
@@ -124,7 +147,7 @@ class Visualizer:
         self._frame_rate = 30.0
         self._scale = 1.0
         self._lag = 0.15
-        self._clock = None            # REAL_TIME: (wall time T_0 - lag, simulated time t_0)
+        self._sync = None             # REAL_TIME: (wall time T_0, simulated time t_0)
         self._queue: collections.deque = collections.deque()
         self._undrawn = 0             # frames handed over and not yet drawn
         self._cond = threading.Condition()
@@ -162,7 +185,7 @@ class Visualizer:
                 f"REAL_TIME, got {mode!r}.") from None
         with self._cond:
             self._mode = mode
-            self._clock = None
+            self._sync = None
         return self
 
     def get_mode(self) -> Mode:
@@ -182,7 +205,7 @@ class Visualizer:
         motion)."""
         with self._cond:
             self._scale = _positive(scale, "set_real_time_scale", "the real-time scale")
-            self._clock = None
+            self._sync = None
         return self
 
     def get_real_time_scale(self) -> float:
@@ -202,7 +225,7 @@ class Visualizer:
                 f"non-negative number of seconds, got {seconds!r}.")
         with self._cond:
             self._lag = lag
-            self._clock = None
+            self._sync = None
         return self
 
     def get_desired_buffer_length_in_sec(self) -> float:
@@ -428,13 +451,13 @@ class Visualizer:
         if self._closed:
             return
         frame = self._frame(state)
-        self._draw(frame, time.perf_counter())
+        self._draw(frame, self._time.now())
 
     def report(self, state) -> None:
         """Hand ``state`` to the view, paced by the mode (see the module docstring)."""
         if self._closed:
             return
-        now = time.perf_counter()
+        now = self._time.now()
         if self._mode == Mode.SAMPLING:
             with self._cond:
                 if now - self._last_kept < 1.0 / self._frame_rate:
@@ -448,42 +471,44 @@ class Visualizer:
                 self._queue.clear()
                 self._queue.append((None, frame, now))
             elif self._mode == Mode.PASS_THROUGH:
-                self._cond.wait_for(lambda: not self._queue or self._closed)
+                while self._queue and not self._closed:
+                    self._time.wait(self._cond, None)
                 self._queue.append((None, frame, now))
             else:
-                due = self._due(frame.t, time.perf_counter())
+                due = self._due(frame.t, self._time.now())
                 # Wait while the simulation is more than the lag ahead of the view.
                 while not self._closed:
-                    ahead = due - self._lag - time.perf_counter()
+                    ahead = due - self._lag - self._time.now()
                     if ahead <= 0:
                         break
-                    self._cond.wait(ahead)
+                    self._time.wait(self._cond, ahead)
                 self._queue.append((due, frame, now))
             self._undrawn += 1
-            self._cond.notify_all()
+            self._time.notify_all(self._cond)
 
     def _due(self, t: float, now: float) -> float:
         """REAL_TIME: the wall time at which the frame at simulated time t is drawn, the
         clock re-synchronized if it would already be late."""
-        if self._clock is not None:
-            wall0, t0 = self._clock
+        if self._sync is not None:
+            wall0, t0 = self._sync
             due = wall0 + self._lag + (t - t0) / self._scale
             if due >= now:
                 return due
-        self._clock = (now, t)
+        self._sync = (now, t)
         return now + self._lag
 
     def _draw_loop(self) -> None:
         while True:
             with self._cond:
-                self._cond.wait_for(lambda: self._queue or self._closed)
+                while not self._queue and not self._closed:
+                    self._time.wait(self._cond, None)
                 if self._closed:
                     return
                 due, frame, reported = self._queue[0]
                 if due is None:
                     due = self._last_drawn + 1.0 / self._frame_rate
-                while not self._closed and time.perf_counter() < due:
-                    self._cond.wait(due - time.perf_counter())
+                while not self._closed and self._time.now() < due:
+                    self._time.wait(self._cond, due - self._time.now())
                 if self._closed:
                     return
                 self._queue.popleft()
@@ -494,14 +519,14 @@ class Visualizer:
                     self._closed = True
                     self._queue.clear()
                     self._undrawn = 0
-                    self._cond.notify_all()
+                    self._time.notify_all(self._cond)
                 warnings.warn(f"kinetree Visualizer stopped drawing: {error!r}; the "
                               f"simulation continues without it.", KinetreeWarning,
                               stacklevel=1)
                 return
             with self._cond:
                 self._undrawn -= 1
-                self._cond.notify_all()
+                self._time.notify_all(self._cond)
 
     def _draw(self, frame: Frame, reported: float) -> None:
         with self._draw_lock:
@@ -513,20 +538,20 @@ class Visualizer:
                 if self._sim_time is not None:
                     self._sim_time.content = f"t = {frame.t:.4f} s"
             self._last_frame = frame
-            self._last_drawn = time.perf_counter()
+            self._last_drawn = self._time.now()
             self._log.append((self._last_drawn, frame.t, reported))
 
     # ------------------------------------------------------------ lifecycle
     def wait_for_frames(self, timeout: float | None = None) -> bool:
         """Block until every reported frame has been drawn (or ``timeout`` seconds pass);
         whether they have."""
-        deadline = None if timeout is None else time.perf_counter() + timeout
+        deadline = None if timeout is None else self._time.now() + timeout
         with self._cond:
             while self._undrawn and not self._closed:
-                left = None if deadline is None else deadline - time.perf_counter()
+                left = None if deadline is None else deadline - self._time.now()
                 if left is not None and left <= 0:
                     return False
-                self._cond.wait(left)
+                self._time.wait(self._cond, left)
             return not self._undrawn
 
     def flush_frames(self) -> None:
@@ -535,7 +560,7 @@ class Visualizer:
 
     def get_frame_log(self) -> np.ndarray:
         """One row per frame drawn: wall time it was drawn, its simulated time, and the
-        wall time it was reported (s; wall times from time.perf_counter)."""
+        wall time it was reported (s, on the Visualizer's clock)."""
         return np.array(self._log, dtype=float).reshape(-1, 3)
 
     def get_num_dropped_frames(self) -> int:
@@ -550,7 +575,7 @@ class Visualizer:
             self._closed = True
             self._queue.clear()
             self._undrawn = 0
-            self._cond.notify_all()
+            self._time.notify_all(self._cond)
         self._thread.join(timeout=5)
         if self._server is not None:
             stop_server(self._server)
