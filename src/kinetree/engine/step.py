@@ -99,7 +99,9 @@ from kinetree.integrators.step_control import (
     T_STOP,
     TEST_ERROR,
     TOO_SMALL,
+    UNRESOLVED,
     VERDICT,
+    WORK_PER_CALL,
     attempted_step,
     combine,
     error_test,
@@ -332,10 +334,11 @@ def run_steps(run):
     and a model with constraints is projected by the compiled ``_project_constraints`` at
     ``run.project``. Otherwise the run asks its caller for each derivative, attempt and
     projection (step_control's NEED_* codes) and is called again to go on, so a model
-    with Python in it takes the same steps. Returns 0, a request, SINGULAR or OVERFLOW
-    from a realization, TOO_SMALL or DIVERGED; after a failure the control arrays hold
-    the last accepted step, and ``control_i[END_PENDING]`` says whether its end
-    derivative is still owed."""
+    with Python in it takes the same steps. A call returns between steps once it has done
+    about WORK_PER_CALL body realizations, so that no compiled loop runs unbounded.
+    Returns 0, a request, SINGULAR or OVERFLOW from a realization, TOO_SMALL, DIVERGED or
+    UNRESOLVED; after a failure the control arrays hold the last accepted step, and
+    ``control_i[END_PENDING]`` says whether its end derivative is still owed."""
     control_f, control_i, work, k = run.control_f, run.control_i, run.work, run.k
     tableau, weights, group_ends = run.tableau, run.weights, run.group_ends
     model, data, realize, project = run.model, run.data, run.realize, run.project
@@ -346,6 +349,10 @@ def run_steps(run):
     a, b, e, c = tableau[:s], tableau[s], tableau[s + 1], tableau[s + 2]
     fixed = control_f[FIXED_STEP]
     method = control_i[METHOD]
+    # The realizations this call may do before it returns between steps (WORK_PER_CALL),
+    # once it has taken a step.
+    realizations_end = control_i[REALIZATIONS] + WORK_PER_CALL // max(1, model.tree_i.shape[0])
+    steps_at_entry = control_i[STEPS]
     while True:
         phase = control_i[PHASE]
         if phase == IDLE:
@@ -365,7 +372,9 @@ def run_steps(run):
             # rounding, so Python never asks for steps toward a time this run calls reached.
             tol = time_tol(t1)
             if (control_f[T_REPORT] - t1 <= tol or t1 >= control_f[T_STOP] - tol
-                    or (control_i[STEP_LIMIT] > 0 and control_i[STEPS] >= control_i[STEP_LIMIT])):
+                    or (control_i[STEP_LIMIT] > 0 and control_i[STEPS] >= control_i[STEP_LIMIT])
+                    or (control_i[REALIZATIONS] >= realizations_end
+                        and control_i[STEPS] > steps_at_entry)):
                 return 0
             if control_i[STEP_START_HOOK]:
                 control_i[PHASE] = STARTING
@@ -386,7 +395,13 @@ def run_steps(run):
         t_stop = control_f[T_STOP]
         if phase == RETRYING:
             h = attempted_step(control_f[H_NEXT], fixed, control_f[MAX_STEP], t_stop - t0)
+            if fixed <= 0.0 and h < time_tol(t0):
+                h = time_tol(t0)            # the shortest step that advances time
             control_f[H_ATTEMPT] = h
+            if not h >= time_tol(t0):       # a fixed step that cannot advance time
+                control_i[PHASE] = IDLE
+                _copy(y0, y1)
+                return UNRESOLVED
             control_i[ATTEMPTED] += 1
             if method == PYTHON_ATTEMPT:
                 control_i[PHASE] = ATTEMPTING

@@ -192,8 +192,12 @@ class CPodesIntegrator(Integrator):
 
     _HISTORY = ("_h", "_t_hist", "_order", "_equal_steps", "_failures_here",
                 "_have_jacobian", "_J", "_lu", "_lu_c", "_rate", "_jacobians")
-    _CHECKPOINT = ("_D", *_HISTORY, "_newton_iterations", "_dense_D", "_dense_h",
-                   "_dense_order", "_dense_t")
+    _CHECKPOINT = {"_D": "array", "_h": "step_or_none", "_t_hist": "float_or_nan",
+                   "_order": "order", "_equal_steps": "count", "_failures_here": "count",
+                   "_have_jacobian": "bool", "_J": "array", "_lu": "lu",
+                   "_lu_c": "float_or_nan", "_rate": "time", "_jacobians": "count",
+                   "_newton_iterations": "count", "_dense_D": "array", "_dense_h": "time",
+                   "_dense_order": "order", "_dense_t": "float_or_nan"}
 
     def _history(self):
         """The BDF history: the differences D and everything that decides the next step."""

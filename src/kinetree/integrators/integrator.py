@@ -92,8 +92,9 @@ class Integrator:
     max_order = 1
     has_error_control = True
     compiled_method: int | None = None
-    _CHECKPOINT: tuple = ()
-    """The method's own attributes a checkpoint saves (study/checkpoint.py)."""
+    _CHECKPOINT: dict = {}
+    """The method's own attributes a checkpoint saves, by the kind of value each is
+    (study/checkpoint.py's ``_checked``)."""
     _initializes_measures = True
     """Whether initialize() starts the measures afresh (a checkpoint's go on as saved)."""
 
@@ -161,8 +162,15 @@ class Integrator:
 
     def set_accuracy(self, accuracy: float) -> None:
         """α: the acceptable fraction of a unit error per step (paper eq 5-6); 1e-3 by
-        default, about three significant digits."""
-        self._accuracy = self._positive(accuracy, "set_accuracy")
+        default, about three significant digits. At most 1: an error as large as a unit
+        of every variable is no accuracy at all."""
+        accuracy = self._positive(accuracy, "set_accuracy")
+        if accuracy > 1.0:
+            raise InvalidArgumentError(
+                f"{type(self).__name__}.set_accuracy: {accuracy!r} is above 1, an error "
+                f"larger than a unit of every variable per step; use 1e-2 for a rough "
+                f"run, 1e-3 (the default) for about three digits.")
+        self._accuracy = accuracy
         self._send_settings()
 
     def get_accuracy_in_use(self) -> float:
@@ -180,11 +188,24 @@ class Integrator:
     def set_fixed_step_size(self, h: float) -> None:
         """Take steps of exactly ``h`` (s), with no error test (the last step before a
         stop time is shortened to land on it)."""
-        self._fixed_step = self._positive(h, "set_fixed_step_size")
+        self._fixed_step = self._resolved(self._positive(h, "set_fixed_step_size"),
+                                          "set_fixed_step_size")
         self._send_settings()
 
+    def _resolved(self, h: float, method: str) -> float:
+        """h, if a step of h can advance time: times closer than ``step_control.time_tol``
+        (1e-14 s, relative beyond 1 s) are one time to the integrator."""
+        if h < control.TIME_RESOLUTION:
+            raise InvalidArgumentError(
+                f"{type(self).__name__}.{method}: {h!r} s is below the resolution of time "
+                f"({control.TIME_RESOLUTION:g} s, relative beyond 1 s): such steps would "
+                f"never advance the simulation. Use a larger step, or simulate in units "
+                f"in which it is larger.")
+        return h
+
     def set_maximum_step_size(self, h: float) -> None:
-        h = self._positive(h, "set_maximum_step_size", allow_inf=True)
+        h = self._resolved(self._positive(h, "set_maximum_step_size", allow_inf=True),
+                           "set_maximum_step_size")
         self._check_step_bounds(self._min_step, h, "set_maximum_step_size")
         self._max_step = h
         self._send_settings()
@@ -619,6 +640,13 @@ class Integrator:
         f = self._control_f
         if failed == control.TOO_SMALL:
             error = self._accuracy_unmet(f.item(control.T0), f.item(_H_NEXT))
+        elif failed == control.UNRESOLVED:
+            t = f.item(_T1)
+            error = IntegrationError(
+                f"{type(self).__name__}: a step of {f.item(control.H_ATTEMPT):.3g} s from t "
+                f"= {t:.17g} s would not advance time (its resolution there is "
+                f"{1e-14 * max(1.0, abs(t)):.3g} s); the step size held by the checkpoint "
+                f"or the settings is too small.")
         elif failed == control.DIVERGED:
             error = self._diverged(f.item(_T1), f.item(_H_NEXT), self._stage_y)
         else:

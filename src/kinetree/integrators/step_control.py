@@ -50,10 +50,20 @@ RUNGE_KUTTA, SEMI_EXPLICIT_EULER, PYTHON_ATTEMPT = 0, 1, 2
 u1 = u0 + h u̇0, q1 = q0 + h N(q0) u1, or an attempt the integrator makes in Python
 (``Integrator._attempt``)."""
 
-TOO_SMALL, DIVERGED = 3, 5
+TOO_SMALL, DIVERGED, UNRESOLVED = 3, 5, 6
 """What a run returns when the error test (or the projection) kept failing down to the
-minimum step, or when a step's end is not finite (after the realization's own codes,
-engine/forward.py's SINGULAR 1 and OVERFLOW 2; its INCONSISTENT is 4)."""
+minimum step, when a step's end is not finite, or when the step to attempt is below the
+resolution of time (after the realization's own codes, engine/forward.py's SINGULAR 1 and
+OVERFLOW 2; its INCONSISTENT is 4)."""
+
+TIME_RESOLUTION = 1e-14
+"""Times closer than this (s; relative to |t| beyond 1 s) are one time (``time_tol``):
+no step may be shorter."""
+
+WORK_PER_CALL = 2_000_000
+"""A run returns to Python after about this many body realizations (bodies times
+realizations; some 0.5 s), between steps, so that Ctrl-C is heard and no compiled loop
+runs unbounded; the integrator then calls it again."""
 
 NEED_DERIVATIVE, NEED_ATTEMPT, NEED_PROJECTION, NEED_STEP_START = 10, 11, 12, 13
 """What a run returns to ask its caller for Python's part, after which it is called
@@ -146,7 +156,7 @@ def first_non_finite(y):
 @numba.njit(cache=True)
 def time_tol(t):
     """Times closer than this (s) are the same time."""
-    return 1e-14 * max(1.0, abs(t))
+    return TIME_RESOLUTION * max(1.0, abs(t))
 
 
 @numba.njit(cache=True)

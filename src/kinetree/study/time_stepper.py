@@ -18,7 +18,12 @@ from kinetree.system.events import TriggeredEventReporter
 from kinetree.system.stage import Stage
 
 _MAX_STALLED = 100
-"""Events handled in a row at one time before step_to calls it a loop."""
+"""Events handled in a row at one time, or each barely later than the one before, before
+step_to calls it a loop."""
+
+_BARELY = 1e-9
+"""An event later than the one before by less than this fraction of the System's time
+scale barely advances time."""
 
 
 class TimeStepper:
@@ -95,24 +100,33 @@ class TimeStepper:
             self._handle(*self._unhandled)
             if integ.is_simulation_over():
                 return SuccessfulStepStatus.END_OF_SIMULATION
-        stalled, last_time = 0, math.nan
+        stalled, last_time, rounds = 0, math.nan, 0
+        barely = _BARELY * system.get_default_time_scale()
+        limit = integ._internal_step_limit
         while True:
             current = integ.get_state()
-            # Nothing may spin without advancing: events due again and again within the
-            # integrator's time tolerance would.
-            if current.get_time() == last_time:
+            # Nothing may spin without advancing: events due again and again at one time,
+            # or each a hair after the last, would.
+            if current.get_time() - last_time < barely:
                 stalled += 1
                 if stalled > _MAX_STALLED:
                     due = system.calc_time_of_next_scheduled_event(current, False)[1]
                     raise IntegrationError(
-                        f"TimeStepper.step_to: time has not advanced from t = "
-                        f"{last_time:.17g} s through {_MAX_STALLED} events in a row; due "
-                        f"now: {', '.join(type(h).__name__ for h in due) or 'none'}. An "
-                        f"event handler's get_next_event_time must return a time later "
-                        f"than the current one by more than the time tolerance, 1e-14 "
-                        f"max(1, |t|) s.")
+                        f"TimeStepper.step_to: time has not advanced by {barely:.3g} s or "
+                        f"more per event through {_MAX_STALLED} events in a row, from t = "
+                        f"{last_time:.17g} s; due now: "
+                        f"{', '.join(type(h).__name__ for h in due) or 'none'}. An event "
+                        f"handler's get_next_event_time must leave more than {_BARELY:g} "
+                        f"of the System's time scale (set_default_time_scale) between "
+                        f"events.")
             else:
-                stalled, last_time = 0, current.get_time()
+                stalled = 0
+            last_time = current.get_time()
+            # The internal step limit bounds the events handled in one call too, so that a
+            # caller watching the steps and the clock (simulate) gets control back.
+            rounds += 1
+            if limit and rounds > limit:
+                return SuccessfulStepStatus.REACHED_STEP_LIMIT
             include = self._include_current_time
             self._include_current_time = False
             t_event, handlers = system.calc_time_of_next_scheduled_event(current, False)
