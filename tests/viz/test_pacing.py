@@ -267,3 +267,15 @@ def test_rubber_band_line_joins_two_stations_every_frame(pendulum):
         np.testing.assert_allclose(line.get_point2(),
                                    pin.find_station_location_in_ground(state, [0, -0.5, 0]))
         np.testing.assert_allclose(line.get_color(), [0, 0, 1])
+
+
+@pytest.mark.parametrize("where", [dict(port=-1), dict(port=70000), dict(port="abc"),
+                                   dict(port=True), dict(port=8.5),
+                                   dict(host="256.1.1.1"), dict(host="no such host.invalid")])
+def test_a_bad_port_or_host_is_refused_at_once(where):
+    """viser serves from a thread of its own, whose failure would leave the constructor
+    waiting: the port and the host are checked first."""
+    system, matter, forces, link = world()
+    kt.MobilizedBody.Pin(matter.Ground(), kt.Transform(), link, kt.Transform())
+    with pytest.raises(kt.errors.InvalidArgumentError, match="Visualizer: "):
+        kt.Visualizer(system, verbose=False, **where)

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import contextlib
 import io
+import socket
 from typing import NamedTuple
 
 import numpy as np
 
+from kinetree.errors import InvalidArgumentError
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
 from kinetree.system.stage import Stage
@@ -32,11 +34,26 @@ DEFAULT_GEOMETRY_COLOR = (0.55, 0.55, 0.6)
 
 def start_server(host: str, port: int):
     """A viser server at host:port (the next free port if that one is taken; 0: any),
-    without viser's banner on stdout."""
+    without viser's banner on stdout. The port and the host are checked first: viser
+    starts its server in a thread of its own, and a failure there would leave this call
+    waiting for ever."""
     import viser
 
+    if isinstance(port, bool) or not isinstance(port, (int, np.integer)) \
+            or not 0 <= port <= 65535:
+        raise InvalidArgumentError(
+            f"Visualizer: port must be a whole number from 0 to 65535 (0: any free one), "
+            f"got {port!r}.")
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in str(host) else socket.AF_INET,
+                           socket.SOCK_STREAM) as probe:
+            probe.bind((host, 0))
+    except (OSError, TypeError, UnicodeError) as error:
+        raise InvalidArgumentError(
+            f"Visualizer: cannot serve at host {host!r} ({error}); use '127.0.0.1' for "
+            f"this machine only, or '0.0.0.0' for every network interface.") from None
     with contextlib.redirect_stdout(io.StringIO()):
-        return viser.ViserServer(host=host, port=port, verbose=False)
+        return viser.ViserServer(host=host, port=int(port), verbose=False)
 
 
 def stop_server(server) -> None:
