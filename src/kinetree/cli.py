@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from kinetree.errors import KinetreeError
 from kinetree.system.stage import Stage
 
 
@@ -33,6 +34,16 @@ def main(argv: list[str] | None = None) -> int:
                           help="the integrator's accuracy (default 1e-3)")
     simulate.add_argument("--out", default="out", help="output folder (default out)")
     args = parser.parse_args(argv)
+    try:
+        return _run(args)
+    except KinetreeError as error:
+        # A bad file or argument: its message says what to change; a traceback would not.
+        print(f"kinetree {args.command}: {error}", file=sys.stderr)
+        return 1
+
+
+def _run(args) -> int:
+    """Run the command ``args`` asks for; its exit status."""
     if args.command == "demo":
         from kinetree import demo as demo_module
 

@@ -87,6 +87,11 @@ class SimulationDivergedError(IntegrationError):
     """The motion diverged: a coordinate or speed is no longer a finite number."""
 
 
+class NonFiniteError(KinetreeError, ArithmeticError):
+    """A realization produced a value that is not a finite number (q̇, an applied force,
+    u̇): the message names the quantity and where it first appeared."""
+
+
 class SimulationError(KinetreeError, RuntimeError):
     """``simulate`` stopped on an exception (its ``__cause__``). Nothing is lost:
     ``trajectory`` holds the reports made until then, ``state`` the last accepted State

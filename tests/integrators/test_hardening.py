@@ -195,3 +195,43 @@ def test_an_accuracy_above_one_is_refused():
         kt.RungeKuttaMersonIntegrator(system).set_accuracy(1e300)
     with pytest.raises(InvalidArgumentError, match="above 1"):
         kt.simulate(system, state, 0.1, accuracy=2.0, progress=False)
+
+
+def test_a_realization_that_overflows_raises_naming_the_quantity():
+    """u = 1e300 makes u̇ overflow; an expression force 1/(q - 0.5) at q = 0.5 divides
+    by zero: each realization raises, naming what is not finite and where, instead of
+    handing out NaN."""
+    system, state = pendulum()
+    state.set_u([1e300, 0.0])
+    with pytest.raises(kt.errors.NonFiniteError, match=r"u̇ of MobilizedBody \d \(Pin\)"):
+        system.realize(state, kt.Stage.ACCELERATION)
+    assert state.get_system_stage() < kt.Stage.ACCELERATION
+
+    system, matter, forces, body = world()
+    pin = kt.MobilizedBody.Pin(matter.Ground(), kt.Transform(), body, kt.Transform())
+    kt.Force.ExpressionBasedCoordinateForce(forces, pin, 0, "1/(q-0.5)")
+    state = system.realize_topology()
+    pin.set_one_q(state, 0, 0.5)
+    with pytest.raises(kt.errors.NonFiniteError,
+                       match="generalized force on MobilizedBody 1 .Pin., its mobility 0"):
+        system.realize(state, kt.Stage.DYNAMICS)
+    pin.set_one_q(state, 0, 0.25)
+    system.realize(state, kt.Stage.ACCELERATION)       # a finite State realizes again
+    assert np.isfinite(state.get_u_dot()).all()
+
+
+def test_a_step_into_overflow_is_a_divergence_in_either_run():
+    """The integrator, compiled or answering for Python, reports an overflowing motion as
+    a divergence at the last step it accepted."""
+    for python in (False, True):
+        system, matter, forces, body = world()
+        pin = kt.MobilizedBody.Pin(matter.Ground(), kt.Transform(), body, kt.Transform())
+        kt.Force.MobilityLinearSpring(forces, pin, 0, 1e200, 0.0)
+        state = system.realize_topology()
+        pin.set_one_q(state, 0, 1.0)
+        integ = kt.RungeKutta3Integrator(system, 0.01)
+        integ.initialize(state)
+        if python:
+            integ._stepper = None
+        with pytest.raises(kt.errors.SimulationDivergedError, match="diverged"):
+            integ.step_to(1.0)

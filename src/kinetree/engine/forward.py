@@ -74,9 +74,28 @@ from kinetree.system.stage import Stage
 
 POSITION, VELOCITY = int(Stage.POSITION), int(Stage.VELOCITY)
 DYNAMICS, ACCELERATION = int(Stage.DYNAMICS), int(Stage.ACCELERATION)
-SINGULAR, OVERFLOW, INCONSISTENT = 1, 2, 4
-"""What realize_stages returns when it stops early, or when the constraint equations
-had no solution (INCONSISTENT, after the whole realization)."""
+SINGULAR, OVERFLOW, INCONSISTENT, NONFINITE = 1, 2, 4, 7
+"""What realize_stages returns when it stops early, when the constraint equations had no
+solution (INCONSISTENT, after the whole realization), or when a stage's results are not
+finite numbers (NONFINITE: q̇, the applied forces or u̇)."""
+
+
+@helper
+def _finite(values):
+    """Whether every entry of ``values`` (1-d) is a finite number."""
+    for x in values:
+        if not np.isfinite(x):
+            return False
+    return True
+
+
+@helper
+def _finite_rows(values):
+    """Whether every entry of ``values`` (2-d) is a finite number."""
+    for i in range(values.shape[0]):
+        if not _finite(values[i]):
+            return False
+    return True
 
 
 def _contact_data_type():
@@ -119,9 +138,9 @@ def realize_stages(first, last, model, data):
     (``engine/kinds.py``), its table of the addresses of the kinds compiled apart.
     Returns 0 when done, SINGULAR after the inertias if a body's articulated inertia is
     singular along its mobilities (data.status[0] = 1 + the body), OVERFLOW after the
-    contact search if its buffers were too small, INCONSISTENT at the end if the
-    constraints' acceleration errors are left beyond tolerance
-    (``kernels/constraints.py``)."""
+    contact search if its buffers were too small, NONFINITE when q̇, the applied forces
+    or u̇ are not all finite, INCONSISTENT at the end if the constraints' acceleration
+    errors are left beyond tolerance (``kernels/constraints.py``)."""
     q, u, udot = data.q, data.u, data.udot
     body_forces, mobility_forces = data.body_forces, data.mobility_forces
     tree = unpack_tree(model.tree_i, model.tree_f, model.mobilizer_kinds)
@@ -149,6 +168,8 @@ def realize_stages(first, last, model, data):
         if constrained:
             constraint_velocity(constraint_kinds, tree, cache, _constraints(model, data), u,
                                 data.uerr)
+        if not _finite(data.qdot):
+            return NONFINITE
     if first <= DYNAMICS <= last:
         inertia_sweep(tree, cache)
         if cache.status[0] != 0:
@@ -163,6 +184,8 @@ def realize_stages(first, last, model, data):
         if in_contact:
             contact_forces(contact_kinds, unpack_contacts(data.contact_i, data.contact_f),
                            model.transition_velocity, cache.p_GB, cache.V_GB, body_forces)
+        if not (_finite_rows(body_forces) and _finite(mobility_forces)):
+            return NONFINITE
     if first <= ACCELERATION <= last:
         prescribe_accelerations(tree, cache, udot)
         acceleration_sweep(tree, cache, cache.c, cache.b, cache.A_GB, mobility_forces,
@@ -177,6 +200,8 @@ def realize_stages(first, last, model, data):
                 constrained_motion_forces(tree, cache, udot, mobility_forces, body_forces,
                                           con.G, data.multipliers)
         qdotdot_sweep(tree, q, u, udot, data.qdotdot_work, data.qdotdot)
+        if not _finite(udot):
+            return NONFINITE
         if inconsistent:
             return INCONSISTENT
     return 0

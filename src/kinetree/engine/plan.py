@@ -26,7 +26,13 @@ from kinetree.contact.general import ContactSetForce, GeneralContactSubsystem
 from kinetree.contact.tracker import ContactTrackerSubsystem
 from kinetree.engine.data import assemble
 from kinetree.engine.entry import entry_point
-from kinetree.engine.forward import INCONSISTENT, SINGULAR, realization_of, realize
+from kinetree.engine.forward import (
+    INCONSISTENT,
+    NONFINITE,
+    SINGULAR,
+    realization_of,
+    realize,
+)
 from kinetree.engine.kinds import Kinds
 from kinetree.forces.general import GeneralForceSubsystem
 from kinetree.multibody.matter import SimbodyMatterSubsystem
@@ -158,6 +164,8 @@ class RealizationPlan:
             raise self.singular_error(state)
         if failed == INCONSISTENT:
             raise self._matter._inconsistent_error(state)
+        if failed == NONFINITE:
+            raise self._matter._nonfinite_error(state, self.data)
         self._search._grow(state)
         self._system.realize(state, STAGES[target])
 

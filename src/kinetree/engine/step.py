@@ -38,6 +38,7 @@ from kinetree.engine.entry import (
 )
 from kinetree.engine.forward import (
     ACCELERATION,
+    NONFINITE,
     OVERFLOW,
     POSITION,
     SINGULAR,
@@ -248,7 +249,9 @@ def _derivative(realize, t, y, model, data, ydot):
     failed = call_native(realize, POSITION, ACCELERATION, model, data)
     _copy(data.qdot, ydot[:nq])
     _copy(data.udot, ydot[nq:])
-    return failed
+    # A derivative that is not finite is the integrator's to judge: the step that used it
+    # diverges, and says so.
+    return 0 if failed == NONFINITE else failed
 
 
 _RUN_FIELDS = ("control_f", "control_i", "work", "k", "tableau", "weights", "group_ends",
@@ -368,6 +371,16 @@ def run_steps(run):
                     return failed
                 control_i[END_PENDING] = 0
                 control_i[REALIZATIONS] += 1
+                if first_non_finite(ydot1) >= 0:
+                    # The last step reached a State whose derivative is not finite: it
+                    # diverged, and is taken back (its end left in stage_y).
+                    _copy(y1, stage_y)
+                    _copy(y0, y1)
+                    _copy(ydot0, ydot1)
+                    control_f[T1] = control_f[T0]
+                    control_f[H_NEXT] = control_f[H_TAKEN]
+                    control_i[STEPS] -= 1
+                    return DIVERGED
             # The report test is Integrator.step_to's, written the same way: the same
             # rounding, so Python never asks for steps toward a time this run calls reached.
             tol = time_tol(t1)
@@ -589,7 +602,11 @@ class CompiledStepper:
 
     def error(self, failed: int) -> Exception:
         """The exception for a run that returned a realization's failure ``failed``."""
-        return self._system._plan_of(self._state).singular_error(self._state)
+        plan = self._system._plan_of(self._state)
+        if failed == NONFINITE:
+            return self._system.get_matter_subsystem()._nonfinite_error(self._state,
+                                                                        plan.data)
+        return plan.singular_error(self._state)
 
     def mark_realized(self, t: float) -> None:
         """The last run advanced the State to time ``t`` (s) and realized its arrays

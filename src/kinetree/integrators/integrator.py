@@ -31,6 +31,7 @@ from kinetree.errors import (
     IntegrationError,
     InvalidArgumentError,
     KinetreeError,
+    NonFiniteError,
     SimulationDivergedError,
 )
 from kinetree.integrators import step_control as control
@@ -132,6 +133,7 @@ class Integrator:
         self._advanced = None
         self._is_interpolated = False
         self._stepper = None
+        self._saw_nonfinite = False     # a derivative of the attempt under way was not finite
         self._send_settings()
         if step_size is not None:
             self.set_fixed_step_size(step_size)
@@ -590,14 +592,28 @@ class Integrator:
                 return
             state = self._advanced        # an accepted step's end: the advanced State
             self._write(state, f.item(control.T_NEED), self._y1)
-            self._realize(state)
+            try:
+                self._realize(state)
+            except NonFiniteError as error:
+                # The step reached a State whose derivative is not finite: it diverged,
+                # and is taken back (by _take_steps) before this is raised.
+                self._stage_y[:] = self._y1
+                raise self._diverged(f.item(control.T0), f.item(control.H_TAKEN),
+                                     self._stage_y) from error
             self._ydot1[:] = state.get_y_dot()
             self._accepted(f.item(control.T0), f.item(control.H_TAKEN))
         elif request == control.NEED_ATTEMPT:
             key = (f.item(control.T0), i.item(_STEPS))
             if self._step_history is None or self._step_history[0] != key:
                 self._step_history = key, self._history()
-            self._attempt_in_python(f.item(control.T0), f.item(control.H_ATTEMPT))
+            self._saw_nonfinite = False
+            try:
+                self._attempt_in_python(f.item(control.T0), f.item(control.H_ATTEMPT))
+            except NonFiniteError:
+                self._saw_nonfinite = True
+            if self._saw_nonfinite:         # the attempt met a derivative that is not finite
+                self._y1[:] = np.nan        # the run says the step diverged
+                i[control.VERDICT] = control.NO_ESTIMATE
         elif request == control.NEED_PROJECTION:
             i[control.VERDICT] = self._project_end(f.item(control.T_NEED))
         elif self._advanced.auto_update_discrete_variables():     # NEED_STEP_START
@@ -654,8 +670,9 @@ class Integrator:
                 IntegrationError(f"{type(self).__name__}: a run of steps failed ({failed}).")
         state = self._advanced
         self._write(state, f.item(_T1), self._y1)
-        self._realize(state)
-        self._ydot1[:] = state.get_y_dot()
+        with contextlib.suppress(NonFiniteError):     # a State the motion diverged at
+            self._realize(state)
+            self._ydot1[:] = state.get_y_dot()
         return error
 
     def step_arrays(self) -> control.StepArrays:
@@ -707,9 +724,24 @@ class Integrator:
         """Hook: put back what ``_history`` returned."""
 
     def _diverged(self, t0: float, h: float, y_end) -> SimulationDivergedError:
-        """The error for a step of h from t0 whose end ``y_end`` is not finite."""
+        """The error for a step of h from t0 whose end ``y_end`` is not finite, or whose
+        end's derivative is not (then named by the realization's diagnosis)."""
         state = self._advanced
-        i = int(np.flatnonzero(~np.isfinite(y_end))[0])
+        bad = np.flatnonzero(~np.isfinite(y_end))
+        if not bad.size:
+            scratch = self._scratch
+            self._write(scratch, t0 + h, y_end)
+            try:
+                self._system.realize(scratch, _ACCELERATION)
+                what = "a derivative that is not finite"
+            except NonFiniteError as error:
+                what = str(error).removeprefix("System.realize: ")
+            return SimulationDivergedError(
+                f"{type(self).__name__}: the motion diverged: a step of {h:.3g} s from t = "
+                f"{t0:.17g} s reached a State where {what} The step was too large for a "
+                f"stiff force, or a force grows without bound: lower the step size (or the "
+                f"accuracy), check the forces, or use CPodesIntegrator for a stiff model.")
+        i = int(bad[0])
         nq, nu = state.get_num_q(), state.get_num_u()
         name = f"q[{i}]" if i < nq else f"u[{i - nq}]" if i < nq + nu else f"z[{i - nq - nu}]"
         return SimulationDivergedError(
@@ -751,10 +783,16 @@ class Integrator:
 
     # ------------------------------------------------------------ helpers
     def _f(self, t: float, y: np.ndarray, out: np.ndarray) -> np.ndarray:
-        """ẏ at (t, y), written into ``out``: one realization of the scratch State."""
+        """ẏ at (t, y), written into ``out``: one realization of the scratch State; NaN
+        where the realization's results are not finite (the step diverges, and says so)."""
         state = self._scratch
         self._write(state, t, y)
-        self._realize(state)
+        try:
+            self._realize(state)
+        except NonFiniteError:
+            self._saw_nonfinite = True
+            out[:] = np.nan
+            return out
         np.copyto(out, state.get_y_dot())
         return out
 

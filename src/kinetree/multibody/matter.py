@@ -30,6 +30,7 @@ from kinetree.engine.kinds import Kinds
 from kinetree.errors import (
     InvalidArgumentError,
     KinetreeError,
+    NonFiniteError,
     SimulationDivergedError,
     StageTooLowError,
 )
@@ -478,6 +479,53 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
             f"bodies (two ConstantAcceleration constraints giving one mobility different "
             f"accelerations, say). Disable or remove the conflicting one, or project the "
             f"State onto the constraints (system.project) if it is far from them.")
+
+    def _nonfinite_error(self, state, data) -> NonFiniteError:
+        """The error for a realization whose q̇, applied forces or u̇ (in ``data``, the
+        realization's EngineData) are not all finite, naming the first such quantity, its
+        body and what likely made it."""
+        d = self.get_tree_data(state, Stage.MODEL, "realize")
+        t = state.get_time()
+
+        def body_of(index: int, start, count) -> str:
+            b = next(b for b in range(1, len(self._bodies))
+                     if start[b] <= index < start[b] + count[b])
+            return f"MobilizedBody {b} ({type(self._bodies[b]).__name__})", index - start[b]
+
+        q, u = self._kernel_q_u(state)
+        size = (f"the largest |q| is {np.abs(q).max(initial=0.0):.3g}, the largest |u| "
+                f"{np.abs(u).max(initial=0.0):.3g}")
+        bad = np.flatnonzero(~np.isfinite(data.qdot))
+        if bad.size:
+            body, k = body_of(int(bad[0]), d.tree.q_start, d.tree.nq)
+            return NonFiniteError(
+                f"System.realize: at t = {t:.17g} s q̇ of {body}, its coordinate {k}, is "
+                f"{data.qdot[bad[0]]}: {size}, too large for finite rates. Set finite, "
+                f"physical speeds.")
+        bad = np.flatnonzero(~np.isfinite(data.body_forces).all(axis=1))
+        if bad.size:
+            b = int(bad[0])
+            return NonFiniteError(
+                f"System.realize: at t = {t:.17g} s the applied force on MobilizedBody {b} "
+                f"({type(self._bodies[b]).__name__}) is {data.body_forces[b].tolist()} after "
+                f"the force elements and contact: one of the forces acting on it gave a "
+                f"value that is not finite (a division by zero in a custom or expression "
+                f"force, a spring or contact overflowing); {size}.")
+        bad = np.flatnonzero(~np.isfinite(data.mobility_forces))
+        if bad.size:
+            body, k = body_of(int(bad[0]), d.tree.u_start, d.tree.nu)
+            return NonFiniteError(
+                f"System.realize: at t = {t:.17g} s the generalized force on {body}, its "
+                f"mobility {k}, is {data.mobility_forces[bad[0]]} after the force elements: "
+                f"one of the forces acting on it gave a value that is not finite (a "
+                f"division by zero in a custom or expression force, a spring or damper "
+                f"overflowing); {size}.")
+        bad = np.flatnonzero(~np.isfinite(data.udot))
+        body, k = body_of(int(bad[0]), d.tree.u_start, d.tree.nu)
+        return NonFiniteError(
+            f"System.realize: at t = {t:.17g} s u̇ of {body}, its mobility {k}, is "
+            f"{data.udot[bad[0]]}: {size}, too large for finite accelerations (the "
+            f"velocity-dependent forces overflow). Set finite, physical speeds.")
 
     def _raise_if_singular(self, d: TreeData, state) -> None:
         if d.status[0]:

@@ -94,18 +94,28 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
         system._check_state(state, "simulate")
         stepper.initialize(state)
     t0 = stepper.get_time()
-    t_final = float(t_final)
-    if not (math.isfinite(t_final) and t_final > t0):
+    t_final = _seconds(t_final, "t_final")
+    if not math.isfinite(t_final):
+        raise InvalidArgumentError(
+            f"simulate: t_final must be a finite time (s), got {t_final!r}; a run that "
+            f"should go on until an event ends it takes a t_final beyond that event.")
+    if not t_final > t0:
         raise InvalidArgumentError(
             f"simulate: t_final = {t_final!r} s is not after the State's time {t0!r} s; ask "
             f"for a later t_final (or state.set_time to start earlier).")
     if report_interval is None:
         report_interval = (t_final - t0) / DEFAULT_REPORTS
-    report_interval = float(report_interval)
+    report_interval = _seconds(report_interval, "report_interval")
     if not (math.isfinite(report_interval) and report_interval > 0):
         raise InvalidArgumentError(
             f"simulate: report_interval must be a positive number of seconds, got "
             f"{report_interval!r}.")
+    if (t_final - t0) / report_interval > MAX_REPORTS:
+        raise InvalidArgumentError(
+            f"simulate: a report every {report_interval:g} s from t = {t0:g} to {t_final:g} "
+            f"s makes {(t_final - t0) / report_interval:.3g} rows, more than "
+            f"{MAX_REPORTS:.0e}; take a larger report_interval (the steps do not depend "
+            f"on it).")
     outputs = dict(outputs or {})
     if hasattr(system, "calc_energy"):
         outputs = {"energy": system.calc_energy, **outputs}
@@ -157,7 +167,7 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
                 t[rows] = current.get_time()
                 y[rows] = current.get_y()
                 for label, f in outputs.items():
-                    extra[label][rows] = float(f(current))
+                    extra[label][rows] = _number(f(current), label)
                 bar.update(t[rows] - (t[rows - 1] if rows else t0))
                 rows += 1
                 if checkpoint is not None:
@@ -287,6 +297,31 @@ def integrator_statistics(integ: Integrator, wall_time: float) -> dict:
         if integ.is_simulation_over() else "REACHED_FINAL_TIME",
         "wall_time_s": wall_time,
     }
+
+
+def _number(value, label: str) -> float:
+    """An output's value as a float, or an error naming its column."""
+    try:
+        if np.ndim(value) != 0 or np.iscomplexobj(value):
+            raise TypeError
+        return float(value)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(
+            f"simulate: output '{label}' returned {value!r}; an output is one real number "
+            f"per report (make one output per component of a vector).") from None
+
+
+MAX_REPORTS = 10_000_000
+"""The most report rows a run may ask for (each is a row of y and of every output)."""
+
+
+def _seconds(value, name: str) -> float:
+    """``value`` as a float number of seconds, or an error naming simulate's ``name``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)) \
+            or isinstance(value, (complex, np.complexfloating)):
+        raise InvalidArgumentError(
+            f"simulate: {name} must be a number of seconds, got {value!r}.")
+    return float(value)
 
 
 def report_times(t0: float, t_final: float, interval: float) -> np.ndarray:
