@@ -398,3 +398,17 @@ def test_trc_drives_inverse_kinematics(tmp_path):
     np.testing.assert_allclose(work.get_q(), q[-1], atol=1e-6)
     with pytest.raises(InvalidArgumentError, match="no marker of the file"):
         kt.read_trc(path).observations_for(kt.Markers())
+
+
+@pytest.mark.parametrize("times,match", [
+    ("0.0\n0.1\nnan\n0.3", "data row 3 has the time nan"),
+    ("0.0\ninf\n0.2", "data row 2 has the time inf"),
+    ("0.0\n0.2\n0.1\n0.3", "data row 3 goes back in time"),
+])
+def test_a_storage_file_with_bad_times_is_refused_naming_the_row(tmp_path, times, match):
+    rows = "\n".join(f"{t}\t{k}" for k, t in enumerate(times.split("\n")))
+    path = tmp_path / "bad.sto"
+    path.write_text(f"bad\nversion=1\nendheader\ntime\tq0\n{rows}\n")
+    with pytest.raises(kt.errors.InvalidArgumentError, match=match) as caught:
+        kt.Trajectory.from_sto(path)
+    assert "bad.sto" in str(caught.value)

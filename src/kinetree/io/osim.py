@@ -298,6 +298,7 @@ class _Builder:
         system = MultibodySystem()
         matter = SimbodyMatterSubsystem(system)
         forces = GeneralForceSubsystem(system)
+        self._check_unique_names()
         model = Model(self.name, system, matter, forces)
         model.skipped = self.skipped
         g = _numbers(self.xml, "gravity", 3, f"{self.name}", [0, -9.80665, 0])
@@ -314,6 +315,26 @@ class _Builder:
         self._report_skipped()
         model._file = str(self.path)
         return model
+
+    def _check_unique_names(self) -> None:
+        """Refuse two components of one set with one name, or two coordinates with one
+        name, as OpenSim does: the second would silently stand for the first."""
+        groups = [(f"its {child.tag}", list(child.find("objects")))
+                  for child in self.xml if child.tag.endswith("Set")
+                  and child.find("objects") is not None]
+        groups.append(("its joints' coordinates", [
+            c for joint in _objects(self.xml, "JointSet")
+            for c in joint.findall("coordinates/Coordinate")]))
+        for where, elements in groups:
+            seen = set()
+            for element in elements:
+                name = element.get("name")
+                if name in seen:
+                    raise OsimError(
+                        f"{self.path.name}: two {element.tag} elements of {where} are named "
+                        f"{name!r}; OpenSim refuses duplicate names, since the second would "
+                        f"stand for the first: rename one.")
+                seen.add(name)
 
     # ------------------------------------------------------------------ frames
     def _collect_frames(self) -> None:

@@ -427,7 +427,25 @@ def _read_storage(path: Path) -> tuple[str, dict[str, str], list[str], np.ndarra
     labels = _cells(rows[0], tabs)
     while labels and not labels[-1]:
         labels.pop()
-    return name, header, labels, _values(rows[1:], len(labels), tabs, path)
+    data = _values(rows[1:], len(labels), tabs, path)
+    _check_times(data[:, 0] if data.size else np.zeros(0), path)
+    return name, header, labels, data
+
+
+def _check_times(t: np.ndarray, path) -> None:
+    """A storage file's times: finite and never decreasing (the first bad row named,
+    counting the data rows from 1)."""
+    bad = np.flatnonzero(~np.isfinite(t))
+    if bad.size:
+        raise InvalidArgumentError(
+            f"Trajectory.from_sto: {path}: data row {bad[0] + 1} has the time {t[bad[0]]}; "
+            f"every row needs a finite time.")
+    back = np.flatnonzero(np.diff(t) < 0)
+    if back.size:
+        r = back[0] + 1
+        raise InvalidArgumentError(
+            f"Trajectory.from_sto: {path}: data row {r + 1} goes back in time, to t = "
+            f"{t[r]!r} s after {t[r - 1]!r} s; a storage file's rows are in time order.")
 
 
 def _cells(line: str, tabs: bool) -> list[str]:
