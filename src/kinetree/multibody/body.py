@@ -113,9 +113,18 @@ class Rigid(Body):
         return self._mass_properties
 
     def set_default_rigid_body_mass_properties(self, mass_properties: MassProperties):
-        """Bodies are copied into MobilizedBodies when those are built, so this affects
-        only MobilizedBodies created afterwards."""
+        """A MobilizedBody copies its Body when it is built, so on a Body of your own this
+        affects the MobilizedBodies built afterwards; on a MobilizedBody's own copy
+        (``mobod.upd_body()``) it changes that MobilizedBody's mass properties, a
+        topological change: get new States from ``system.realize_topology()``."""
+        if not isinstance(mass_properties, MassProperties):
+            raise InvalidArgumentError(
+                f"Body.set_default_rigid_body_mass_properties: expected MassProperties, got "
+                f"{type(mass_properties).__name__}; build one with kt.MassProperties(mass, "
+                f"com, inertia).")
         self._mass_properties = mass_properties
+        if self._owner is not None:
+            self._owner.invalidate_subsystem_topology_cache()
         return self
 
     def __repr__(self) -> str:

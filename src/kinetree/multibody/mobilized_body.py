@@ -105,7 +105,6 @@ class MobilizedBody:
         self._matter = parent._matter
         self._X_PF = _transform(X_PF, where)
         self._X_BM = _transform(X_BM, where)
-        self._mass_properties = body.get_default_rigid_body_mass_properties()
         self._body = body._adopted_copy(self._matter)
         mod = self._module
         self._default_q = np.array(mod.DEFAULT_Q, dtype=float)
@@ -146,6 +145,13 @@ class MobilizedBody:
         """``get_body().add_decoration(X_BD, geometry)``: draw ``geometry`` on this body with
         its frame at X_BD (m) in the body frame."""
         return self._body.add_decoration(X_BD, geometry)
+
+    @property
+    def _mass_properties(self) -> MassProperties | None:
+        """The mass properties of this MobilizedBody's own Body (None for Ground)."""
+        body = self._body
+        return body.get_default_rigid_body_mass_properties() \
+            if isinstance(body, Body.Rigid) else None
 
     def get_body_mass_properties(self, state=None) -> MassProperties:
         """The body's mass properties (inertia about its origin, in its frame)."""
@@ -707,7 +713,6 @@ class Ground(MobilizedBody):
         self._matter = matter
         self._X_PF = self._X_BM = Transform()
         self._direction = Direction.FORWARD
-        self._mass_properties = None
         self._body = Body.Ground()._adopted_copy(matter)
         self._default_q = self._default_q_euler = np.zeros(0)
         self._default_u = np.zeros(0)
