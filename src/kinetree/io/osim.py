@@ -54,6 +54,7 @@ import numpy as np
 from kinetree.errors import KinetreeError, NonPhysicalError
 from kinetree.forces import Force, GeneralForceSubsystem
 from kinetree.io import osim3
+from kinetree.io.files import within
 from kinetree.io.model import Coordinate, Model
 from kinetree.io.osim_forces import build_forces, why_not_built
 from kinetree.math.functions import Constant, Function, Linear
@@ -96,7 +97,9 @@ def load_osim(path, include_forces: bool = True, geometry_dirs=()) -> Model:
     ``bodies``, ``coordinates`` by name, ``markers``). With ``include_forces`` the passive
     force elements and contact are built too (without, gravity alone). The bodies'
     Mesh geometry becomes decorations for the viewer where its file is found: in
-    ``geometry_dirs``, the model's folder or a ``Geometry`` folder beside it."""
+    ``geometry_dirs``, the model's folder or a ``Geometry`` folder beside it. A mesh
+    path leading outside those folders (``../x.obj``, an absolute path) is not read (a
+    note says so): pass its folder in ``geometry_dirs`` to allow it."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -285,6 +288,7 @@ class _Builder:
     def __init__(self, model_element, path: Path, include_forces: bool, folders: list):
         self.folders = folders
         self.missing_meshes: set[str] = set()
+        self.outside_meshes: set[str] = set()
         self.xml = model_element
         self.path = path
         self.include_forces = include_forces
@@ -757,6 +761,12 @@ class _Builder:
                 model.bodies.get(body_path.rsplit("/", 1)[-1])
             for mesh in attached.findall("Mesh"):
                 self._mesh(mobod, X, mesh, frame_path)
+        if self.outside_meshes:
+            self.notes.append(
+                f"{len(self.outside_meshes)} mesh file(s) outside the model's folders not "
+                f"read (pass their folder in geometry_dirs to allow it): "
+                + ", ".join(sorted(self.outside_meshes)[:8])
+                + (", ..." if len(self.outside_meshes) > 8 else ""))
         if self.missing_meshes:
             self.notes.append(f"{len(self.missing_meshes)} mesh file(s) not found (looked in "
                               + ", ".join(str(f) for f in self.folders) + "): "
@@ -767,9 +777,10 @@ class _Builder:
         from kinetree.viz.decorations import DecorativeMesh
 
         name = (mesh.findtext("mesh_file") or "").strip()
-        found = next((f / name for f in self.folders if name and (f / name).is_file()), None)
+        candidates = [f / name for f in self.folders if name and (f / name).is_file()]
+        found = next((c for c in candidates if within(c, self.folders)), None)
         if found is None:
-            self.missing_meshes.add(name)
+            (self.outside_meshes if candidates else self.missing_meshes).add(name)
             return
         decoration = DecorativeMesh(found)
         decoration.set_scale(_numbers(mesh, "scale_factors", 3, where, [1, 1, 1]))

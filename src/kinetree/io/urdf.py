@@ -33,6 +33,7 @@ from kinetree.errors import InvalidArgumentError, KinetreeWarning, NonPhysicalEr
 from kinetree.forces.elements.mobility_linear_damper import MobilityLinearDamper
 from kinetree.forces.elements.uniform_gravity import UniformGravity
 from kinetree.forces.general import GeneralForceSubsystem
+from kinetree.io.files import within
 from kinetree.io.model import Coordinate, Model
 from kinetree.math.functions import Function
 from kinetree.math.inertia import Inertia, MassProperties
@@ -208,10 +209,11 @@ class _Joint:
 class _Reader:
     """Reads one URDF file into links, joints and materials, collecting what it skips."""
 
-    def __init__(self, path: Path, package_dirs):
+    def __init__(self, path: Path, package_dirs, geometry_dirs=()):
         self.doc = _Document(path)
         self.path = path
         self.package_dirs = package_dirs
+        self.geometry_dirs = [Path(d) for d in geometry_dirs]
         self.skipped: list[str] = []
         self.materials: dict[str, np.ndarray] = {}
         root = self.doc.root
@@ -412,6 +414,9 @@ class _Reader:
             for folder in self._package_folders(package):
                 tried.append(str(folder))
                 if (folder / rest).is_file():
+                    if not within(folder / rest, [folder, *self.geometry_dirs]):
+                        return None, (f"it leads outside package {package!r}; pass "
+                                      f"geometry_dirs=[its folder] to load_urdf to allow it")
                     return folder / rest, ""
             return None, (f"package {package!r} not found (looked in "
                           f"{', '.join(tried) or 'no folder'}); pass "
@@ -423,6 +428,9 @@ class _Reader:
         path = local if local.is_absolute() else here / local
         if not path.is_file():
             return None, f"no file at {path}"
+        if not within(path, [here, *self.geometry_dirs]):
+            return None, (f"{path} is outside the URDF's folder; pass geometry_dirs=[its "
+                          f"folder] to load_urdf to allow it")
         return path, ""
 
     def _package_folders(self, package: str) -> list[Path]:
@@ -609,7 +617,8 @@ def _mobilize(joint: _Joint, parent, body) -> MobilizedBody:
     return kind(parent, joint.X_PJ, body, Transform())
 
 
-def load_urdf(path, floating_base: bool = False, package_dirs=None) -> Model:
+def load_urdf(path, floating_base: bool = False, package_dirs=None,
+              geometry_dirs=()) -> Model:
     """Build the robot of a URDF file: a Model whose ``system`` is a MultibodySystem (with
     its ``matter``, a GeneralForceSubsystem ``forces`` and gravity -9.81 m/s² along z),
     ``bodies`` by link name (and Ground as ``"ground"`` unless a link has that name; a
@@ -625,6 +634,10 @@ def load_urdf(path, floating_base: bool = False, package_dirs=None) -> Model:
     - ``package_dirs``: where ``package://NAME/...`` mesh files are: a folder or a list of
       folders holding the package folder NAME (or being it), or a dict {NAME: folder}.
       ROS_PACKAGE_PATH and the folders above the URDF file are looked in after them.
+    - ``geometry_dirs``: folders outside the URDF's folder (and its packages' folders)
+      that its mesh files may be read from; a mesh path leading anywhere else
+      (``../x.stl``, ``file:///...``) is skipped, since a file from someone else must
+      not reach the rest of the disk.
 
     Joint limits land on ``Coordinate.range`` (``velocity_limit``, ``effort_limit``
     beside it); they are not enforced. Collision shapes are not read. Raises
@@ -641,7 +654,7 @@ def load_urdf(path, floating_base: bool = False, package_dirs=None) -> Model:
     path = Path(path)
     if not path.is_file():
         raise InvalidArgumentError(f"load_urdf: no file at {path}.")
-    reader = _Reader(path, package_dirs)
+    reader = _Reader(path, package_dirs, geometry_dirs)
     doc = reader.doc
     root, order = _tree_order(reader)
     carried = _subtree_masses(reader, order)
