@@ -248,7 +248,8 @@ def test_opensims_slave_inertia_is_its_only_difference_on_a_general_body(tmp_pat
     offset = (m / 2) * (c @ c * np.eye(3) - np.outer(c, c))
     patched = load(path)
     slave = patched.coordinates["q3"].mobilized_body
-    slave._mass_properties = kt.MassProperties(m / 2, c, kt.Inertia(central + offset))
+    slave.upd_body().set_default_rigid_body_mass_properties(
+        kt.MassProperties(m / 2, c, kt.Inertia(central + offset)))
     again = same_coordinates(patched, model, state)
     worst = udot_differences(patched, again, om, ostate)
     assert max(worst.values()) <= RTOL, worst

@@ -325,7 +325,7 @@ class ContactSearch:
             state, Stage.TOPOLOGY, Stage.TOPOLOGY, ContactBuffers(self._table, material))
 
     def _buffers(self, state) -> ContactBuffers:
-        return state._part(self._index, "contact search").cache[self._buffers_index].value
+        return state._part_of(self, "contact search").cache[self._buffers_index].value
 
     def _search(self, state, where: str) -> None:
         """Find the contacts at ``state``'s body poses (matter realized to POSITION):
@@ -349,7 +349,7 @@ class ContactSearch:
 
     def _grow(self, state) -> None:
         """Replace ``state``'s buffers by larger ones after an overflow."""
-        part = state._part(self._index, "contact search")
+        part = state._part_of(self, "contact search")
         part.cache[self._buffers_index].value = self._buffers(state).grown(self._table)
         state._system_plan = None          # its arguments were the old buffers
 

@@ -130,21 +130,21 @@ class GeneralForceSubsystem(ForceSubsystem):
         """The force table's fields of the compiled realization's model and data
         (``engine/data.py``): the Kinds of its elements, their integer rows, the enabled
         rows, the parameters and the potential energies DYNAMICS fills (J)."""
-        part = state._part(self._index, "GeneralForceSubsystem")
+        part = state._part_of(self, "GeneralForceSubsystem")
         return {"force_kinds": self._kinds, "force_i": self._force_i,
                 "force_rows": part.cache[self._enabled_rows_index].value[0],
                 "force_f": self._params_array(state),
                 "force_pe": part.cache[self._pe_index].value}
 
     def _params_array(self, state) -> np.ndarray:
-        return state._discrete(self._index, self._params_index, "GeneralForceSubsystem").value
+        return state._discrete(self, self._params_index, "GeneralForceSubsystem").value
 
     def _python_dynamics(self, state, compiled_elsewhere=frozenset()) -> None:
         """The Python of DYNAMICS: element hooks, then the enabled Python elements but
         those ``compiled_elsewhere`` (indices of elements whose forces the compiled
         realization applies, such as HuntCrossleyForce with its contact search)."""
         self._realize_elements(Stage.DYNAMICS, state)
-        python = state._part(self._index, "GeneralForceSubsystem").cache[
+        python = state._part_of(self, "GeneralForceSubsystem").cache[
             self._enabled_rows_index].value[1]
         if python:
             d = self._matter().get_tree_data(state, Stage.VELOCITY, "GeneralForceSubsystem")
@@ -294,7 +294,7 @@ class GeneralForceSubsystem(ForceSubsystem):
         """The enabled elements' potential energy (J); needs DYNAMICS."""
         self.get_system().require_stage(state, Stage.DYNAMICS,
                                         "GeneralForceSubsystem.calc_potential_energy")
-        rows, python = state._part(self._index, "GeneralForceSubsystem").cache[
+        rows, python = state._part_of(self, "GeneralForceSubsystem").cache[
             self._enabled_rows_index].value
         pe = self.get_cache_entry(state, self._pe_index)
         return float(pe[rows].sum()

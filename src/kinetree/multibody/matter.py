@@ -293,7 +293,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         """The State's TreeData; its cache fields are current through the stage the
         State is realized to, which must be at least ``stage`` (else StageTooLowError,
         naming ``where``)."""
-        part = state._part(self._index, where)
+        part = state._part_of(self, where)
         if part.stage < stage and not (
                 stage in (Stage.POSITION, Stage.VELOCITY) and part.stage >= Stage.INSTANCE
                 and self._is_realized(state, _KINEMATICS[stage])):
@@ -847,7 +847,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
     def _constraint_data(self, state) -> cs.ConstraintData:
         """The layout of the enabled constraints (valid from INSTANCE); read straight
         from the State's cache slot, as it is on every constraint evaluation's path."""
-        part = state._part(self._index, "SimbodyMatterSubsystem")
+        part = state._part_of(self, "SimbodyMatterSubsystem")
         if part.stage < Stage.INSTANCE and state._realizing != Stage.INSTANCE:
             self._check(state)
             raise StageTooLowError(Stage.INSTANCE, part.stage,
@@ -1264,6 +1264,19 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         return P
 
     # ------------------------------------------------ prescribed motion and locks
+    def check_loaded_discrete_variable(self, state, index: int, value) -> str | None:
+        """As Subsystem's; the locks, besides: a file holds no lock (a State with one
+        cannot be saved), so each body's entry must be None, or its default lock."""
+        if index != self._lock_index:
+            return super().check_loaded_discrete_variable(state, index, value)
+        default = self.get_discrete_variable(state, index)
+        if not (isinstance(value, tuple) and len(value) == len(default) and all(
+                lock is None or (isinstance(lock, tuple) and lock == mine)
+                for lock, mine in zip(value, default))):
+            return (f"the body locks must be None for each body (or its default lock), "
+                    f"not {value!r:.80}")
+        return None
+
     def _locks(self, state) -> tuple:
         return self.get_discrete_variable(state, self._lock_index)
 

@@ -68,7 +68,7 @@ class MatterOperators:
         self._check(state)
         if state.get_system_stage() < stage:
             raise StageTooLowError(stage, state.get_system_stage(), where)
-        part = state._part(self._index, where)
+        part = state._part_of(self, where)
         piece = getattr(part, f"{kind}_slice")
         return int(piece.stop - piece.start)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kinetree.errors import InvalidArgumentError, StateMismatchError
+from kinetree.errors import InvalidArgumentError, KinetreeError, StateMismatchError
 from kinetree.integrators import step_control as control
 from kinetree.integrators.integrator import TerminationReason
 from kinetree.system import state_file
@@ -71,6 +71,8 @@ def load(path, stepper) -> None:
                   for name, value in header["values"].items()}
         termination = header["termination"]
         include_current_time = header["include_current_time"]
+    except KinetreeError:
+        raise
     except (KeyError, ValueError, TypeError) as error:
         raise StateMismatchError(
             f"{where}: {path} is damaged: {type(error).__name__} {error}.") from None

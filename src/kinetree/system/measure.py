@@ -269,7 +269,7 @@ class Measure:
     def _cached(self, state, deriv: int):
         """The cached derivative ``deriv``, computed now if it is not current."""
         subsystem = self._owner("get_value")
-        part, ce = state._cache(subsystem._index, self._cache_ix[deriv],
+        part, ce = state._cache(subsystem, self._cache_ix[deriv],
                                 f"{type(self).__qualname__}.get_value")
         if not state._cache_is_current(part, ce):
             ce.value = self._calc_cached_value(state, deriv)
@@ -281,7 +281,7 @@ class Measure:
         """(part, entry) of cached derivative ``deriv`` in ``state``."""
         subsystem = self._owner(where)
         subsystem._check(state)
-        return state._cache(subsystem._index, self._cache_ix[deriv],
+        return state._cache(subsystem, self._cache_ix[deriv],
                             f"{type(self).__qualname__}.{where}")
 
     def _require(self, state, stage: Stage, method: str) -> None:

@@ -62,6 +62,20 @@ def _copy_if_finite(dest, values):
     return -1
 
 
+def _real_array(values, where: str) -> np.ndarray:
+    """``values`` as a float array, refused with an error naming ``where`` when they are
+    not real numbers (strings, mappings, complex numbers, whose imaginary part numpy
+    would drop)."""
+    if isinstance(values, (str, bytes, dict)) or np.iscomplexobj(values):
+        raise InvalidArgumentError(
+            f"{where}: expected real numbers, got {values!r:.60}.")
+    try:
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(
+            f"{where}: expected real numbers, got {values!r:.60}.") from None
+
+
 class _Block:
     """A contiguous run of continuous variables (or error slots) one subsystem allocated
     while realizing ``alloc_stage``; ``values`` holds their initial values."""
@@ -432,7 +446,7 @@ class State:
         numbers."""
         if type(values) is not np.ndarray or values.dtype is not _FLOAT \
                 or values.shape != dest.shape:
-            values = np.asarray(values, dtype=float)
+            values = _real_array(values, where)
             if values.shape != dest.shape and not (values.ndim == 0 and dest.size == 1):
                 raise InvalidArgumentError(
                     f"{where}: expected {dest.size} values, got an array of shape "
@@ -591,6 +605,18 @@ class State:
         return stage
 
     # ------------------------------------------------- subsystem-level access
+    def _part_of(self, subsystem, where: str) -> _SubsystemPart:
+        """``subsystem``'s part of this State, refused unless the State is of the System
+        that subsystem belongs to."""
+        system = subsystem._system
+        if system is None or self._system_uid != system._uid:
+            raise StateMismatchError(
+                f"{where}: this State belongs to {self._system_uid or 'no System yet'}, "
+                f"not to {system._uid if system is not None else 'the System'} of "
+                f"'{subsystem.get_name()}'; use a State of that System (its "
+                f"realize_topology() or get_default_state()).")
+        return self._part(subsystem._index, where)
+
     def _part(self, index: int, where: str) -> _SubsystemPart:
         try:
             return self._parts[index]
@@ -709,8 +735,13 @@ class State:
         part.cache.append(_CacheEntry(earliest, latest, g, value))
         return len(part.cache) - 1
 
-    def _discrete(self, index: int, i: int, where: str) -> _DiscreteVariable:
-        part = self._part(index, where)
+    def _owned(self, owner, where: str) -> _SubsystemPart:
+        """The part of ``owner``: a Subsystem (checked to be of this State's System, as
+        its elements' accessors are) or a subsystem index."""
+        return self._part(owner, where) if type(owner) is int else self._part_of(owner, where)
+
+    def _discrete(self, owner, i: int, where: str) -> _DiscreteVariable:
+        part = self._owned(owner, where)
         try:
             return part.discrete[i]
         except (IndexError, TypeError):
@@ -719,8 +750,8 @@ class State:
                 f"{len(part.discrete)}); realize the State to MODEL if it was allocated "
                 f"there.") from None
 
-    def _cache(self, index: int, i: int, where: str) -> tuple[_SubsystemPart, _CacheEntry]:
-        part = self._part(index, where)
+    def _cache(self, owner, i: int, where: str) -> tuple[_SubsystemPart, _CacheEntry]:
+        part = self._owned(owner, where)
         try:
             return part, part.cache[i]
         except (IndexError, TypeError):
@@ -734,8 +765,8 @@ class State:
             return False
         return part.stage >= ce.latest or ce.version == self._versions[ce.earliest]
 
-    def _get_cache_value(self, index: int, i: int):
-        part, ce = self._cache(index, i, "get_cache_entry")
+    def _get_cache_value(self, owner, i: int):
+        part, ce = self._cache(owner, i, "get_cache_entry")
         if part.stage < ce.earliest:
             raise StageTooLowError(ce.earliest, part.stage,
                                    f"Subsystem '{part.name}'.get_cache_entry({i})")
@@ -826,9 +857,14 @@ class State:
         """Read a State saved by :meth:`save` for ``system``; the result is realized
         through MODEL. A file that is not a State file, of another format version, or
         written for a System of another topology is refused (StateMismatchError) before
-        its variables are read. Loading never runs code from the file."""
-        t, saved = state_file.read(path, system.get_default_state()._signature)
-        return cls._from_parts(system, t, saved, str(path))
+        its variables are read; so is one larger than a State of ``system`` can be
+        (``state_file.size_limit``), before anything is decompressed, and one whose
+        time, variables or discrete variables do not fit ``system`` (``_load_parts``).
+        Loading never runs code from the file."""
+        state = system.get_default_state()
+        t, saved = state_file.read(path, state._signature,
+                                   state_file.size_limit(state._state_parts()))
+        return state._load_parts(system, t, saved, str(path))
 
     def _state_parts(self) -> list[dict]:
         """What a State file holds of each subsystem (``state_file.encode_state``)."""
@@ -840,27 +876,43 @@ class State:
 
     @classmethod
     def _from_parts(cls, system, t: float, saved: list[dict], path: str) -> State:
-        """A State of ``system`` from the parts a file held (``State.load``)."""
-        state = system.get_default_state()
-        if len(saved) != len(state._parts):
+        """A State of ``system`` from the parts a file held (``_load_parts``)."""
+        return system.get_default_state()._load_parts(system, t, saved, path)
+
+    def _load_parts(self, system, t: float, saved: list[dict], path: str) -> State:
+        """This State, a default State of ``system``, given the parts a file held
+        (``state_file.decode_state``: t finite, q, u and z finite float64 vectors). Each
+        subsystem's q, u and z must be as long as the System makes them, and each
+        discrete variable of the stage the System gives it and fit for it (its
+        subsystem's ``check_loaded_discrete_variable``); else StateMismatchError names
+        the variable and what is wrong."""
+        if len(saved) != len(self._parts):
             raise StateMismatchError(
                 f"State.load: {path} holds {len(saved)} subsystems; this System has "
-                f"{len(state._parts)}.")
-        stages = {}
-        for p, rec in zip(state._parts, saved):
-            for stage_name, _ in rec["discrete"]:
-                if stage_name not in Stage.__members__:
-                    raise StateMismatchError(
-                        f"State.load: subsystem '{p.name}' in {path} names no stage "
-                        f"{stage_name!r}.")
-                stages[stage_name] = Stage[stage_name]
+                f"{len(self._parts)}.")
+
+        def load_value(p: _SubsystemPart, j: int, d: _DiscreteVariable, entry):
+            stage_name, value = entry
+            where = f"State.load: {path}: discrete variable {j} of subsystem '{p.name}'"
+            if stage_name != d.stage.name:
+                raise StateMismatchError(
+                    f"{where} is of stage {state_file.describe(stage_name)}; this "
+                    f"System's is of stage {d.stage.name}: {state_file.DAMAGED}.")
+            problem = system.get_subsystem(p.index).check_loaded_discrete_variable(
+                self, j, value)
+            if problem:
+                raise StateMismatchError(
+                    f"{where}: {problem}; {state_file.DAMAGED}. Load a file State.save "
+                    f"wrote for this System.")
+            return state_file.like(d.value, value)
+
         # Model-stage discrete variables decide which variables exist: set them first.
-        for p, rec in zip(state._parts, saved):
-            for d, (stage_name, value) in zip(p.discrete, rec["discrete"]):
-                if stages[stage_name] <= _MODEL:
-                    state._set_discrete_value(d, state_file.like(d.value, value))
-        system.realize_model(state)
-        for p, rec in zip(state._parts, saved):
+        for p, rec in zip(self._parts, saved):
+            for j, (d, entry) in enumerate(zip(p.discrete, rec["discrete"])):
+                if d.stage <= _MODEL:
+                    self._set_discrete_value(d, load_value(p, j, d, entry))
+        system.realize_model(self)
+        for p, rec in zip(self._parts, saved):
             sizes = (len(rec["q"]), len(rec["u"]), len(rec["z"]), len(rec["discrete"]))
             have = (p.q_slice.stop - p.q_slice.start, p.u_slice.stop - p.u_slice.start,
                     p.z_slice.stop - p.z_slice.start, len(p.discrete))
@@ -868,15 +920,15 @@ class State:
                 raise StateMismatchError(
                     f"State.load: subsystem '{p.name}' in {path} has (nq, nu, nz, "
                     f"discrete) = {sizes}, but this System gives {have}.")
-            state._q[p.q_slice] = rec["q"]
-            state._u[p.u_slice] = rec["u"]
-            state._z[p.z_slice] = rec["z"]
-            for d, (stage_name, value) in zip(p.discrete, rec["discrete"]):
-                if stages[stage_name] > _MODEL:
-                    d.value = state_file.like(d.value, value)
-        state._t = t
-        state._invalidate(_INSTANCE)
-        return state
+            self._q[p.q_slice] = rec["q"]
+            self._u[p.u_slice] = rec["u"]
+            self._z[p.z_slice] = rec["z"]
+            for j, (d, entry) in enumerate(zip(p.discrete, rec["discrete"])):
+                if d.stage > _MODEL:
+                    d.value = load_value(p, j, d, entry)
+        self._t = t
+        self._invalidate(_INSTANCE)
+        return self
 
     def _set_discrete_value(self, d: _DiscreteVariable, value) -> None:
         d.value = value

@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError, StageTooLowError
+from kinetree.system import state_file
 from kinetree.system.hooks import RealizeHooks
 from kinetree.system.stage import Stage
 
@@ -111,7 +112,7 @@ class Subsystem(RealizeHooks):
 
     def get_stage(self, state) -> Stage:
         """The stage this subsystem's part of ``state`` has been realized to."""
-        return state._part(self._index, "Subsystem.get_stage").stage
+        return state._part_of(self, "Subsystem.get_stage").stage
 
     def _check(self, state) -> None:
         if self._system is not None:
@@ -169,7 +170,7 @@ class Subsystem(RealizeHooks):
     def get_discrete_variable(self, state, index: int):
         """The value (read-only if it is an array)."""
         self._check(state)
-        value = state._discrete(self._index, index, "get_discrete_variable").value
+        value = state._discrete(self, index, "get_discrete_variable").value
         if isinstance(value, np.ndarray):
             value = value.view()
             value.flags.writeable = False
@@ -178,21 +179,32 @@ class Subsystem(RealizeHooks):
     def upd_discrete_variable(self, state, index: int):
         """The value, to change in place; the State backs up below the variable's stage."""
         self._check(state)
-        d = state._discrete(self._index, index, "upd_discrete_variable")
+        d = state._discrete(self, index, "upd_discrete_variable")
         state._discrete_changed(d)
         return d.value
 
     def set_discrete_variable(self, state, index: int, value) -> None:
         """Replace the value; the State backs up below the variable's stage."""
         self._check(state)
-        d = state._discrete(self._index, index, "set_discrete_variable")
+        d = state._discrete(self, index, "set_discrete_variable")
         state._set_discrete_value(d, value)
+
+    def check_loaded_discrete_variable(self, state, index: int, value) -> str | None:
+        """What makes ``value``, read from a file (State.load, a checkpoint) for discrete
+        variable ``index``, unfit for ``state``, a default State of this System holding
+        its own value there; None if nothing does. The file is refused, naming the
+        variable and this answer. The base class asks that ``value`` be like the
+        variable's own (``state_file.mismatch``: of its kind, dtype and shape, finite where
+        it is); a subsystem whose variables have ranges (a stiffness >= 0), or change
+        their form as a State runs, overrides this, calling it first for the former."""
+        d = state._discrete(self, index, "check_loaded_discrete_variable")
+        return state_file.mismatch(value, d.value)
 
     def get_discrete_var_last_update_time(self, state, index: int) -> float:
         """The time (s) at which the variable last got a new value, by a set or upd call or
         an auto-update; nan if never since it was allocated."""
         self._check(state)
-        return state._discrete(self._index, index, "get_discrete_var_last_update_time").time
+        return state._discrete(self, index, "get_discrete_var_last_update_time").time
 
     # ------------------------------------ auto-update discrete variables
     def allocate_auto_update_discrete_variable(self, state, invalidates, value,
@@ -211,7 +223,7 @@ class Subsystem(RealizeHooks):
     def _update_entry(self, state, index: int, where: str) -> int:
         """The cache index of auto-update variable ``index``'s update value."""
         self._check(state)
-        d = state._discrete(self._index, index, where)
+        d = state._discrete(self, index, where)
         if d.update is None:
             raise InvalidArgumentError(
                 f"{self._where(where)}: discrete variable {index} is not an auto-update "
@@ -222,7 +234,7 @@ class Subsystem(RealizeHooks):
         """The cache-entry index of an auto-update variable's update value (-1 for an
         ordinary discrete variable)."""
         self._check(state)
-        return state._discrete(self._index, index, "get_discrete_var_update_index").update_index
+        return state._discrete(self, index, "get_discrete_var_update_index").update_index
 
     def get_discrete_var_update_value(self, state, index: int):
         """The value the variable will take at the next auto-update; raises unless it has
@@ -257,7 +269,7 @@ class Subsystem(RealizeHooks):
         """The cached value; raises if it is not current (StageTooLowError below its
         earliest stage, CacheEntryOutOfDateError if not yet recomputed)."""
         self._check(state)
-        value = state._get_cache_value(self._index, index)
+        value = state._get_cache_value(self, index)
         if isinstance(value, np.ndarray):
             value = value.view()
             value.flags.writeable = False
@@ -275,7 +287,7 @@ class Subsystem(RealizeHooks):
 
     def is_cache_value_realized(self, state, index: int) -> bool:
         """Whether the value is current: computed since its inputs last changed."""
-        part, ce = state._cache(self._index, index, "is_cache_value_realized")
+        part, ce = state._cache(self, index, "is_cache_value_realized")
         return state._cache_is_current(part, ce)
 
     def mark_cache_value_realized(self, state, index: int) -> None:
@@ -286,14 +298,14 @@ class Subsystem(RealizeHooks):
         """Declare the value stale, though no state variable changed: a lazy entry is then
         computed again when next asked for (one whose latest stage the State has reached
         stays current)."""
-        state._cache(self._index, index, "mark_cache_value_not_realized")[1].version = -1
+        state._cache(self, index, "mark_cache_value_not_realized")[1].version = -1
 
     # ------------------------------------------- this subsystem's variables
     def _part(self, state, method: str):
         """This subsystem's part of a State whose variables exist (MODEL realized)."""
         if state._y is None:
             raise StageTooLowError(Stage.MODEL, state._stage, self._where(method))
-        return state._part(self._index, method)
+        return state._part_of(self, method)
 
     def get_q(self, state) -> np.ndarray:
         """This subsystem's q (read-only view)."""
@@ -344,7 +356,7 @@ class Subsystem(RealizeHooks):
         return state._qdotdot[self._part(state, "upd_q_dot_dot").q_slice]
 
     def _err_part(self, state, where: str):
-        part = state._part(self._index, self._where(where))
+        part = state._part_of(self, self._where(where))
         state._errors(self._where(where))
         return part
 
