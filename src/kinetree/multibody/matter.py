@@ -482,50 +482,38 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
 
     def _nonfinite_error(self, state, data) -> NonFiniteError:
         """The error for a realization whose q̇, applied forces or u̇ (in ``data``, the
-        realization's EngineData) are not all finite, naming the first such quantity, its
-        body and what likely made it."""
-        d = self.get_tree_data(state, Stage.MODEL, "realize")
-        t = state.get_time()
-
-        def body_of(index: int, start, count) -> str:
-            b = next(b for b in range(1, len(self._bodies))
-                     if start[b] <= index < start[b] + count[b])
-            return f"MobilizedBody {b} ({type(self._bodies[b]).__name__})", index - start[b]
-
+        realization's EngineData) are not all finite, naming the first such quantity, in
+        the order the realization computes them, its body and what likely made it."""
+        tree = self.get_tree_data(state, Stage.MODEL, "realize").tree
         q, u = self._kernel_q_u(state)
         size = (f"the largest |q| is {np.abs(q).max(initial=0.0):.3g}, the largest |u| "
                 f"{np.abs(u).max(initial=0.0):.3g}")
-        bad = np.flatnonzero(~np.isfinite(data.qdot))
-        if bad.size:
-            body, k = body_of(int(bad[0]), d.tree.q_start, d.tree.nq)
-            return NonFiniteError(
-                f"System.realize: at t = {t:.17g} s q̇ of {body}, its coordinate {k}, is "
-                f"{data.qdot[bad[0]]}: {size}, too large for finite rates. Set finite, "
-                f"physical speeds.")
-        bad = np.flatnonzero(~np.isfinite(data.body_forces).all(axis=1))
-        if bad.size:
-            b = int(bad[0])
-            return NonFiniteError(
-                f"System.realize: at t = {t:.17g} s the applied force on MobilizedBody {b} "
-                f"({type(self._bodies[b]).__name__}) is {data.body_forces[b].tolist()} after "
-                f"the force elements and contact: one of the forces acting on it gave a "
-                f"value that is not finite (a division by zero in a custom or expression "
-                f"force, a spring or contact overflowing); {size}.")
-        bad = np.flatnonzero(~np.isfinite(data.mobility_forces))
-        if bad.size:
-            body, k = body_of(int(bad[0]), d.tree.u_start, d.tree.nu)
-            return NonFiniteError(
-                f"System.realize: at t = {t:.17g} s the generalized force on {body}, its "
-                f"mobility {k}, is {data.mobility_forces[bad[0]]} after the force elements: "
-                f"one of the forces acting on it gave a value that is not finite (a "
-                f"division by zero in a custom or expression force, a spring or damper "
-                f"overflowing); {size}.")
-        bad = np.flatnonzero(~np.isfinite(data.udot))
-        body, k = body_of(int(bad[0]), d.tree.u_start, d.tree.nu)
-        return NonFiniteError(
-            f"System.realize: at t = {t:.17g} s u̇ of {body}, its mobility {k}, is "
-            f"{data.udot[bad[0]]}: {size}, too large for finite accelerations (the "
-            f"velocity-dependent forces overflow). Set finite, physical speeds.")
+        forces = ("one of the forces acting on it gave a value that is not finite (a "
+                  "division by zero in a custom or expression force, a spring, damper or "
+                  "contact overflowing); " + size)
+        bodies = ~np.isfinite(data.body_forces).all(axis=1)
+        for values, start, count, what, why in (
+                (data.qdot, tree.q_start, tree.nq, "q̇ of {}, its coordinate {}",
+                 size + ", too large for finite rates; set finite, physical speeds"),
+                (bodies, np.arange(len(bodies)), np.ones(len(bodies), dtype=int),
+                 "the applied force on {}{}", forces),
+                (data.mobility_forces, tree.u_start, tree.nu,
+                 "the generalized force on {}, its mobility {}", forces),
+                (data.udot, tree.u_start, tree.nu, "u̇ of {}, its mobility {}",
+                 size + ", too large for finite accelerations (the velocity-dependent "
+                 "forces overflow); set finite, physical speeds")):
+            bad = np.flatnonzero(values if values.dtype == bool else ~np.isfinite(values))
+            if bad.size:
+                i = int(bad[0])
+                b = next(b for b in range(len(self._bodies))
+                         if start[b] <= i < start[b] + count[b])
+                body = f"MobilizedBody {b} ({type(self._bodies[b]).__name__})"
+                value = data.body_forces[b].tolist() if values is bodies else values[i]
+                where = what.format(body, "" if values is bodies else f"{i - start[b]}")
+                return NonFiniteError(
+                    f"System.realize: at t = {state.get_time():.17g} s {where} is {value}: "
+                    f"{why}.")
+        return NonFiniteError("System.realize: a result is not finite.")
 
     def _raise_if_singular(self, d: TreeData, state) -> None:
         if d.status[0]:
