@@ -428,10 +428,19 @@ class _Reader:
         path = local if local.is_absolute() else here / local
         if not path.is_file():
             return None, f"no file at {path}"
-        if not within(path, [here, *self.geometry_dirs]):
+        if not within(path, [here, *self.geometry_dirs, *self._named_folders()]):
             return None, (f"{path} is outside the URDF's folder; pass geometry_dirs=[its "
                           f"folder] to load_urdf to allow it")
         return path, ""
+
+    def _named_folders(self) -> list[Path]:
+        """The folders the caller named for packages (package_dirs, ROS_PACKAGE_PATH),
+        which a mesh path may reach as well as the URDF's own folder."""
+        dirs = self.package_dirs
+        dirs = list(dirs.values()) if isinstance(dirs, dict) else \
+            [dirs] if isinstance(dirs, (str, os.PathLike)) else list(dirs or [])
+        return [Path(d) for d in dirs] + [
+            Path(d) for d in os.environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep) if d]
 
     def _package_folders(self, package: str) -> list[Path]:
         """Where a ROS package may be, in the order looked in."""
@@ -634,10 +643,10 @@ def load_urdf(path, floating_base: bool = False, package_dirs=None,
     - ``package_dirs``: where ``package://NAME/...`` mesh files are: a folder or a list of
       folders holding the package folder NAME (or being it), or a dict {NAME: folder}.
       ROS_PACKAGE_PATH and the folders above the URDF file are looked in after them.
-    - ``geometry_dirs``: folders outside the URDF's folder (and its packages' folders)
-      that its mesh files may be read from; a mesh path leading anywhere else
-      (``../x.stl``, ``file:///...``) is skipped, since a file from someone else must
-      not reach the rest of the disk.
+    - ``geometry_dirs``: folders besides the URDF's own (and those of ``package_dirs`` and
+      ROS_PACKAGE_PATH) that its mesh files may be read from; a mesh path leading
+      anywhere else (``../x.stl``, ``file:///...``) is skipped, since a file from someone
+      else must not reach the rest of the disk.
 
     Joint limits land on ``Coordinate.range`` (``velocity_limit``, ``effort_limit``
     beside it); they are not enforced. Collision shapes are not read. Raises
