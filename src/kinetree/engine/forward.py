@@ -82,20 +82,22 @@ finite numbers (NONFINITE: q̇, the applied forces or u̇)."""
 
 @helper
 def _finite(values):
-    """Whether every entry of ``values`` (1-d) is a finite number."""
+    """Whether every entry of ``values`` (1-d) is a finite number: x - x is 0 for those
+    and NaN for NaN and ±inf, so one sum with no branch tells."""
+    total = 0.0
     for x in values:
-        if not np.isfinite(x):
-            return False
-    return True
+        total += x - x
+    return total == 0.0
 
 
 @helper
 def _finite_rows(values):
-    """Whether every entry of ``values`` (2-d) is a finite number."""
+    """Whether every entry of ``values`` (2-d) is a finite number (``_finite``)."""
+    total = 0.0
     for i in range(values.shape[0]):
-        if not _finite(values[i]):
-            return False
-    return True
+        for j in range(values.shape[1]):
+            total += values[i, j] - values[i, j]
+    return total == 0.0
 
 
 def _contact_data_type():
