@@ -283,6 +283,10 @@ class MobilizedBody:
 
     def _check_which(self, state, which: int, kind: str) -> int:
         n = self.get_num_q(state) if kind == "q" else self.get_num_u(state)
+        if isinstance(which, (bool, np.bool_)) or not isinstance(which, (int, np.integer)):
+            raise InvalidArgumentError(
+                f"{self._name()}: a {kind} index is a whole number from 0 to {n - 1}, got "
+                f"{which!r}.")
         if not 0 <= which < n:
             raise InvalidArgumentError(
                 f"{self._name()}: {kind} index {which} is out of range; it has {n}.")

@@ -60,7 +60,14 @@ def two_station_line(cache, b1, s1, b2, s2):
 
 
 def vector3(value, where: str, what: str) -> np.ndarray:
-    v = np.asarray(value, dtype=float)
+    """``value`` as 3 finite real numbers, or an error naming ``where`` and ``what``."""
+    try:
+        if isinstance(value, (str, bytes)) or np.iscomplexobj(value):
+            raise ValueError
+        v = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(
+            f"{where}: {what} must be 3 finite numbers, got {value!r}.") from None
     if v.shape != (3,) or not np.all(np.isfinite(v)):
         raise InvalidArgumentError(f"{where}: {what} must be 3 finite numbers, got {value!r}.")
     return v

@@ -1,6 +1,7 @@
-"""An element of one System refuses a State of another, as System.realize does: a body,
-a mobilizer's coordinates, a force element's parameters, a discrete variable, a cache
-entry. Reading or writing another System's State would mix two models' numbers."""
+"""What an element is handed is checked, with errors that name it: a State of another
+System (a body, a mobilizer's coordinates, a force element's parameters, a discrete
+variable, a cache entry: reading or writing it would mix two models' numbers), q that are
+not real numbers, an index that is not a whole number, gravity that is not 3 numbers."""
 
 import pytest
 from support import world
@@ -40,3 +41,17 @@ def test_q_that_are_not_real_numbers_are_refused_by_name(values):
     with pytest.raises(kt.errors.InvalidArgumentError, match="State.set_q"):
         state.set_q(values)
     assert state.get_q()[0] == 0.0
+
+
+def test_an_index_that_is_not_a_whole_number_is_refused_by_name():
+    system, pin, spring, state = model()
+    for which in (0.5, "0", True):
+        with pytest.raises(kt.errors.InvalidArgumentError, match="a q index is a whole number"):
+            pin.set_one_q(state, which, 1.0)
+
+
+@pytest.mark.parametrize("gravity", ["down", [1 + 1j, 0, 0], None, [0, -9.81]])
+def test_gravity_that_is_not_three_real_numbers_is_refused_by_name(gravity):
+    system, matter, forces, body = world()
+    with pytest.raises(kt.errors.InvalidArgumentError, match="UniformGravity: gravity"):
+        kt.Force.UniformGravity(forces, matter, gravity)
