@@ -153,8 +153,6 @@ def test_a_subsystem_declares_the_ranges_of_its_variables_for_loaded_files(tmp_p
     assert spring.get_discrete_variable(loaded, spring.slot).tolist() == [1e6, 0.4]
 
 
-@pytest.mark.xfail(strict=True, reason="GeneralForceSubsystem does not declare its "
-                   "elements' ranges (check_loaded_discrete_variable) yet")
 def test_a_negative_damping_of_a_built_in_element_is_refused(saved):
     system, path = saved
     name = params_member(path)

@@ -260,6 +260,22 @@ class GeneralForceSubsystem(ForceSubsystem):
         given[...] = 0.0
         return given
 
+    def check_loaded_discrete_variable(self, state, index: int, value) -> str | None:
+        """As Subsystem's; the element parameters, besides: those each element's setters
+        keep >= 0 (a stiffness, a damping) must be so in a file too."""
+        why = super().check_loaded_discrete_variable(state, index, value)
+        if why is not None or index != self._params_index:
+            return why
+        for force in self._forces:
+            nonnegative = getattr(force, "NONNEGATIVE", ())     # table elements only
+            at = self._force_i[force._index, 4] if nonnegative else 0
+            for i in nonnegative:
+                if not value[at + i] >= 0.0:
+                    return (f"parameter {i} of force {force._index} "
+                            f"({type(force).__name__}) is {value[at + i]!r}; its setters "
+                            f"keep it >= 0")
+        return None
+
     def _element_params(self, state, force) -> np.ndarray:
         """The parameters of table element ``force`` in ``state`` (read-only view)."""
         self._check(state)

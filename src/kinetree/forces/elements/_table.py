@@ -27,6 +27,9 @@ class TableForce(Force):
 
     CODE = -1
     STAGE = Stage.POSITION
+    NONNEGATIVE: tuple[int, ...] = ()
+    """The parameters (indices into the element's own) its setters keep >= 0, which a
+    State file must keep so too."""
     _body1 = _body2 = _which = 0
 
     def __init__(self, forces, defaults):

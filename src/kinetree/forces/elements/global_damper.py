@@ -15,6 +15,7 @@ class GlobalDamper(TableForce):
     """Generalized forces -c u on all speeds of the matter subsystem; dissipates c |u|²."""
 
     CODE = CODE
+    NONNEGATIVE = (0,)
     STAGE = Stage.VELOCITY
 
     def __init__(self, forces, matter, damping):

@@ -66,6 +66,7 @@ class Gravity(TableForce):
     """
 
     CODE = CODE
+    NONNEGATIVE = (3,)
 
     def __init__(self, forces, matter, down_direction, magnitude=None,
                  zero_height: float = 0.0):

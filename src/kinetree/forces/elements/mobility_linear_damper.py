@@ -16,6 +16,7 @@ class MobilityLinearDamper(MobilityForce):
     damping may differ per State (``set_damping``)."""
 
     CODE = CODE
+    NONNEGATIVE = (0,)
     STAGE = Stage.VELOCITY
 
     def __init__(self, forces, mobod, which, damping):

@@ -16,6 +16,7 @@ class MobilityLinearSpring(MobilityForce):
     and q0 may differ per State (``set_stiffness``, ``set_q_zero``)."""
 
     CODE = CODE
+    NONNEGATIVE = (0,)
     USES_Q = True
 
     def __init__(self, forces, mobod, which, stiffness, q_zero):

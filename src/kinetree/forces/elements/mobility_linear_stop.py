@@ -28,6 +28,7 @@ class MobilityLinearStop(MobilityForce):
     differ per State (``set_bounds``, ``set_material_properties``)."""
 
     CODE = CODE
+    NONNEGATIVE = (0, 1)
     STAGE = Stage.VELOCITY
     USES_Q = True
 

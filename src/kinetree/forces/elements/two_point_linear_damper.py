@@ -23,6 +23,7 @@ class TwoPointLinearDamper(TableForce):
     their distance d; it dissipates power c ḋ²."""
 
     CODE = CODE
+    NONNEGATIVE = (6,)
     STAGE = Stage.VELOCITY
 
     def __init__(self, forces, body1, station1, body2, station2, damping):

@@ -17,6 +17,7 @@ class TwoPointLinearSpring(TableForce):
     natural length x0. Potential energy ½ k (d - x0)²."""
 
     CODE = CODE
+    NONNEGATIVE = (7,)
 
     def __init__(self, forces, body1, station1, body2, station2, stiffness, natural_length):
         where = "Force.TwoPointLinearSpring"
