@@ -7,7 +7,6 @@ bit; none raises anything else or takes more than 100 MB."""
 import copy
 import io
 import json
-import time
 import tracemalloc
 import warnings
 import zipfile
@@ -223,12 +222,10 @@ def test_a_thousand_mutated_state_files_are_refused_or_load_as_saved(tmp_path):
     files = [mutated(saved[n % len(saved)], rng) for n in range(N_FILES)]
     path = tmp_path / "mutated.npz"
     outcomes = {"refused": 0, "loaded": 0}
-    slowest = 0.0
     tracemalloc.start()
     try:
         for n, data in enumerate(files):
             path.write_bytes(data)
-            start = time.perf_counter()
             try:
                 state = kt.State.load(path, system)
                 system.realize(state, kt.Stage.ACCELERATION)
@@ -238,10 +235,8 @@ def test_a_thousand_mutated_state_files_are_refused_or_load_as_saved(tmp_path):
                 assert state.get_u_dot().tobytes() == udots[n % len(saved)], \
                     f"file {n} loaded as another State"
                 outcomes["loaded"] += 1
-            slowest = max(slowest, time.perf_counter() - start)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
     assert peak < 100 << 20
-    assert slowest < 5.0
     assert outcomes["refused"] > N_FILES // 2 and outcomes["loaded"] > 0

@@ -526,7 +526,7 @@ class Integrator:
 
     @staticmethod
     def _time_tol(t: float) -> float:
-        return 1e-14 * max(1.0, abs(t))      # step_control.time_tol, without a compiled call
+        return control.TIME_RESOLUTION * max(1.0, abs(t))   # step_control.time_tol, in Python
 
     # ------------------------------------------------------------ stepping
     def _take_steps(self, t_stop: float, report_time: float, limit: int) -> int:
@@ -661,7 +661,7 @@ class Integrator:
             error = IntegrationError(
                 f"{type(self).__name__}: a step of {f.item(control.H_ATTEMPT):.3g} s from t "
                 f"= {t:.17g} s would not advance time (its resolution there is "
-                f"{1e-14 * max(1.0, abs(t)):.3g} s); the step size held by the checkpoint "
+                f"{self._time_tol(t):.3g} s); the step size held by the checkpoint "
                 f"or the settings is too small.")
         elif failed == control.DIVERGED:
             error = self._diverged(f.item(_T1), f.item(_H_NEXT), self._stage_y)
@@ -733,7 +733,7 @@ class Integrator:
             self._write(scratch, t0 + h, y_end)
             try:
                 self._system.realize(scratch, _ACCELERATION)
-                what = "a derivative that is not finite"
+                what = "a derivative that is not finite."
             except NonFiniteError as error:
                 what = str(error).removeprefix("System.realize: ")
             return SimulationDivergedError(

@@ -17,7 +17,6 @@ from kinetree.integrators import step_control as control
 from kinetree.integrators.integrator import TerminationReason
 from kinetree.system import state_file
 from kinetree.system.stage import Stage
-from kinetree.system.state import State
 
 FORMAT = "kinetree.Checkpoint"
 
@@ -76,7 +75,7 @@ def load(path, stepper) -> None:
     except (KeyError, ValueError, TypeError) as error:
         raise StateMismatchError(
             f"{where}: {path} is damaged: {type(error).__name__} {error}.") from None
-    state = State._from_parts(system, t, parts, str(path))
+    state = system.get_default_state()._load_parts(system, t, parts, str(path))
     integ._initializes_measures = False      # the measures go on from the saved State
     try:
         stepper.initialize(state)

@@ -874,11 +874,6 @@ class State:
                  "discrete": [(d.stage.name, d.value) for d in p.discrete]}
                 for p in self._parts]
 
-    @classmethod
-    def _from_parts(cls, system, t: float, saved: list[dict], path: str) -> State:
-        """A State of ``system`` from the parts a file held (``_load_parts``)."""
-        return system.get_default_state()._load_parts(system, t, saved, path)
-
     def _load_parts(self, system, t: float, saved: list[dict], path: str) -> State:
         """This State, a default State of ``system``, given the parts a file held
         (``state_file.decode_state``: t finite, q, u and z finite float64 vectors). Each
