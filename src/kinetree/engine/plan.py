@@ -43,9 +43,8 @@ from kinetree.system.subsystem import Subsystem
 _HOOKS = {g: f"realize_{g.name.lower()}" for g in STAGES[Stage.TIME:Stage.REPORT + 1]}
 _COMPILED = range(int(Stage.POSITION), int(Stage.ACCELERATION) + 1)
 _KERNEL, _CALL, _STAGE = 0, 1, 2
-_FUSED = "fused"
-"""A plan of one compiled call and nothing else: (_FUSED, first, last, the Stage then
-reached)."""
+"""The kinds of action of a plan, a list of them. A plan of one compiled call and nothing
+else is instead a tuple (first, last, the Stage then reached)."""
 
 
 def _keeps_hooks(subsystem, built_in: type) -> bool:
@@ -77,10 +76,12 @@ class RealizationPlan:
     variables are unchanged (``version``)."""
 
     def __init__(self, system, state):
-        self.version = state._versions[Stage.INSTANCE]
+        self.version = state._instance_version
         self._before = {g: [] for g in _HOOKS}     # stage -> [(part, work)]
         self._after = {g: [] for g in _HOOKS}
-        self._actions: dict[tuple[int, int], list | tuple] = {}
+        # _actions[stage][target]: how to realize from ``stage`` (the State's, INSTANCE or
+        # beyond) through ``target``, made on first use (``_plan``).
+        self._actions: list[list] = [[None] * len(STAGES) for _ in STAGES]
         self._system = system
         matter = system._matter
         compiled = matter is not None and _keeps_hooks(matter, SimbodyMatterSubsystem)
@@ -186,17 +187,16 @@ class RealizationPlan:
 
     def run(self, state, target: int) -> None:
         """Realize ``state`` (at INSTANCE or beyond) through ``target``."""
-        key = (state._stage + 1, target)
-        actions = self._actions.get(key)
+        actions = self._actions[state._stage][target]
         if actions is None:
-            actions = self._plan(*key)
+            actions = self._plan(state._stage + 1, target)
             if len(actions) == 2 and actions[0][0] == _KERNEL:
-                actions = (_FUSED, actions[0][1], actions[0][2], actions[1][1])
-            self._actions[key] = actions
+                actions = (actions[0][1], actions[0][2], actions[1][1])
+            self._actions[state._stage][target] = actions
         parts = state._parts
-        if actions[0] is _FUSED:
+        if type(actions) is tuple:
             # Only built-in elements from here to the target: one call, then the marks.
-            _, first, last, stage = actions
+            first, last, stage = actions
             failed = self._realize(first, last, state._t, self.realization)
             if failed:
                 self._stopped(state, failed, target)

@@ -58,12 +58,14 @@ class MultibodySystem(System):
             raise InvalidArgumentError("System.realize: the highest stage is REPORT.")
         if state._stage >= target:
             return
-        if state._stage < _INSTANCE:
-            super().realize(state, min(target, Stage.INSTANCE))
-            if target <= _INSTANCE:
-                return
         plan = state._system_plan
-        if plan is None or plan.version != state._versions[_INSTANCE]:
+        # A State below INSTANCE was invalidated there since its plan was made, so the
+        # plan's version tells both.
+        if plan is None or plan.version != state._instance_version:
+            if state._stage < _INSTANCE:
+                super().realize(state, min(target, Stage.INSTANCE))
+                if target <= _INSTANCE:
+                    return
             plan = self._plan_of(state)
         plan.run(state, target)
 
@@ -71,7 +73,7 @@ class MultibodySystem(System):
         """The RealizationPlan of ``state`` (realized to INSTANCE), made if it has none for
         its current Instance-stage variables."""
         plan = state._system_plan
-        if plan is None or plan.version != state._versions[_INSTANCE]:
+        if plan is None or plan.version != state._instance_version:
             global _engine
             if _engine is None:
                 import kinetree.engine.plan

@@ -274,7 +274,7 @@ class Measure:
         if not state._cache_is_current(part, ce):
             ce.value = self._calc_cached_value(state, deriv)
             if part.stage >= ce.earliest - 1:
-                ce.version = state._versions[ce.earliest]
+                ce.version = state._version(ce.earliest)
         return ce.value
 
     def _cache_entry(self, state, deriv: int, where: str):
@@ -555,7 +555,7 @@ class Result(Measure):
         if part.stage < self._depends - 1:
             raise StageTooLowError(Stage(self._depends - 1), part.stage,
                                    "Measure.Result.mark_as_valid")
-        ce.version = state._versions[ce.earliest]
+        ce.version = state._version(ce.earliest)
 
     def is_valid(self, state) -> bool:
         part, ce = self._cache_entry(state, 0, "is_valid")

@@ -49,17 +49,24 @@ def _read_only(a: np.ndarray) -> np.ndarray:
     return v
 
 
-@numba.njit(cache=True)
+@numba.njit((numba.float64[::1], numba.types.Array(numba.float64, 1, "A", readonly=True)),
+           cache=True)
 def _copy_if_finite(dest, values):
     """dest[:] = values (1-D, of one length) if every value is finite: -1; else the index
     of the first value that is not, and dest unchanged. One compiled call costs less than
-    numpy's isfinite and its reduction."""
+    numpy's isfinite and its reduction. Compiled for any 1-D float64 array of values, so
+    that ``_copy_finite`` can call it with no dispatch."""
     for i in range(values.shape[0]):
         if not math.isfinite(values[i]):
             return i
     for i in range(values.shape[0]):
         dest[i] = values[i]
     return -1
+
+
+_copy_finite = _copy_if_finite.overloads[_copy_if_finite.signatures[0]].entry_point
+"""_copy_if_finite without numba's dispatch (some 60 ns a call): give it a contiguous
+float64 dest and a 1-D float64 ndarray of values, nothing else (it does not check)."""
 
 
 def _real_array(values, where: str) -> np.ndarray:
@@ -175,7 +182,12 @@ class State:
         self._stage = _EMPTY
         self._t = 0.0
         self._parts: list[_SubsystemPart] = []
-        self._versions = [0] * _N_STAGES
+        # Each change gets a new number (epoch), recorded at the stage it invalidates:
+        # _changed[g] is the number of the last change at stage g, so the version of
+        # stage g, the last change that invalidated it, is max(_changed[:g + 1])
+        # (``_version``); _instance_version is that of INSTANCE, kept for the realization.
+        self._changed = [0] * _N_STAGES
+        self._instance_version = 0
         self._epoch = 0
         # What the lazily realized kinematics depend on (Simbody's position and velocity
         # kinematics): a number that changes with q (and with any Instance-stage change),
@@ -272,30 +284,44 @@ class State:
     def _invalidate(self, stage: Stage) -> None:
         """Make ``stage`` and every later stage invalid: the State backs up to
         ``stage - 1`` and cache values of those stages go out of date."""
-        # Each change gets a new number, given to every stage it invalidates: a cached
-        # value is current while its stage still has the number it was computed under.
+        # A cached value is current while its stage still has the version it was
+        # computed under (``_version``).
         epoch = self._epoch = self._epoch + 1
-        self._versions[stage:] = [epoch] * (_N_STAGES - stage)
-        completed = self._completed
-        if stage == _TIME:      # a change of time alone: what q and u gave stays
-            for g in range(_POSITION, self._stage + 1):
-                completed[g] = (self._q_epoch, self._u_epoch)
-        elif completed:         # anything else invalidates it from ``stage`` on
-            for g in [g for g in completed if g >= stage]:
-                del completed[g]
+        self._changed[stage] = epoch
+        if stage <= _TIME or self._completed:
+            self._invalidate_early(stage)
+            if stage <= _INSTANCE:
+                return
+        # Stages from TIME on hold no allocations: backing up only lowers the stages.
         below = STAGES[stage - 1]
-        if stage <= _INSTANCE:
-            self._q_epoch += 1
-            self._u_epoch += 1
-            if self._stage >= stage or any(p.stage >= stage for p in self._parts):
-                self._back_up_to(below)
-            return
-        # Later stages hold no allocations: backing up only lowers the stages.
         if self._stage > below:
             self._stage = below
         for p in self._parts:
             if p.stage > below:
                 p.stage = below
+
+    def _invalidate_early(self, stage: Stage) -> None:
+        """What ``_invalidate`` owes beyond lowering the stages: the record of what q and u
+        gave (kept by a change of time alone, dropped from ``stage`` on by anything else),
+        and for a change at INSTANCE or before, new q and u numbers and the back-up that
+        drops allocations."""
+        completed = self._completed
+        if stage == _TIME:
+            for g in range(_POSITION, self._stage + 1):
+                completed[g] = (self._q_epoch, self._u_epoch)
+        else:
+            for g in [g for g in completed if g >= stage]:
+                del completed[g]
+        if stage <= _INSTANCE:
+            self._instance_version = self._epoch
+            self._q_epoch += 1
+            self._u_epoch += 1
+            if self._stage >= stage or any(p.stage >= stage for p in self._parts):
+                self._back_up_to(STAGES[stage - 1])
+
+    def _version(self, stage: Stage) -> int:
+        """The number of the last change that invalidated ``stage``."""
+        return max(self._changed[:stage + 1])
 
     def _advanced_to(self, t: float, stage: Stage) -> None:
         """Compiled code moved this State's variables to time ``t`` (s) and realized every
@@ -303,7 +329,7 @@ class State:
         (once per compiled run of steps)."""
         self._t = t
         self._epoch += 1
-        self._versions[_TIME:] = [self._epoch] * (_N_STAGES - _TIME)
+        self._changed[_TIME] = self._epoch
         self._q_epoch += 1
         self._u_epoch += 1
         self._stage = stage
@@ -452,30 +478,47 @@ class State:
                     f"{where}: expected {dest.size} values, got an array of shape "
                     f"{values.shape}.")
             values = values.reshape(dest.shape)
-        i = _copy_if_finite(dest, values)
+        i = _copy_finite(dest, values)
         if i >= 0:
             raise InvalidArgumentError(
                 f"{where}: value {i} is {values[i]}; every value must be a finite number.")
 
     def set_q(self, q) -> None:
-        if self._y is None:
+        """Copy in q (as many finite numbers); the State backs up to TIME. Values that
+        are refused leave the State as it was."""
+        dest = self._q
+        if dest is None:
             raise StageTooLowError(_MODEL, self._stage, "State.set_q")
+        if type(q) is not np.ndarray or q.dtype is not _FLOAT \
+                or q.shape != dest.shape or _copy_finite(dest, q) >= 0:
+            self._copy_in(dest, q, "State.set_q")
         self._invalidate(_POSITION)
         self._q_epoch += 1
-        self._copy_in(self._q, q, "State.set_q")
 
     def set_u(self, u) -> None:
-        if self._y is None:
+        """Copy in u (as many finite numbers); the State backs up to POSITION. Values
+        that are refused leave the State as it was."""
+        dest = self._u
+        if dest is None:
             raise StageTooLowError(_MODEL, self._stage, "State.set_u")
+        if type(u) is not np.ndarray or u.dtype is not _FLOAT \
+                or u.shape != dest.shape or _copy_finite(dest, u) >= 0:
+            self._copy_in(dest, u, "State.set_u")
         self._invalidate(_VELOCITY)
         self._u_epoch += 1
-        self._copy_in(self._u, u, "State.set_u")
 
     def set_z(self, z) -> None:
-        self._copy_in(self.upd_z(), z, "State.set_z")
+        """Copy in z; the State backs up to VELOCITY (refused values change nothing)."""
+        self._variables("State.set_z")
+        self._copy_in(self._z, z, "State.set_z")
+        self._invalidate(_DYNAMICS)
 
     def set_y(self, y) -> None:
-        self._copy_in(self.upd_y(), y, "State.set_y")
+        """Copy in y = [q | u | z]; the State backs up to TIME (refused values change
+        nothing)."""
+        self._variables("State.set_y")
+        self._copy_in(self._y, y, "State.set_y")
+        self.upd_y()
 
     # ------------------------------------------------ derivatives (cache)
     def get_q_dot(self) -> np.ndarray:
@@ -763,14 +806,14 @@ class State:
     def _cache_is_current(self, part: _SubsystemPart, ce: _CacheEntry) -> bool:
         if part.stage < ce.earliest:
             return False
-        return part.stage >= ce.latest or ce.version == self._versions[ce.earliest]
+        return part.stage >= ce.latest or ce.version == self._version(ce.earliest)
 
     def _get_cache_value(self, owner, i: int):
         part, ce = self._cache(owner, i, "get_cache_entry")
         if part.stage < ce.earliest:
             raise StageTooLowError(ce.earliest, part.stage,
                                    f"Subsystem '{part.name}'.get_cache_entry({i})")
-        if not (part.stage >= ce.latest or ce.version == self._versions[ce.earliest]):
+        if not (part.stage >= ce.latest or ce.version == self._version(ce.earliest)):
             raise CacheEntryOutOfDateError(
                 f"Subsystem '{part.name}'.get_cache_entry({i}): the value (earliest "
                 f"{ce.earliest.name}, latest {ce.latest.name}) has not been computed since "
@@ -790,7 +833,7 @@ class State:
         if part.stage < ce.earliest - 1:
             raise StageTooLowError(Stage(ce.earliest - 1), part.stage,
                                    f"Subsystem '{part.name}'.mark_cache_value_realized({i})")
-        ce.version = self._versions[ce.earliest]
+        ce.version = self._version(ce.earliest)
 
     # ------------------------------------------------------------------ copies
     _ARRAYS = ("_y", "_ydot", "_qdotdot", "_qerr", "_uerr", "_udoterr", "_multipliers",
@@ -818,6 +861,9 @@ class State:
         self.__dict__.update(state)
         for name, value in (("_q_epoch", 0), ("_u_epoch", 0), ("_completed", {})):
             self.__dict__.setdefault(name, value)       # States saved before they existed
+        if "_changed" not in self.__dict__:     # saved with a version per stage instead
+            self._changed = self.__dict__.pop("_versions")
+            self._instance_version = self._changed[_INSTANCE]
         self._system_plan = None
         for name, value in arrays.items():
             setattr(self, name, value)
