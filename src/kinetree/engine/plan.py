@@ -20,10 +20,13 @@ built-in elements goes from TIME to ACCELERATION in a single call.
 
 from __future__ import annotations
 
+import functools
+
 from kinetree.contact.compliant import CompliantContactSubsystem
 from kinetree.contact.elastic_foundation_force import ElasticFoundationForce
 from kinetree.contact.general import ContactSetForce, GeneralContactSubsystem
 from kinetree.contact.tracker import ContactTrackerSubsystem
+from kinetree.engine import project
 from kinetree.engine.data import assemble
 from kinetree.engine.entry import entry_point
 from kinetree.engine.forward import (
@@ -125,6 +128,12 @@ class RealizationPlan:
             self.realization, self.realize_address = realization_of(self.model, self.data)
             self._realize = entry_point(realize, (0, 0, 0.0, self.realization))
             self._matter = matter
+
+    @functools.cached_property
+    def project_steps(self):
+        """The projection (``project.project_steps``) of this plan's model and data,
+        called without numba's dispatch (``project.steps_entry``)."""
+        return project.steps_entry(self.model, self.data)
 
     def _add(self, part: int, before: dict, after: dict) -> None:
         for g in _HOOKS:

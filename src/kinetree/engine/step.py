@@ -8,7 +8,7 @@ arrays (``step_control``), which its Python and the runs share. ``run_steps`` ta
 step up to the next report time, stop time or step limit in one call: the attempt (the
 stages of an explicit Runge-Kutta method, the symplectic Euler step, or a method's own
 attempt in Python), the error norm and the step-size control, the projection
-(``_project_constraints``, or the normalization of quaternions without constraints), and
+(``project.py``, or the normalization of quaternions without constraints), and
 the derivative at each step's end. A model with Python in its realization, or a method
 that attempts its steps in Python, takes the same run: it stops to ask the integrator for
 that part (step_control's NEED_* codes) and is called again to go on
@@ -42,9 +42,9 @@ from kinetree.engine.forward import (
     OVERFLOW,
     POSITION,
     SINGULAR,
-    VELOCITY,
 )
 from kinetree.engine.kinds import Kinds
+from kinetree.engine.project import project_y
 from kinetree.errors import KinetreeError
 from kinetree.integrators.step_control import (
     ACCEPTED,
@@ -112,18 +112,13 @@ from kinetree.integrators.step_control import (
     time_tol,
 )
 from kinetree.jit import helper
-from kinetree.multibody.constraint_table import CON_COLUMNS, unpack_constraints
-from kinetree.multibody.kernels.constraints import constraint_rows, project_rows
+from kinetree.multibody.constraint_table import CON_COLUMNS
 from kinetree.multibody.kernels.n_matrix import n_sweep, normalize_quaternions
-from kinetree.multibody.matter import SIGNIFICANT, SimbodyMatterSubsystem
-from kinetree.multibody.tree_model import unpack_cache, unpack_tree
+from kinetree.multibody.tree_model import unpack_tree
 from kinetree.system.stage import Stage
 from kinetree.system.subsystem import Subsystem
 
 _INSTANCE, _ACCELERATION = Stage.INSTANCE, Stage.ACCELERATION   # an Enum attribute: ~150 ns
-MAX_PROJECTION_ITERATIONS = SimbodyMatterSubsystem.MAX_PROJECTION_ITERATIONS
-HALVINGS = SimbodyMatterSubsystem.PROJECTION_HALVINGS
-OVERSHOOT = SimbodyMatterSubsystem.PROJECTION_OVERSHOOT
 ACCEPTED_END = -1
 """run_steps' own mark of a step a method in Python accepted, its end realized."""
 
@@ -134,107 +129,6 @@ def _copy(source, target):
     error message alone would compile numba's string formatting (seconds of a first run)."""
     for i in range(target.shape[0]):
         target[i] = source[i]
-
-
-@helper
-def _largest(a):
-    """max |a_i| (0 for an empty a)."""
-    worst = 0.0
-    for x in a:
-        worst = max(worst, abs(x))
-    return worst
-
-
-@helper
-def _norm(a):
-    """|a| (2-norm)."""
-    s = 0.0
-    for x in a:
-        s += x * x
-    return s ** 0.5
-
-
-@numba.njit(cache=True)
-def _project_constraints(model, data, realize, y, scratch, tolerance, force):
-    """SimbodyMatterSubsystem.project on the State of ``model`` and ``data``
-    (``engine/data.py``, realized by the compiled ``realize_stages`` at the address
-    ``realize``), at y
-    (which it updates): unless ``force``, only if an error of qerr or uerr exceeds
-    ``tolerance``. q: quaternions normalized, then damped Newton steps q += s N Δu, Δu
-    the smallest change (unit weights) zeroing the linearized position errors, s halved
-    until they shrink; u: the smallest change zeroing the velocity errors. ``scratch``
-    (3 x ny) holds q at a Newton step's start, its N Δu and Δu. Like Simbody, the Newton
-    steps try for OVERSHOOT of the tolerance and settle for the tolerance. Returns PROJECTED,
-    NOT_NEEDED, PROJECTION_FAILED or a realization's failure code."""
-    q, u = data.q, data.u
-    nq, nu = q.shape[0], u.shape[0]
-    _copy(y[:nq], q)
-    _copy(y[nq:], u)
-    qerr, uerr = data.qerr, data.uerr
-    if not force:
-        failed = call_native(realize, POSITION, VELOCITY, model, data)
-        if failed != 0:
-            return failed
-        if not max(_largest(data.quaternion_err), _largest(qerr), _largest(uerr)) > tolerance:
-            return NOT_NEEDED
-    quaternion_q = model.quaternion_q
-    normalize_quaternions(q, quaternion_q)
-    kinds = model.constraint_kinds
-    tree = unpack_tree(model.tree_i, model.tree_f, model.mobilizer_kinds)
-    cache = unpack_cache(data.buf, data.status)
-    con = unpack_constraints(model.con_i, data.con_index, data.con_f, data.con_buf, q, u)
-    q_start, dq, du = scratch[0, :nq], scratch[1, :nq], scratch[2, :nu]
-    mp = qerr.shape[0]
-    iterations = 0
-    target = max(OVERSHOOT * tolerance, SIGNIFICANT)
-    while mp > 0:
-        failed = call_native(realize, POSITION, POSITION, model, data)
-        if failed != 0:
-            return failed
-        worst = _largest(qerr)
-        if worst <= target:
-            break
-        if iterations == MAX_PROJECTION_ITERATIONS:
-            if worst <= tolerance:
-                break
-            return PROJECTION_FAILED
-        _copy(q, q_start)
-        constraint_rows(kinds, tree, cache, con)
-        project_rows(tree, cache, con, mp, qerr, du)
-        n_sweep(tree, q, du, dq)
-        size = _norm(qerr)
-        shrunk = False
-        for _ in range(HALVINGS):
-            for i in range(nq):
-                q[i] = q_start[i] + dq[i]
-            normalize_quaternions(q, quaternion_q)
-            failed = call_native(realize, POSITION, POSITION, model, data)
-            if failed != 0:
-                return failed
-            if _norm(qerr) < size:
-                shrunk = True
-                break
-            for i in range(nq):
-                dq[i] *= 0.5
-        if not shrunk:
-            _copy(q_start, q)
-            if worst <= tolerance:
-                break
-            return PROJECTION_FAILED
-        iterations += 1
-    failed = call_native(realize, POSITION, POSITION, model, data)
-    if failed == 0 and uerr.shape[0] > 0:
-        failed = call_native(realize, VELOCITY, VELOCITY, model, data)
-        if failed == 0 and _largest(uerr) > tolerance:
-            constraint_rows(kinds, tree, cache, con)
-            project_rows(tree, cache, con, uerr.shape[0], uerr, du)
-            for i in range(nu):
-                u[i] += du[i]
-    if failed != 0:
-        return failed
-    y[:nq] = q
-    y[nq:] = u
-    return PROJECTED
 
 
 @helper
@@ -334,7 +228,7 @@ def run_steps(run):
 
     When ``control_i[PYTHON]`` is 0 every derivative realizes the State of ``run.model``
     and ``run.data`` by the compiled ``realize_stages`` at the address ``run.realize``,
-    and a model with constraints is projected by the compiled ``_project_constraints`` at
+    and a model with constraints is projected by the compiled ``project_y`` at
     ``run.project``. Otherwise the run asks its caller for each derivative, attempt and
     projection (step_control's NEED_* codes) and is called again to go on, so a model
     with Python in it takes the same steps. A call returns between steps once it has done
@@ -594,7 +488,7 @@ class CompiledStepper:
         steps = integrator.step_arrays()
         project = 0
         if model.con_i.shape[0] > 0:
-            project = native_address(_project_constraints, (
+            project = native_address(project_y, (
                 model, data, plan.realize_address, steps.work[2], steps.work[6:9], 0.0, False))
         arrays = (*steps, model, data)
         run = new_run(*arrays, plan.realize_address, project)
@@ -623,8 +517,8 @@ class CompiledStepper:
             if force:
                 normalize_quaternions(y, model.quaternion_q)
             return force
-        status = _project_constraints(model, plan.data, plan.realize_address, y,
-                                      self._scratch, tolerance, force)
+        status = project_y(model, plan.data, plan.realize_address, y, self._scratch,
+                           tolerance, force)
         if status == PROJECTED or status == NOT_NEEDED:
             return status == PROJECTED
         if status == PROJECTION_FAILED:

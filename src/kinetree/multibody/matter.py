@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from kinetree.engine import project
+from kinetree.engine.data import assemble
 from kinetree.engine.kinds import Kinds
 from kinetree.errors import (
     InvalidArgumentError,
@@ -42,7 +44,7 @@ from kinetree.multibody.kernels.aba import (
     calc_articulated_body_inertias,
     calc_tree_accelerations,
 )
-from kinetree.multibody.kernels.constraints import calc_constraint_matrix, project_on_rows
+from kinetree.multibody.kernels.constraints import calc_constraint_matrix
 from kinetree.multibody.kernels.crba import calc_mass_matrix
 from kinetree.multibody.kernels.jacobian import (
     calc_system_jacobian,
@@ -71,9 +73,6 @@ from kinetree.multibody.tree_model import (
 from kinetree.system.hooks import RealizeHooks
 from kinetree.system.stage import Stage
 from kinetree.system.subsystem import Subsystem
-
-SIGNIFICANT = np.finfo(float).eps ** 0.875
-"""Simbody's SignificantReal: the smallest error projection tries for."""
 
 
 @dataclass
@@ -991,87 +990,81 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
             cols.append(cs.multiply_by_velocity_g(state, data, d, x)[:data.mp])
         return np.column_stack(cols) if cols else np.zeros((data.mp, 0))
 
-    MAX_PROJECTION_ITERATIONS = 20
-    PROJECTION_HALVINGS = 12
-    PROJECTION_OVERSHOOT = 0.1
-    """Projection's Newton steps are halved up to PROJECTION_HALVINGS times until the
-    errors shrink, and try for PROJECTION_OVERSHOOT of the tolerance, settling for the
-    tolerance (Simbody's default overshoot factor)."""
-
     def project_q(self, state, tolerance: float) -> dict:
         """Normalize every quaternion, then move q by damped Newton steps q += s N Δu, Δu
         the smallest change (unit weights) that zeroes the linearized position errors and s
-        halved until the errors shrink, until max |perr| <= tolerance. Raises, naming the
-        worst constraint, if that does not happen."""
-        system = self.get_system()
-        d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.project_q")
+        halved until the errors shrink, until max |perr| <= tolerance
+        (``engine/project.py``). Raises, naming the worst constraint, if that does not
+        happen."""
         q0 = np.array(self.get_q(state))
-        self._normalize_quaternions(state, d)
-        data = self._constraint_data(state)
-        iterations = 0
-        target = max(self.PROJECTION_OVERSHOOT * tolerance, SIGNIFICANT)
-        while data.mp:
-            system.realize(state, Stage.POSITION)
-            perr = np.array(self._perr(state))
-            if np.max(np.abs(perr)) <= target:
-                break
-            if iterations == self.MAX_PROJECTION_ITERATIONS or \
-                    not self._newton_step(state, d, data, perr):
-                if np.max(np.abs(perr)) <= tolerance:
-                    break
-                worst = self._worst_constraint(data, perr)
-                raise KinetreeError(
-                    f"System.project: position errors still {np.max(np.abs(perr)):.3g} after "
-                    f"{iterations} Newton steps (largest in {worst._name()}); the constraints "
-                    f"may be inconsistent or the configuration far from them. Assemble first "
-                    f"or loosen the tolerance ({tolerance:g}).")
-            iterations += 1
-        return {"q_iterations": iterations,
+        control_i, _ = self._project(state, tolerance, project.DO_Q, "project_q")
+        return {"q_iterations": int(control_i[project.ITERATIONS]),
                 "q_change": float(np.max(np.abs(self.get_q(state) - q0))) if q0.size else 0.0}
-
-    def _newton_step(self, state, d, data, perr) -> bool:
-        """Move q along N Δu, halving the step until |perr| decreases; False if no step
-        of the halvings does."""
-        q_start = np.array(self.get_q(state))
-        dq = self.multiply_by_n(state, False,
-                                self._project_on_rows(state, d, data, perr, data.mp))
-        size = np.linalg.norm(perr)
-        for _ in range(self.PROJECTION_HALVINGS):
-            self.upd_q(state)[:] = q_start + dq
-            self._normalize_quaternions(state, d)
-            self.get_system().realize(state, Stage.POSITION)
-            if np.linalg.norm(self._perr(state)) < size:
-                return True
-            dq *= 0.5
-        self.upd_q(state)[:] = q_start
-        return False
 
     def project_u(self, state, tolerance: float) -> dict:
         """Move u by the smallest Δu (unit weights) that zeroes the velocity errors."""
-        d = self.get_tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.project_u")
-        data = self._constraint_data(state)
-        if not data.mp + data.mv:
-            return {"u_change": 0.0}
-        self.get_system().realize(state, Stage.VELOCITY)
-        uerr = np.array(self.get_u_err(state))
-        if np.max(np.abs(uerr)) <= tolerance:
-            return {"u_change": 0.0}
-        du = self._project_on_rows(state, d, data, uerr, data.mp + data.mv)
-        self.upd_u(state)[:] += du
-        return {"u_change": float(np.max(np.abs(du)))}
+        self.get_tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.project_u")
+        _, control_f = self._project(state, tolerance, project.DO_U, "project_u")
+        return {"u_change": float(control_f[project.U_CHANGE])}
 
-    def _project_on_rows(self, state, d, data, err, n: int) -> np.ndarray:
-        """The smallest Δu (unit weights) with G[:n] Δu = -err, G at the State's positions
-        (and velocities, for its nonholonomic rows)."""
+    def _project(self, state, tolerance: float, flags: int, where: str) -> tuple:
+        """The projection ``flags`` ask for (DO_Q, DO_U) of ``state``'s q and u, to
+        ``tolerance``: ``project_steps`` run to the end, its requests answered here (the
+        State realized by its System, the Python constraints' rows, the custom
+        mobilizers' N). Returns its control arrays (control_i, control_f)."""
+        d = self.get_tree_data(state, Stage.MODEL, f"SimbodyMatterSubsystem.{where}")
+        data = self._constraint_data(state)
+        system = self.get_system()
+        model, engine_data, steps = self._engine_projection(state)
+        nq, nu = engine_data.q.size, engine_data.u.size
+        flags |= project.FORCE
         if data.python:
-            self._refresh_kinematics(state, data, data.python)
-            cs.write_python_rows(state, data, d, below=n)
-        calc_constraint_matrix(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, data.kinds,
-                               *data.table, *self._kernel_q_u(state))
-        du = np.zeros(data.nu)
-        project_on_rows(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, *data.table, n,
-                        np.ascontiguousarray(err, dtype=float), du)
-        return du
+            flags |= project.PYTHON_ROWS
+        if d.custom is not None:
+            flags |= project.PYTHON_N
+        scratch = np.zeros((3, max(nq, nu)))
+        control_i = np.zeros(project.N_CONTROL_I, dtype=np.int64)
+        control_f = np.zeros(project.N_CONTROL_F)
+        control_i[project.FLAGS] = flags
+        control_f[project.TOLERANCE] = tolerance
+        while True:
+            status = steps(model, engine_data, 0, scratch, control_i, control_f)
+            if control_i[project.Q_CHANGED]:        # written in place: back up the State
+                state.upd_q()
+                control_i[project.Q_CHANGED] = 0
+            if status == project.NEED_POSITION:
+                system.realize(state, Stage.POSITION)
+            elif status == project.NEED_VELOCITY:
+                system.realize(state, Stage.VELOCITY)
+            elif status == project.NEED_ROWS:
+                self._refresh_kinematics(state, data, data.python)
+                cs.write_python_rows(state, data, d, below=int(control_i[project.ROWS]))
+            elif status == project.NEED_N:
+                d.custom.n_mult(scratch[2, :nu], scratch[1, :nq])
+            else:
+                break
+        if control_f[project.U_CHANGE] > 0.0:
+            state.upd_u()
+        if status == project.PROJECTION_FAILED:
+            worst = control_f[project.WORST]
+            constraint = self._worst_constraint(data, int(control_i[project.WORST_ROW]))
+            raise KinetreeError(
+                f"System.project: position errors still {worst:.3g} after "
+                f"{control_i[project.ITERATIONS]} Newton steps (largest in "
+                f"{constraint._name()}); the constraints may be inconsistent or the "
+                f"configuration far from them. Assemble first or loosen the tolerance "
+                f"({tolerance:g}).")
+        return control_i, control_f
+
+    def _engine_projection(self, state) -> tuple:
+        """(EngineModel, EngineData, their compiled projection) of ``state`` (realized to
+        INSTANCE): its realization plan's, or, if the compiled realization does not run
+        this subsystem, those of this subsystem's fields alone (``engine/data.py``)."""
+        plan = self.get_system()._plan_of(state)
+        if plan.model is not None:
+            return plan.model, plan.data, plan.project_steps
+        model, data = assemble(self.engine_fields(state))
+        return model, data, project.steps_entry(model, data)
 
     def _normalize_quaternions(self, state, d) -> None:
         """Scale every quaternion block of q to unit length (the orientation it stands for
@@ -1080,10 +1073,10 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
             normalize_quaternions(self.upd_q(state), d.quaternion_q)
 
     @staticmethod
-    def _worst_constraint(data, perr):
-        j = int(np.argmax(np.abs(perr)))
+    def _worst_constraint(data, row: int):
+        """The constraint whose position errors include row ``row`` of perr."""
         return next(lay.constraint for lay in data.layouts
-                    if lay.p_rows.start <= j < lay.p_rows.stop)
+                    if lay.p_rows.start <= row < lay.p_rows.stop)
 
     def multiply_by_pq(self, state, x) -> np.ndarray:
         """Pq x (mp) for x in q-space: the rate of the position errors for q̇ = x, without

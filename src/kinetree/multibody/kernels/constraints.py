@@ -413,16 +413,6 @@ def calc_constraint_matrix(tree_i, tree_f, kinds, buf, status, constraint_kinds,
                     unpack_cache(buf, status), con)
 
 
-@kernel
-def project_on_rows(tree_i, tree_f, kinds, buf, status, con_i, con_index, con_f, con_buf, n,
-                    err, du):
-    """``project_rows`` on the flat tree, cache and constraint arrays (rows G already
-    formed)."""
-    project_rows(unpack_tree(tree_i, tree_f, kinds), unpack_cache(buf, status),
-                 unpack_constraints(con_i, con_index, con_f, con_buf, du[:0], du), n, err,
-                 du)
-
-
 @helper
 def project_rows(tree, cache, con, n, err, du):
     """du = the smallest change (unit weights) with G[:n] du = -err: the correction of
