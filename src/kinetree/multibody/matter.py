@@ -1116,9 +1116,6 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         return F
 
     # ------------------------------------------------ lazy realization
-    def _epochs(self, state, depends: int) -> tuple:
-        return (state._q_epoch, state._u_epoch)[:depends]
-
     def _is_realized(self, state, what: str) -> bool:
         """Whether ``what`` (a key of _LAZY) is current in ``state``: its stage is
         realized, or it was realized (on request, or by a stage since backed up by a change
@@ -1127,12 +1124,12 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         part = state._parts[self._index]
         if stage is not None and part.stage >= stage:
             return True
-        epochs = self._epochs(state, depends)
+        epochs = state._kinematics_key(depends)
         d = part.cache[self._data_index].value if part.stage >= Stage.MODEL else None
         if d is not None and d.lazy.get(what) == epochs:
             return True
         done = state._completed.get(int(stage)) if stage is not None else None
-        return done is not None and done[:depends] == epochs
+        return done is not None and done[:depends + 1] == epochs
 
     def _require(self, state, what: str, where: str) -> TreeData:
         stage = _LAZY[what][0] or Stage.POSITION
@@ -1143,7 +1140,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
 
     def _mark_realized(self, state, what: str) -> None:
         d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem")
-        d.lazy[what] = self._epochs(state, _LAZY[what][1])
+        d.lazy[what] = state._kinematics_key(_LAZY[what][1])
 
     def _compute_stage_alone(self, state, g: Stage, where: str) -> None:
         """The compiled work of stage ``g`` (and this subsystem's Python around it) without

@@ -189,13 +189,9 @@ class State:
         self._changed = [0] * _N_STAGES
         self._instance_version = 0
         self._epoch = 0
-        # What the lazily realized kinematics depend on (Simbody's position and velocity
-        # kinematics): a number that changes with q (and with any Instance-stage change),
-        # one that changes with u, and for each stage the pair it was last complete at,
-        # so that a change of time alone leaves what q and u determine valid.
-        self._q_epoch = 0
-        self._u_epoch = 0
-        self._completed: dict[int, tuple[int, int]] = {}
+        # For each stage, the key of q and u (``_kinematics_key``) it was last complete
+        # at, so that a change of time alone leaves what q and u determine valid.
+        self._completed: dict[int, tuple] = {}
         self._realizing: Stage | None = None
         self._system_uid: str | None = None
         self._topology_version = -1
@@ -308,14 +304,12 @@ class State:
         completed = self._completed
         if stage == _TIME:
             for g in range(_POSITION, self._stage + 1):
-                completed[g] = (self._q_epoch, self._u_epoch)
+                completed[g] = self._kinematics_key(2)
         else:
             for g in [g for g in completed if g >= stage]:
                 del completed[g]
         if stage <= _INSTANCE:
             self._instance_version = self._epoch
-            self._q_epoch += 1
-            self._u_epoch += 1
             if self._stage >= stage or any(p.stage >= stage for p in self._parts):
                 self._back_up_to(STAGES[stage - 1])
 
@@ -323,15 +317,21 @@ class State:
         """The number of the last change that invalidated ``stage``."""
         return max(self._changed[:stage + 1])
 
+    def _kinematics_key(self, depends: int) -> tuple:
+        """What the lazily realized kinematics (Simbody's position and velocity
+        kinematics) depend on: numbers that change with any Instance-stage change and
+        with q, and (``depends`` 2) with u, but not with time alone."""
+        changed = self._changed
+        return (self._instance_version, changed[_POSITION], changed[_VELOCITY])[:depends + 1]
+
     def _advanced_to(self, t: float, stage: Stage) -> None:
         """Compiled code moved this State's variables to time ``t`` (s) and realized every
         part through ``stage``: set_time, then every part marked realized, in one go
         (once per compiled run of steps)."""
         self._t = t
         self._epoch += 1
-        self._changed[_TIME] = self._epoch
-        self._q_epoch += 1
-        self._u_epoch += 1
+        changed = self._changed
+        changed[_TIME] = changed[_POSITION] = changed[_VELOCITY] = self._epoch
         self._stage = stage
         for p in self._parts:
             p.stage = stage
@@ -443,14 +443,12 @@ class State:
         """Writable q; the State backs up to TIME first."""
         self._variables("State.upd_q")
         self._invalidate(_POSITION)
-        self._q_epoch += 1
         return self._q
 
     def upd_u(self) -> np.ndarray:
         """Writable u; the State backs up to POSITION first."""
         self._variables("State.upd_u")
         self._invalidate(_VELOCITY)
-        self._u_epoch += 1
         return self._u
 
     def upd_z(self) -> np.ndarray:
@@ -463,8 +461,6 @@ class State:
         """Writable y = [q | u | z]; the State backs up to TIME first."""
         self._variables("State.upd_y")
         self._invalidate(_POSITION)
-        self._q_epoch += 1
-        self._u_epoch += 1
         return self._y
 
     def _copy_in(self, dest: np.ndarray, values, where: str) -> None:
@@ -493,7 +489,6 @@ class State:
                 or q.shape != dest.shape or _copy_finite(dest, q) >= 0:
             self._copy_in(dest, q, "State.set_q")
         self._invalidate(_POSITION)
-        self._q_epoch += 1
 
     def set_u(self, u) -> None:
         """Copy in u (as many finite numbers); the State backs up to POSITION. Values
@@ -505,7 +500,6 @@ class State:
                 or u.shape != dest.shape or _copy_finite(dest, u) >= 0:
             self._copy_in(dest, u, "State.set_u")
         self._invalidate(_VELOCITY)
-        self._u_epoch += 1
 
     def set_z(self, z) -> None:
         """Copy in z; the State backs up to VELOCITY (refused values change nothing)."""
@@ -859,7 +853,7 @@ class State:
         state = dict(state)
         arrays = state.pop("_arrays")
         self.__dict__.update(state)
-        for name, value in (("_q_epoch", 0), ("_u_epoch", 0), ("_completed", {})):
+        for name, value in (("_completed", {}),):
             self.__dict__.setdefault(name, value)       # States saved before they existed
         if "_changed" not in self.__dict__:     # saved with a version per stage instead
             self._changed = self.__dict__.pop("_versions")
