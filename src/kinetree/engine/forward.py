@@ -74,10 +74,11 @@ from kinetree.system.stage import Stage
 
 POSITION, VELOCITY = int(Stage.POSITION), int(Stage.VELOCITY)
 DYNAMICS, ACCELERATION = int(Stage.DYNAMICS), int(Stage.ACCELERATION)
-SINGULAR, OVERFLOW, INCONSISTENT, NONFINITE = 1, 2, 4, 7
+SINGULAR, OVERFLOW, INCONSISTENT, NONFINITE, ZERO_QUATERNION = 1, 2, 4, 7, 8
 """What realize_stages returns when it stops early, when the constraint equations had no
-solution (INCONSISTENT, after the whole realization), or when a stage's results are not
-finite numbers (NONFINITE: q̇, the applied forces or u̇)."""
+solution (INCONSISTENT, after the whole realization), when a stage's results are not
+finite numbers (NONFINITE: q̇, the applied forces or u̇), or when a quaternion in q is
+all zeros (ZERO_QUATERNION: it stands for no orientation)."""
 
 
 @helper
@@ -88,6 +89,19 @@ def _finite(values):
     for x in values:
         total += x - x
     return total == 0.0
+
+
+@helper
+def _zero_quaternion(q, quaternion_q):
+    """Whether a quaternion of q (its indices a row of ``quaternion_q``) is all zeros, or
+    so small that its squared length is: the rotation it gives would divide by zero."""
+    for k in range(quaternion_q.shape[0]):
+        s = 0.0
+        for i in range(4):
+            s += q[quaternion_q[k, i]] ** 2
+        if s == 0.0:
+            return True
+    return False
 
 
 @helper
@@ -138,7 +152,8 @@ def realize_stages(first, last, model, data):
     the quaternions' normalization errors and the enabled constraints' errors and
     multipliers. Each ``*_kinds`` is the Kinds of a family the model uses
     (``engine/kinds.py``), its table of the addresses of the kinds compiled apart.
-    Returns 0 when done, SINGULAR after the inertias if a body's articulated inertia is
+    Returns 0 when done, ZERO_QUATERNION before anything if a quaternion in q is all
+    zeros, SINGULAR after the inertias if a body's articulated inertia is
     singular along its mobilities (data.status[0] = 1 + the body), OVERFLOW after the
     contact search if its buffers were too small, NONFINITE when q̇, the applied forces
     or u̇ are not all finite, INCONSISTENT at the end if the constraints' acceleration
@@ -153,6 +168,8 @@ def realize_stages(first, last, model, data):
     in_contact = data.contact_i[0] > 0          # the search has surfaces
     constraint_kinds, contact_kinds = model.constraint_kinds, model.contact_kinds
     if first <= POSITION <= last:
+        if _zero_quaternion(q, model.quaternion_q):
+            return ZERO_QUATERNION
         prescribe_positions(tree, cache, q)
         position_sweep(tree, cache, q)
         quaternion_errors(q, model.quaternion_q, data.quaternion_err)

@@ -32,7 +32,8 @@ from kinetree.engine.entry import entry_point
 from kinetree.engine.forward import (
     INCONSISTENT,
     NONFINITE,
-    SINGULAR,
+    OVERFLOW,
+    ZERO_QUATERNION,
     realization_of,
     realize,
 )
@@ -167,23 +168,27 @@ class RealizationPlan:
         return not failed
 
     def _stopped(self, state, failed: int, target: int) -> None:
-        """A compiled call returned ``failed``: raise for a singular inertia; if the
-        contact search outgrew its buffers, grow them (dropping this plan, bound to the
-        old ones) and realize ``state`` through ``target`` again from where it is."""
-        if failed == SINGULAR:
-            raise self.singular_error(state)
-        if failed == INCONSISTENT:
-            raise self._matter._inconsistent_error(state)
-        if failed == NONFINITE:
-            raise self._matter._nonfinite_error(state, self.data)
+        """A compiled call returned ``failed``: if the contact search outgrew its buffers,
+        grow them (dropping this plan, bound to the old ones) and realize ``state``
+        through ``target`` again from where it is; else raise (``failure_error``)."""
+        if failed != OVERFLOW:
+            raise self.failure_error(state, failed)
         self._search._grow(state)
         self._system.realize(state, STAGES[target])
 
-    def singular_error(self, state) -> Exception:
-        """The error naming the body whose articulated inertia a compiled call found
-        singular in ``state``."""
-        return self._matter._singular_error(
-            self._matter.get_tree_data(state, Stage.MODEL, "realize"), state)
+    def failure_error(self, state, failed: int) -> Exception:
+        """The error for a compiled realization of ``state`` that returned ``failed``
+        (``forward.realize_stages``' codes but OVERFLOW), naming the body or constraint
+        at fault."""
+        matter = self._matter
+        if failed == NONFINITE:
+            return matter._nonfinite_error(state, self.data)
+        if failed == INCONSISTENT:
+            return matter._inconsistent_error(state)
+        if failed == ZERO_QUATERNION:
+            return matter._zero_quaternion_error(state)
+        return matter._singular_error(matter.get_tree_data(state, Stage.MODEL, "realize"),
+                                      state)
 
     @staticmethod
     def mark_realized(state, stage) -> None:

@@ -41,7 +41,6 @@ from kinetree.engine.forward import (
     NONFINITE,
     OVERFLOW,
     POSITION,
-    SINGULAR,
 )
 from kinetree.engine.kinds import Kinds
 from kinetree.engine.project import project_y
@@ -496,11 +495,7 @@ class CompiledStepper:
 
     def error(self, failed: int) -> Exception:
         """The exception for a run that returned a realization's failure ``failed``."""
-        plan = self._system._plan_of(self._state)
-        if failed == NONFINITE:
-            return self._system.get_matter_subsystem()._nonfinite_error(self._state,
-                                                                        plan.data)
-        return plan.singular_error(self._state)
+        return self._system._plan_of(self._state).failure_error(self._state, failed)
 
     def mark_realized(self, t: float) -> None:
         """The last run advanced the State to time ``t`` (s) and realized its arrays
@@ -526,8 +521,7 @@ class CompiledStepper:
                 f"System.project: the position errors could not be brought under "
                 f"{tolerance:g} by Newton steps; the configuration may be far from the "
                 f"constraints.")
-        raise plan.singular_error(self._state) if status == SINGULAR else \
-            self._system.get_matter_subsystem()._inconsistent_error(self._state)
+        raise plan.failure_error(self._state, status)
 
 
 def _compiled_throughout(system, state, plan) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
-from kinetree.forces.force import Force
+from kinetree.forces.force import Force, potential_energy
 from kinetree.system.hooks import RealizeHooks
 from kinetree.system.stage import Stage
 
@@ -75,4 +75,6 @@ class Custom(Force):
         mobility_forces += saved[1]
 
     def calc_potential_energy(self, state) -> float:
-        return float(self._impl.calc_potential_energy(state))
+        return potential_energy(
+            self._impl.calc_potential_energy(state),
+            f"Force.Custom {self._index} ({type(self._impl).__name__}).calc_potential_energy")

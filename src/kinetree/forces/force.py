@@ -2,7 +2,29 @@
 
 from __future__ import annotations
 
-from kinetree.errors import InvalidArgumentError
+import math
+
+import numpy as np
+
+from kinetree.errors import InvalidArgumentError, NonFiniteError
+
+
+def potential_energy(value, where: str) -> float:
+    """The potential energy (J) user code returned at ``where``, as a float: refused,
+    naming ``where``, unless it is one finite real number."""
+    try:
+        if isinstance(value, (str, bytes)) or np.ndim(value) != 0 \
+                or np.iscomplexobj(value):
+            raise TypeError
+        energy = float(value)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(
+            f"{where} returned {value!r:.60}; it must return the potential energy, one real "
+            f"number (J), 0.0 for a force that has none.") from None
+    if not math.isfinite(energy):
+        raise NonFiniteError(
+            f"{where} returned {energy}; the potential energy must be a finite number (J).")
+    return energy
 
 
 class Force:
@@ -44,6 +66,13 @@ class Force:
     def set_disabled_by_default(self, disabled: bool) -> None:
         self._disabled_by_default = bool(disabled)
         self._forces.invalidate_subsystem_topology_cache()
+
+    def check_discrete_value(self, index: int, value) -> str | None:
+        """What makes ``value`` unfit for the subsystem's discrete variable ``index`` if
+        this element allocated it (a value of the right kind but out of the range its
+        setters keep, read from a file or set directly); None if nothing does, or if the
+        variable is not this element's."""
+        return None
 
     def _realize(self, stage, state) -> None:
         """The element's part of its subsystem's realization of ``stage``; most built-in

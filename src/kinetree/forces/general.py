@@ -260,20 +260,25 @@ class GeneralForceSubsystem(ForceSubsystem):
         given[...] = 0.0
         return given
 
+    _CHECKS_SET_VALUES = True
+
     def check_loaded_discrete_variable(self, state, index: int, value) -> str | None:
-        """As Subsystem's; the element parameters, besides: those each element's setters
-        keep >= 0 (a stiffness, a damping) must be so in a file too."""
+        """As Subsystem's; besides, the element parameters each element's setters keep
+        >= 0 (a stiffness, a damping) must be so, and an element's own discrete
+        variables within its range (``Force.check_discrete_value``)."""
         why = super().check_loaded_discrete_variable(state, index, value)
-        if why is not None or index != self._params_index:
+        if why is not None:
             return why
+        if index != self._params_index:
+            return next((why for force in self._forces
+                         if (why := force.check_discrete_value(index, value)) is not None),
+                        None)
         for force in self._forces:
-            nonnegative = getattr(force, "NONNEGATIVE", ())     # table elements only
-            at = self._force_i[force._index, 4] if nonnegative else 0
-            for i in nonnegative:
-                if not value[at + i] >= 0.0:
-                    return (f"parameter {i} of force {force._index} "
-                            f"({type(force).__name__}) is {value[at + i]!r}; its setters "
-                            f"keep it >= 0")
+            if isinstance(force, TableForce):
+                at = self._force_i[force._index, 4]
+                why = force.check_parameters(value[at:at + force._defaults.size])
+                if why is not None:
+                    return f"force {force._index} ({type(force).__name__}): {why}"
         return None
 
     def _element_params(self, state, force) -> np.ndarray:

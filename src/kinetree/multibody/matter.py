@@ -514,6 +514,23 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
                     f"{why}.")
         return NonFiniteError("System.realize: a result is not finite.")
 
+    def _zero_quaternion_error(self, state) -> InvalidArgumentError:
+        """The error for a realization of ``state`` whose q holds a quaternion of zeros,
+        naming its body."""
+        d = self.get_tree_data(state, Stage.MODEL, "realize")
+        q = self._kernel_q_u(state)[0]
+        rows = next((r for r in d.quaternion_q if not np.dot(q[r], q[r]) > 0.0),
+                    d.quaternion_q[0])
+        tree = d.tree
+        b = next(b for b in range(1, len(self._bodies))
+                 if tree.q_start[b] <= rows[0] < tree.q_start[b] + tree.nq[b])
+        return InvalidArgumentError(
+            f"System.realize: the quaternion of MobilizedBody {b} "
+            f"({type(self._bodies[b]).__name__}), q[{rows[0]}:{rows[0] + 4}], is "
+            f"{q[rows].tolist()}: a quaternion of zero length stands for no orientation. Set "
+            f"it to [1, 0, 0, 0] for no rotation, or set the orientation with "
+            f"set_q_to_fit_rotation.")
+
     def _raise_if_singular(self, d: TreeData, state) -> None:
         if d.status[0]:
             raise self._singular_error(d, state)

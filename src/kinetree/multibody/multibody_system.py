@@ -8,6 +8,7 @@ into during DYNAMICS.
 from __future__ import annotations
 
 from kinetree.errors import InvalidArgumentError
+from kinetree.forces.force import potential_energy
 from kinetree.system.stage import Stage
 from kinetree.system.system import System
 
@@ -101,7 +102,9 @@ class MultibodySystem(System):
     def calc_potential_energy(self, state) -> float:
         """Sum of every force subsystem's potential energy (J); needs DYNAMICS."""
         self.require_stage(state, Stage.DYNAMICS, "MultibodySystem.calc_potential_energy")
-        return float(sum(fs.calc_potential_energy(state) for fs in self._force_subsystems()))
+        return sum(potential_energy(fs.calc_potential_energy(state),
+                                    f"{fs.get_name()}.calc_potential_energy")
+                   for fs in self._force_subsystems()) + 0.0
 
     def calc_energy(self, state) -> float:
         """Kinetic plus potential energy (J); needs DYNAMICS."""

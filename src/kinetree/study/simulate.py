@@ -92,7 +92,16 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
         stepper.load_checkpoint(resume)
     else:
         system._check_state(state, "simulate")
-        stepper.initialize(state)
+        try:
+            stepper.initialize(state)
+        except Exception as error:
+            # The run never began: the State it was given is where it goes on from.
+            raise SimulationError(
+                f"simulate: could not start at t = {state.get_time():.6g} s: "
+                f"{type(error).__name__}: {str(error).rstrip('.')}"
+                + "".join(f" ({note})" for note in getattr(error, "__notes__", ()))
+                + ". No report was made; fix the cause and simulate again from the same "
+                "State (this error's .state).", None, state, state.get_time()) from error
     t0 = stepper.get_time()
     t_final = _seconds(t_final, "t_final")
     if not math.isfinite(t_final):

@@ -183,10 +183,21 @@ class Subsystem(RealizeHooks):
         state._discrete_changed(d)
         return d.value
 
+    _CHECKS_SET_VALUES = False
+    """Whether ``set_discrete_variable`` refuses a value its variable could not hold
+    (``check_loaded_discrete_variable``): so in a subsystem whose variables compiled code
+    reads, where a value of another kind or shape would be read as garbage."""
+
     def set_discrete_variable(self, state, index: int, value) -> None:
         """Replace the value; the State backs up below the variable's stage."""
         self._check(state)
         d = state._discrete(self, index, "set_discrete_variable")
+        if self._CHECKS_SET_VALUES:
+            why = self.check_loaded_discrete_variable(state, index, value)
+            if why is not None:
+                raise InvalidArgumentError(
+                    f"{self.get_name()}.set_discrete_variable({index}): {why}; change an "
+                    f"element's parameters through its setters.")
         state._set_discrete_value(d, value)
 
     def check_loaded_discrete_variable(self, state, index: int, value) -> str | None:

@@ -29,12 +29,22 @@ class TableForce(Force):
     STAGE = Stage.POSITION
     NONNEGATIVE: tuple[int, ...] = ()
     """The parameters (indices into the element's own) its setters keep >= 0, which a
-    State file must keep so too."""
+    State file must keep so too (``check_parameters``)."""
     _body1 = _body2 = _which = 0
 
     def __init__(self, forces, defaults):
         self._defaults = np.asarray(defaults, dtype=float).ravel()
         super().__init__(forces)
+
+    def check_parameters(self, params: np.ndarray) -> str | None:
+        """What makes ``params`` (this element's parameters, as a State file or a direct
+        change of the subsystem's variable holds them) a value its setters would refuse;
+        None if nothing does. Here: the NONNEGATIVE ones must be >= 0; an element whose
+        setters keep other ranges adds them."""
+        for i in self.NONNEGATIVE:
+            if not params[i] >= 0.0:
+                return f"parameter {i} is {params[i]!r}; its setters keep it >= 0"
+        return None
 
     def _row(self) -> tuple[int, int, int, int]:
         """(code, body1, body2, which) of this element's table row."""

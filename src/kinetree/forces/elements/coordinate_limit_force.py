@@ -58,6 +58,15 @@ class CoordinateLimitForce(MobilityForce):
                                              upper_limit, lower_stiffness, lower_limit,
                                              damping, transition))
 
+    def check_parameters(self, params) -> str | None:
+        """As the setters keep them: stiffnesses, damping and transition >= 0, and a
+        transition > 0."""
+        try:
+            _parameters("Force.CoordinateLimitForce", *params)
+        except InvalidArgumentError as error:
+            return str(error).rstrip(".")
+        return None
+
     def _set(self, state, where, **changes) -> None:
         names = ("upper_stiffness", "upper_limit", "lower_stiffness", "lower_limit",
                  "damping", "transition")

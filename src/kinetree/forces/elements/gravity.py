@@ -82,6 +82,16 @@ class Gravity(TableForce):
         self._excluded_by_default: set[int] = set()
         super().__init__(forces, [*d, g, finite(zero_height, where, "zero_height (m)")])
 
+    def check_parameters(self, params) -> str | None:
+        """As the setters keep them: g >= 0, a unit down direction, exclusion flags of
+        0 or 1 with Ground's set."""
+        if not abs(float(np.linalg.norm(params[:3])) - 1.0) <= 1e-12:
+            return f"the down direction {params[:3].tolist()} is not a unit vector"
+        flags = params[_BASE:]
+        if flags.size and (flags[0] != 1.0 or not np.all((flags == 0.0) | (flags == 1.0))):
+            return f"the body exclusion flags {flags.tolist()} must be 0 or 1, Ground's 1"
+        return super().check_parameters(params)
+
     # ------------------------------------------------------------ layout
     def _lay_out(self, matter) -> None:
         """[d, g, h_z, then one exclusion flag per body, Ground's set]."""

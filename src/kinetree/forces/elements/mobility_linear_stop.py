@@ -39,6 +39,14 @@ class MobilityLinearStop(MobilityForce):
                                   finite(dissipation, where, "dissipation", 0.0),
                                   *_bounds(where, q_low, q_high)])
 
+    def check_parameters(self, params) -> str | None:
+        """As the setters keep them: k, d >= 0 and q_low <= q_high."""
+        try:
+            _bounds("Force.MobilityLinearStop", params[2], params[3])
+        except InvalidArgumentError as error:
+            return str(error).rstrip(".")
+        return super().check_parameters(params)
+
     def set_bounds(self, state, q_low, q_high) -> None:
         """The limits in ``state``; backs the State up to VELOCITY."""
         self._set_params(state, 2, _bounds("Force.MobilityLinearStop.set_bounds", q_low,

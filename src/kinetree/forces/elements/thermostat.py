@@ -35,7 +35,9 @@ from kinetree.forces.force import Force
 from kinetree.system.stage import Stage
 
 DEFAULT_NUM_CHAINS = 3
-"""Simbody's default chain length."""
+MAX_NUM_CHAINS = 1000
+"""Simbody's default chain length, and the longest chain taken (each link adds two z; a
+handful is the practice)."""
 
 
 def _positive(value, where: str, what: str) -> float:
@@ -126,7 +128,7 @@ class Thermostat(Force):
         and must be realized to MODEL again (``system.realize_model(state)``), which
         starts the chain at zero."""
         self._forces.set_discrete_variable(state, self._chains_index, _count(
-            num_chains, "Force.Thermostat.set_num_chains", "num_chains", 1))
+            num_chains, "Force.Thermostat.set_num_chains", "num_chains", 1, MAX_NUM_CHAINS))
         return self
 
     def set_bath_temperature(self, state, bath_temperature) -> Thermostat:
@@ -148,6 +150,24 @@ class Thermostat(Force):
             num_excluded_dofs, "Force.Thermostat.set_num_excluded_dofs",
             "num_excluded_dofs", 0, 6))
         return self
+
+    def check_discrete_value(self, index: int, value) -> str | None:
+        """The chain length must be 1..MAX_NUM_CHAINS, the bath temperature and the
+        relaxation time > 0, the excluded degrees of freedom 0..6, as the setters keep
+        them."""
+        where = "Force.Thermostat"
+        checks = {self._chains_index: lambda: _count(value, where, "num_chains", 1,
+                                                     MAX_NUM_CHAINS),
+                  self._bath_index: lambda: _positive(value, where, "bath_temperature"),
+                  self._tau_index: lambda: _positive(value, where, "relaxation_time"),
+                  self._excluded_index: lambda: _count(value, where, "num_excluded_dofs",
+                                                       0, 6)}
+        try:
+            if index in checks:
+                checks[index]()
+        except InvalidArgumentError as error:
+            return str(error).rstrip(".")
+        return None
 
     def get_num_chains(self, state) -> int:
         return int(self._forces.get_discrete_variable(state, self._chains_index))
