@@ -203,3 +203,15 @@ def test_a_state_file_with_an_absurd_thermostat_chain_is_refused_before_allocati
         kt.State.load(path, system)
     with pytest.raises(InvalidArgumentError, match="1..1000"):
         elements["thermostat"].set_num_chains(state, 10 ** 12)
+
+
+def test_an_offset_too_large_for_floating_point_is_called_an_overflow_not_a_lack_of_inertia():
+    system, matter, forces, link = world()
+    kt.MobilizedBody.Pin(matter.Ground(), kt.Transform(), link, kt.Transform([1e300, 0, 0]))
+    state = system.realize_topology()
+    with pytest.raises(kt.errors.KinetreeError,
+                       match=r"overflows floating point: the origin of MobilizedBody 1 lies "
+                             r"1e\+300 m out.*units"):
+        system.realize(state, kt.Stage.ACCELERATION)
+    with pytest.raises(kt.errors.NonPhysicalError, match=r"com = \[1e\+300.*overflows"):
+        kt.MassProperties(1.0, [1e300, 0, 0], kt.Inertia(1.0))

@@ -384,7 +384,13 @@ class MassProperties:
             inertia = m * inertia
         elif not isinstance(inertia, Inertia):
             inertia = Inertia(inertia)
-        pm = m * _point_mass_matrix(c)
+        with np.errstate(over="ignore", invalid="ignore"):
+            pm = m * _point_mass_matrix(c)
+        if not np.all(np.isfinite(pm)):
+            raise NonPhysicalError(
+                f"{where}: the mass center com = {c.tolist()} m is so far from the body "
+                f"origin that m |c|^2 ({m:g} kg) overflows floating point; check the units "
+                f"(kinetree works in metres and kilograms).")
         _validated(
             inertia._m - pm,
             where,

@@ -557,6 +557,22 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         mobod = self._bodies[b]
         kind = type(mobod).__name__
         where = f"the articulated inertia of MobilizedBody {b} ({kind})"
+        outboard = [b]
+        for child in range(b + 1, len(self._bodies)):
+            if int(d.tree.parent[child]) in outboard:
+                outboard.append(child)
+        us, nu = int(d.tree.u_start[b]), int(d.tree.nu[b])
+        H = d.cache.H_cols[us:us + nu].T                # 6 x nu, in G
+        with np.errstate(over="ignore", invalid="ignore"):
+            D = H.T @ d.cache.P[b] @ H
+        if not (np.all(np.isfinite(d.cache.P[outboard])) and np.all(np.isfinite(D))):
+            far = max(outboard, key=lambda c: float(np.abs(d.cache.p_GB[c]).max()))
+            return KinetreeError(
+                f"SimbodyMatterSubsystem: {where} overflows floating point: the origin of "
+                f"MobilizedBody {far} lies {np.abs(d.cache.p_GB[far]).max():.3g} m out, and "
+                f"its inertia about its joint (mass times a distance squared) is not a "
+                f"finite number. Check the model's units (kinetree works in metres and "
+                f"kilograms) and the offsets of its frames (X_PF, X_BM).")
         if kind in self._EULER_ANGLES:
             qb = q[int(d.tree.q_start[b]):int(d.tree.q_start[b] + d.tree.nq[b])]
             return KinetreeError(
@@ -565,10 +581,6 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
                 f"where two of its rotation axes line up (gimbal lock), so it cannot turn "
                 f"about the third. Use a Ball mobilizer (quaternions: no singular "
                 f"orientation), or a sequence whose singular angle the motion avoids.")
-        outboard = [b]
-        for child in range(b + 1, len(self._bodies)):
-            if int(d.tree.parent[child]) in outboard:
-                outboard.append(child)
         if float(np.sum(d.tree.mass[outboard])) == 0.0:
             return KinetreeError(
                 f"SimbodyMatterSubsystem: {where} is singular along its mobilities: it and "
