@@ -215,3 +215,15 @@ def test_an_offset_too_large_for_floating_point_is_called_an_overflow_not_a_lack
         system.realize(state, kt.Stage.ACCELERATION)
     with pytest.raises(kt.errors.NonPhysicalError, match=r"com = \[1e\+300.*overflows"):
         kt.MassProperties(1.0, [1e300, 0, 0], kt.Inertia(1.0))
+
+
+@pytest.mark.parametrize("rate", ["x", None, 1 + 1j, [1.0, 2.0]])
+def test_a_steady_motion_rate_that_is_not_a_number_is_refused_and_leaves_the_body_free(rate):
+    system, matter, forces, link = world()
+    pin = kt.MobilizedBody.Pin(matter.Ground(), kt.Transform(), link, kt.Transform())
+    with pytest.raises(InvalidArgumentError, match="Motion.Steady: the rate must be"):
+        kt.Motion.Steady(pin, rate)
+    kt.Motion.Steady(pin, 2.0)          # the body takes a Motion still
+    state = system.realize_topology()
+    system.realize(state, kt.Stage.VELOCITY)
+    assert pin.get_one_u(state, 0) == 2.0

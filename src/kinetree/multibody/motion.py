@@ -150,16 +150,26 @@ class Steady(Motion):
     integrated. ``u`` is one rate for all mobilities or one per mobility."""
 
     def __init__(self, mobod, u):
+        # The rates are checked before the Motion joins the body, so a refused one
+        # leaves the body as it was.
+        self._mobod = mobod
+        rates = None if mobod.is_ground() else self._rates(u, "Motion.Steady")
         super().__init__(mobod)
-        self._default_rates = self._rates(u, "Motion.Steady")
+        self._default_rates = rates
 
     def _rates(self, u, where: str) -> np.ndarray:
-        rates = np.atleast_1d(np.asarray(u, dtype=float))
         nu = self._mobod._default_u.size
+        refused = InvalidArgumentError(
+            f"{where}: the rate must be one finite number or {nu} of them (one per "
+            f"mobility of {self._mobod._name()}); got {u!r}.")
+        if isinstance(u, (str, bytes)) or np.iscomplexobj(u):
+            raise refused
+        try:
+            rates = np.atleast_1d(np.asarray(u, dtype=float))
+        except (TypeError, ValueError):
+            raise refused from None
         if rates.ndim != 1 or rates.size not in (1, nu) or not np.all(np.isfinite(rates)):
-            raise InvalidArgumentError(
-                f"{where}: the rate must be one finite number or {nu} of them (one per "
-                f"mobility of {self._mobod._name()}); got {u!r}.")
+            raise refused
         return np.full(nu, rates[0]) if rates.size == 1 else rates.copy()
 
     def set_default_rate(self, u: float) -> Steady:
