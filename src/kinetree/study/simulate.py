@@ -184,8 +184,10 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
                 if status == SuccessfulStepStatus.END_OF_SIMULATION:
                     break
         except BaseException as error:
-            # Nothing is lost: what was reported, and the last accepted State.
+            # Nothing is lost: what was reported, and the last accepted State, with the
+            # event whose handling was interrupted, if one was (a run from it handles it).
             last = integ.get_advanced_state().copy()
+            last._pending_event = stepper._unhandled
             so_far = trajectory(last)
             if not isinstance(error, Exception):       # KeyboardInterrupt and the like
                 error.trajectory, error.state, error.time = so_far, last, last.get_time()

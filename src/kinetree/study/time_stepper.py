@@ -41,7 +41,8 @@ class TimeStepper:
         self._integrator = integrator
         self._report_all_significant_states = False
         self._initialized = False
-        self._unhandled = None      # (handlers, triggered) of an event whose handling raised
+        # (system, handlers, triggered): an event whose handling raised.
+        self._unhandled = None
 
     def get_system(self):
         return self._system
@@ -56,12 +57,16 @@ class TimeStepper:
     def initialize(self, state) -> None:
         """Start at a copy of ``state`` (projected and realized by the integrator);
         reporters due at its time report at the first step_to (handlers due then do not
-        run: the State given is taken as the one after any event at that time)."""
+        run: the State given is taken as the one after any event at that time), unless it
+        is the State of a simulate error whose event handling was interrupted: that
+        event is handled first, as this TimeStepper would after such an error."""
+        pending = state._pending_event
         self._integrator.initialize(state)
         self._include_current_time = True
         self._reported_at = math.nan
         self._initialized = True
-        self._unhandled = None
+        self._unhandled = pending if pending is not None and pending[0] is self._system \
+            else None
 
     def save_checkpoint(self, path) -> None:
         """Write to ``path`` all it takes to go on from here (``load_checkpoint``): the
@@ -97,7 +102,7 @@ class TimeStepper:
         if self._unhandled is not None:
             # A handler raised last time: the event is handled now, from the State it
             # found then, which its failure left untouched.
-            self._handle(*self._unhandled)
+            self._handle(*self._unhandled[1:])
             if integ.is_simulation_over():
                 return SuccessfulStepStatus.END_OF_SIMULATION
         stalled, last_time, rounds = 0, math.nan, 0
@@ -175,7 +180,7 @@ class TimeStepper:
         handler asked to). If a handler raises, the advanced State is as the event found
         it and the next step_to handles the event again."""
         integ = self._integrator
-        self._unhandled = handlers, triggered
+        self._unhandled = self._system, handlers, triggered
         state = integ.get_advanced_state().copy()
         accuracy = integ.get_accuracy_in_use()
         terminate = False

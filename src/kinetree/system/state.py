@@ -199,6 +199,11 @@ class State:
         # What the System last derived from this State's Instance-stage variables, tagged
         # with versions[INSTANCE] then: a MultibodySystem keeps its RealizationPlan here.
         self._system_plan = None
+        # An event found at this State whose handling was interrupted (a TimeStepper's
+        # handlers and triggers, set on the State of simulate's error, not on its
+        # copies): a run that goes on from this State handles it first
+        # (TimeStepper.initialize).
+        self._pending_event = None
         self._clear_continuous()
         self._clear_instance()
 
@@ -845,7 +850,7 @@ class State:
         arrays and the compiled realization plan bound to them (rebuilt on demand)."""
         state = {key: value for key, value in self.__dict__.items()
                  if not (isinstance(value, np.ndarray) or key.endswith("_ro")
-                         or key == "_system_plan")}
+                         or key in ("_system_plan", "_pending_event"))}
         state["_arrays"] = {name: getattr(self, name) for name in self._ARRAYS}
         return state
 
@@ -853,7 +858,7 @@ class State:
         state = dict(state)
         arrays = state.pop("_arrays")
         self.__dict__.update(state)
-        for name, value in (("_completed", {}),):
+        for name, value in (("_completed", {}), ("_pending_event", None)):
             self.__dict__.setdefault(name, value)       # States saved before they existed
         if "_changed" not in self.__dict__:     # saved with a version per stage instead
             self._changed = self.__dict__.pop("_versions")
