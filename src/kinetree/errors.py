@@ -92,6 +92,11 @@ class NonFiniteError(KinetreeError, ArithmeticError):
     u̇): the message names the quantity and where it first appeared."""
 
 
+class ConcurrentUseError(KinetreeError, RuntimeError):
+    """A State, an integrator or a TimeStepper was used by a second thread while a first
+    was still using it: each belongs to one thread at a time."""
+
+
 class SimulationError(KinetreeError, RuntimeError):
     """``simulate`` stopped on an exception (its ``__cause__``). Nothing is lost:
     ``trajectory`` holds the reports made until then, ``state`` the last accepted State

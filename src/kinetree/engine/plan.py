@@ -43,6 +43,7 @@ from kinetree.multibody.matter import SimbodyMatterSubsystem
 from kinetree.registry import CONTACT
 from kinetree.system.stage import STAGES, Stage
 from kinetree.system.subsystem import Subsystem
+from kinetree.system.threads import exclusive, refuse_if_in_use
 
 _HOOKS = {g: f"realize_{g.name.lower()}" for g in STAGES[Stage.TIME:Stage.REPORT + 1]}
 _COMPILED = range(int(Stage.POSITION), int(Stage.ACCELERATION) + 1)
@@ -209,7 +210,10 @@ class RealizationPlan:
             self._actions[state._stage][target] = actions
         parts = state._parts
         if type(actions) is tuple:
-            # Only built-in elements from here to the target: one call, then the marks.
+            # Only built-in elements from here to the target: one call (holding the GIL),
+            # then the marks.
+            if state._user is not None:
+                refuse_if_in_use(state, "This State")
             first, last, stage = actions
             failed = self._realize(first, last, state._t, self.realization)
             if failed:
@@ -220,6 +224,12 @@ class RealizationPlan:
                     part.stage = stage
             state._stage = stage
             return
+        with exclusive(state, "This State"):
+            self._run_actions(state, actions, target)
+
+    def _run_actions(self, state, actions: list, target: int) -> None:
+        """The actions of a plan with Python in it, in turn."""
+        parts = state._parts
         try:
             for action in actions:
                 kind = action[0]

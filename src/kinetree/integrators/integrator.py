@@ -37,6 +37,7 @@ from kinetree.errors import (
 from kinetree.integrators import step_control as control
 from kinetree.integrators.step_control import scaled_error_norm
 from kinetree.system.stage import Stage
+from kinetree.system.threads import exclusive, new_guard
 
 _VELOCITY, _ACCELERATION = Stage.VELOCITY, Stage.ACCELERATION   # an Enum attribute costs ~150 ns
 _T1, _H_NEXT, _T_STOP, _T_REPORT = control.T1, control.H_NEXT, control.T_STOP, control.T_REPORT
@@ -117,6 +118,7 @@ class Integrator:
         self._control_f = np.zeros(control.N_CONTROL_F)
         self._control_i = np.zeros(control.N_CONTROL_I, dtype=np.int64)
         self._system = system
+        new_guard(self)
         self._accuracy = 1e-3
         self._constraint_tolerance: float | None = None
         self._fixed_step: float | None = None
@@ -456,7 +458,12 @@ class Integrator:
     def step_to(self, report_time: float, scheduled_event_time: float = math.inf):
         """Advance until the report time is reached (interpolating inside a step if it
         overshoots), an event trigger fires, the scheduled event time or the final time is
-        reached, or the step limit; returns the SuccessfulStepStatus saying which."""
+        reached, or the step limit; returns the SuccessfulStepStatus saying which. One
+        thread at a time (ConcurrentUseError for a second)."""
+        with exclusive(self, f"This {type(self).__name__}"):
+            return self._step_to(report_time, scheduled_event_time)
+
+    def _step_to(self, report_time: float, scheduled_event_time: float):
         if self._advanced is None:
             self._require_initialized("step_to")
         if self._termination is not None:

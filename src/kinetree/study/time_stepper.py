@@ -16,6 +16,7 @@ from kinetree.integrators.integrator import Integrator, SuccessfulStepStatus
 from kinetree.study import checkpoint
 from kinetree.system.events import TriggeredEventReporter
 from kinetree.system.stage import Stage
+from kinetree.system.threads import exclusive, new_guard
 
 _MAX_STALLED = 100
 """Events handled in a row at one time, or each barely later than the one before, before
@@ -43,6 +44,7 @@ class TimeStepper:
         self._initialized = False
         # (system, handlers, triggered): an event whose handling raised.
         self._unhandled = None
+        new_guard(self)
 
     def get_system(self):
         return self._system
@@ -90,7 +92,12 @@ class TimeStepper:
         """Advance to ``time`` (s), handling every event on the way; returns
         REACHED_REPORT_TIME there, END_OF_SIMULATION if the integrator's final time or a
         handler ended it first, or REACHED_EVENT_TRIGGER / REACHED_SCHEDULED_EVENT with
-        set_report_all_significant_states."""
+        set_report_all_significant_states. One thread at a time (ConcurrentUseError for
+        a second)."""
+        with exclusive(self, "This TimeStepper"):
+            return self._step_to(time)
+
+    def _step_to(self, time: float) -> SuccessfulStepStatus:
         if not self._initialized:
             raise InvalidArgumentError("TimeStepper.step_to: call initialize(state) first.")
         integ, system = self._integrator, self._system

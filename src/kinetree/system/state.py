@@ -33,6 +33,7 @@ from kinetree.errors import (
 )
 from kinetree.system import state_file
 from kinetree.system.stage import STAGES, Stage
+from kinetree.system.threads import new_guard
 
 _N_STAGES = len(Stage)
 _FLOAT = np.dtype(float)
@@ -204,6 +205,7 @@ class State:
         # copies): a run that goes on from this State handles it first
         # (TimeStepper.initialize).
         self._pending_event = None
+        new_guard(self)
         self._clear_continuous()
         self._clear_instance()
 
@@ -850,7 +852,8 @@ class State:
         arrays and the compiled realization plan bound to them (rebuilt on demand)."""
         state = {key: value for key, value in self.__dict__.items()
                  if not (isinstance(value, np.ndarray) or key.endswith("_ro")
-                         or key in ("_system_plan", "_pending_event"))}
+                         or key in ("_system_plan", "_pending_event", "_user",
+                                    "_user_depth", "_user_lock"))}
         state["_arrays"] = {name: getattr(self, name) for name in self._ARRAYS}
         return state
 
@@ -864,6 +867,7 @@ class State:
             self._changed = self.__dict__.pop("_versions")
             self._instance_version = self._changed[_INSTANCE]
         self._system_plan = None
+        new_guard(self)
         for name, value in arrays.items():
             setattr(self, name, value)
         if self._y is not None:
