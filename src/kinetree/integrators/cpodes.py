@@ -168,7 +168,7 @@ class CPodesIntegrator(Integrator):
         self._f_new = np.empty(ny)
         self._f_base = np.empty(ny)
         self._identity = np.eye(ny)
-        self._J = np.empty((ny, ny))
+        self._J = np.zeros((ny, ny))
         self._dense_D = np.zeros((_MAX_ORDER + 1, ny))
 
     def _restart(self) -> None:
@@ -192,11 +192,11 @@ class CPodesIntegrator(Integrator):
 
     _HISTORY = ("_h", "_t_hist", "_order", "_equal_steps", "_failures_here",
                 "_have_jacobian", "_J", "_lu", "_lu_c", "_rate", "_jacobians")
-    _CHECKPOINT = {"_D": "array", "_h": "step_or_none", "_t_hist": "float_or_nan",
+    _CHECKPOINT = {"_D": "finite", "_h": "step_or_none", "_t_hist": "float_or_nan",
                    "_order": "order", "_equal_steps": "count", "_failures_here": "count",
-                   "_have_jacobian": "bool", "_J": "array", "_lu": "lu",
+                   "_have_jacobian": "bool", "_J": "finite", "_lu": "lu",
                    "_lu_c": "float_or_nan", "_rate": "time", "_jacobians": "count",
-                   "_newton_iterations": "count", "_dense_D": "array", "_dense_h": "time",
+                   "_newton_iterations": "count", "_dense_D": "finite", "_dense_h": "time",
                    "_dense_order": "order", "_dense_t": "float_or_nan"}
 
     def _history(self):

@@ -24,7 +24,7 @@ class VerletIntegrator(Integrator):
 
     method_name = "Verlet"
     min_order = max_order = 2
-    _CHECKPOINT = {"_qdotdot0": "array"}
+    _CHECKPOINT = {"_qdotdot0": "finite"}
 
     def _allocate(self, ny: int) -> None:
         self._nq = self._advanced.get_num_q()

@@ -72,7 +72,8 @@ def load(path, stepper) -> None:
         include_current_time = header["include_current_time"]
     except KinetreeError:
         raise
-    except (KeyError, ValueError, TypeError) as error:
+    except (KeyError, ValueError, TypeError, AttributeError) as error:
+        # A part of the header of another kind than it should be.
         raise StateMismatchError(
             f"{where}: {path} is damaged: {type(error).__name__} {error}.") from None
     state = system.get_default_state()._load_parts(system, t, parts, str(path))
@@ -121,8 +122,9 @@ def _fields(integ) -> dict:
 
 def _checked(name: str, value, current, kind: str, max_order: int, where: str):
     """``value`` read for the integrator value ``name`` (now ``current``), if it is of
-    its ``kind``: an array of the current one's shape and dtype ("array"; finite in its
-    four rows y0, ẏ0, y1, ẏ1 for "ends", positive and finite for "weights"), a bool, a
+    its ``kind``: an array of the current one's shape and dtype ("array"; finite for
+    "finite", in its four rows y0, ẏ0, y1, ẏ1 for "ends", positive and finite for
+    "weights"), a bool, a
     count (int >= 0), a method order (0 to ``max_order``), a finite time, a float that
     is finite or NaN ("float_or_nan"), a step size (positive and finite, or None:
     "step_or_none"), or an LU factorization of an ny x ny matrix, or None ("lu")."""
@@ -137,8 +139,10 @@ def _checked(name: str, value, current, kind: str, max_order: int, where: str):
             raise refuse(f"must be a {target.dtype} array of shape {target.shape}")
         return array
 
-    if kind in ("array", "ends", "weights"):
+    if kind in ("array", "finite", "ends", "weights"):
         array = like(value, current)
+        if kind == "finite" and not np.isfinite(array).all():
+            raise refuse("holds a value that is not finite")
         if kind == "ends" and not np.isfinite(array[:4]).all():
             raise refuse("holds a value that is not finite in y or ẏ")
         if kind == "weights" and not (np.isfinite(array).all() and (array > 0).all()):
@@ -164,6 +168,7 @@ def _checked(name: str, value, current, kind: str, max_order: int, where: str):
         matrix, pivots = value
         if not (isinstance(matrix, np.ndarray) and matrix.dtype == float and matrix.ndim == 2
                 and matrix.shape[0] == matrix.shape[1] and (n is None or matrix.shape[0] == n)
+                and np.isfinite(matrix).all()
                 and isinstance(pivots, np.ndarray) and pivots.dtype.kind == "i"
                 and pivots.shape == matrix.shape[:1]
                 and ((0 <= pivots) & (pivots < matrix.shape[0])).all()):

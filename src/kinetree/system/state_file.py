@@ -147,6 +147,8 @@ def decode_state(header: dict, arrays: dict, signature: str, where: str):
     def refuse(what: str):
         return StateMismatchError(f"{where}: {what}; {DAMAGED}.")
 
+    if not isinstance(header, dict):
+        raise refuse(f"its State is {_show.repr(header)}, not a record of one")
     if header.get("signature") != signature:
         raise StateMismatchError(
             f"{where} was saved from a System with a different topology (signature "
