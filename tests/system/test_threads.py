@@ -117,7 +117,7 @@ def test_one_stepper_stepped_from_two_threads_is_refused(stepper):
     runner.initialize(state)
     raised = while_inside(gate, lambda: runner.step_to(0.5), lambda: runner.step_to(0.5))
     assert raised is not None and "in use by another thread" in str(raised)
-    name = "RungeKuttaMersonIntegrator" if stepper == "integrator" else "TimeStepper"
+    name = "integrator" if stepper == "integrator" else "TimeStepper"
     assert f"This {name}" in str(raised)
     runner.step_to(0.5)                       # the first thread's run went on to the end
     assert runner.get_state().get_time() == 0.5

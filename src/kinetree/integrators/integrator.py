@@ -37,7 +37,7 @@ from kinetree.errors import (
 from kinetree.integrators import step_control as control
 from kinetree.integrators.step_control import scaled_error_norm
 from kinetree.system.stage import Stage
-from kinetree.system.threads import exclusive, new_guard
+from kinetree.system.threads import enter, leave, new_guard
 
 _VELOCITY, _ACCELERATION = Stage.VELOCITY, Stage.ACCELERATION   # an Enum attribute costs ~150 ns
 _T1, _H_NEXT, _T_STOP, _T_REPORT = control.T1, control.H_NEXT, control.T_STOP, control.T_REPORT
@@ -460,8 +460,11 @@ class Integrator:
         overshoots), an event trigger fires, the scheduled event time or the final time is
         reached, or the step limit; returns the SuccessfulStepStatus saying which. One
         thread at a time (ConcurrentUseError for a second)."""
-        with exclusive(self, f"This {type(self).__name__}"):
+        enter(self, "This integrator")
+        try:
             return self._step_to(report_time, scheduled_event_time)
+        finally:
+            leave(self)
 
     def _step_to(self, report_time: float, scheduled_event_time: float):
         if self._advanced is None:

@@ -16,7 +16,7 @@ from kinetree.integrators.integrator import Integrator, SuccessfulStepStatus
 from kinetree.study import checkpoint
 from kinetree.system.events import TriggeredEventReporter
 from kinetree.system.stage import Stage
-from kinetree.system.threads import exclusive, new_guard
+from kinetree.system.threads import enter, leave, new_guard
 
 _MAX_STALLED = 100
 """Events handled in a row at one time, or each barely later than the one before, before
@@ -94,8 +94,11 @@ class TimeStepper:
         handler ended it first, or REACHED_EVENT_TRIGGER / REACHED_SCHEDULED_EVENT with
         set_report_all_significant_states. One thread at a time (ConcurrentUseError for
         a second)."""
-        with exclusive(self, "This TimeStepper"):
+        enter(self, "This TimeStepper")
+        try:
             return self._step_to(time)
+        finally:
+            leave(self)
 
     def _step_to(self, time: float) -> SuccessfulStepStatus:
         if not self._initialized:

@@ -26,23 +26,34 @@ def new_guard(obj) -> None:
     obj._user, obj._user_depth, obj._user_lock = None, 0, threading.Lock()
 
 
-@contextlib.contextmanager
-def exclusive(obj, what: str):
-    """Run the block as the one thread using ``obj`` (``what`` names it in the error):
-    ConcurrentUseError if another thread is inside a block of it."""
+def enter(obj, what: str) -> None:
+    """Become the one thread using ``obj`` (``what`` names it in the error), until the
+    matching ``leave``: ConcurrentUseError if another thread is using it. Call ``leave``
+    in a ``finally``; ``exclusive`` does both around a block."""
     me = threading.get_ident()
     if obj._user != me:
         if not obj._user_lock.acquire(blocking=False):
             raise _in_use(what)
         obj._user = me
     obj._user_depth += 1
+
+
+def leave(obj) -> None:
+    """End the use ``enter`` began."""
+    obj._user_depth -= 1
+    if obj._user_depth == 0:
+        obj._user = None
+        obj._user_lock.release()
+
+
+@contextlib.contextmanager
+def exclusive(obj, what: str):
+    """Run the block as the one thread using ``obj`` (``enter`` and ``leave``)."""
+    enter(obj, what)
     try:
         yield
     finally:
-        obj._user_depth -= 1
-        if obj._user_depth == 0:
-            obj._user = None
-            obj._user_lock.release()
+        leave(obj)
 
 
 def refuse_if_in_use(obj, what: str) -> None:
