@@ -4,6 +4,9 @@ steps to the same q and u, and a model whose constraint or mobilizer is written 
 Python (its rows of G, its N, answered between compiled calls) projects as its built-in
 twin does."""
 
+import runpy
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -11,22 +14,15 @@ import kinetree as kt
 from kinetree.engine.project import PROJECTED, project_y
 from kinetree.errors import KinetreeError
 
+ExampleConstraint = runpy.run_path(str(Path(__file__).resolve().parents[2] / "examples" /
+                                       "custom_constraint.py"))["ExampleConstraint"]
 TOLERANCE = 1e-10
 
 
-class PythonRod(kt.Constraint.Custom.Implementation):
-    """Constraint.Rod between two body origins, in Python: perr = |r| - d, r from body1's
-    origin to body2's, its force λ r̂ on body2 (and -λ r̂ on body1)."""
-
-    def __init__(self, b1, b2, distance):
-        super().__init__(b1.get_matter_subsystem(), 1, 0, 0)
-        self.body1 = self.add_constrained_body(b1)
-        self.body2 = self.add_constrained_body(b2)
-        self.distance = distance
-
-    def _r(self, state):
-        return (self.get_body_origin_location_from_state(state, self.body2)
-                - self.get_body_origin_location_from_state(state, self.body1))
+class PythonRod(ExampleConstraint):
+    """Constraint.Rod between two body origins, in Python: the example's constraint with
+    perr = |r| - d instead of (r·r - d²)/2, r from body1's origin to body2's, and its
+    force λ r̂ on body2 (and -λ r̂ on body1)."""
 
     def _v(self, state):
         return (self.get_body_origin_velocity_from_state(state, self.body2)

@@ -110,6 +110,15 @@ def _realized(realize, last, model, data, control_i, resume):
     return call_native(realize, POSITION, last, model, data)
 
 
+@helper
+def _q_moved(realize, model, data, control_i, resume):
+    """After q changed: its quaternions normalized, the change noted (Q_CHANGED) and the
+    State realized through POSITION (``_realized``, resuming at ``resume``)."""
+    normalize_quaternions(data.q, model.quaternion_q)
+    control_i[Q_CHANGED] = 1
+    return _realized(realize, POSITION, model, data, control_i, resume)
+
+
 @numba.njit(cache=True)
 def project_steps(model, data, realize, scratch, control_i, control_f):
     """Project data.q and data.u (module docstring) as control_i[FLAGS] asks, from where
@@ -145,9 +154,7 @@ def project_steps(model, data, realize, scratch, control_i, control_f):
         if not flags & DO_Q:
             phase = Q_DONE
         else:
-            normalize_quaternions(q, model.quaternion_q)
-            control_i[Q_CHANGED] = 1
-            status = _realized(realize, POSITION, model, data, control_i, NEWTON)
+            status = _q_moved(realize, model, data, control_i, NEWTON)
             if status != 0:
                 return status
             phase = NEWTON
@@ -189,9 +196,7 @@ def project_steps(model, data, realize, scratch, control_i, control_f):
         if phase == TRY:
             for i in range(nq):
                 q[i] = q_start[i] + dq[i]
-            normalize_quaternions(q, model.quaternion_q)
-            control_i[Q_CHANGED] = 1
-            status = _realized(realize, POSITION, model, data, control_i, TRIED)
+            status = _q_moved(realize, model, data, control_i, TRIED)
             if status != 0:
                 return status
             phase = TRIED
