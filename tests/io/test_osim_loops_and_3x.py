@@ -97,15 +97,42 @@ def pendulums(last_joint: str) -> str:
 
 @pytest.mark.parametrize(("last_joint", "message"), [
     (joint("PinJoint", "jc", "A", (0, 0.5, 0), "ground", (0, 0.5, 0), [("qc", 0)]),
-     "child frame is on Ground"),
+     r"model.osim: PinJoint 'jc' \(parent body 'A', child body Ground\): .*child frame is "
+     "on Ground"),
     (joint("FreeJoint", "jf", "A", (0, 0, 0), "B", (0, 0, 0),
-           [(f"f{k}", 0) for k in range(6)]), "FreeJoint"),
+           [(f"f{k}", 0) for k in range(6)]),
+     r"model.osim: FreeJoint 'jf' \(parent body 'A', child body 'B'\): a FreeJoint"),
     (joint("PinJoint", "jaa", "A", (0, 0, 0), "A", (0, 0.1, 0), [("qaa", 0)]),
      "are both on 'A'"),
 ], ids=["ground-child", "free", "same-body"])
 def test_loops_that_cannot_be_built_are_refused(tmp_path, last_joint, message):
     with pytest.raises(OsimError, match=message):
         load(tmp_path, pendulums(last_joint))
+
+
+@pytest.mark.parametrize("kind", ["PinJoint", "WeldJoint"])
+def test_a_loop_that_cannot_close_names_its_joint_bodies_and_fix(tmp_path, kind):
+    """The four-bar's rocker made 5 m long, so that no pose brings the loop joint j3's
+    frames together: the default state is refused naming the file, j3 as the file names
+    it, its parent and child bodies, and what to change."""
+    bodies = [body("link1", 1.0, (0, 0.2, 0), (0.02, 0.003, 0.021, 0, 0, 0)),
+              body("link2", 2.0, (0.5, 0, 0), (0.01, 0.2, 0.205, 0, 0, 0)),
+              body("link3", 1.5, (0, 0, 0), (0.09, 0.012, 0.085, 0, 0, 0))]
+    joints = [joint("PinJoint", "j1", "ground", (0, 0, 0), "link1", (0, 0, 0), [("q1", 0)]),
+              joint("PinJoint", "j2", "link1", (0, 0.4, 0), "link2", (0, 0, 0), [("q2", 0)]),
+              joint(kind, "j3", "link2", (1, 0, 0), "link3", (0, 0, 0),
+                    [("q3", 0)] if kind == "PinJoint" else []),
+              joint("PinJoint", "j4", "ground", (1, 0, 0), "link3", (0, -5, 0), [("q4", 0)])]
+    model = load(tmp_path, document("long_rocker", bodies, joints), name="long_rocker")
+    with pytest.raises(OsimError) as caught:
+        model.get_default_state()
+    message = str(caught.value)
+    for part in ("long_rocker.osim", f"{kind} 'j3' (parent body 'link2', child body "
+                 "'link3'), closing a loop", "cannot be satisfied",
+                 "check the translation and orientation of its frames",
+                 "default values near a pose that closes it"):
+        assert part in message
+    assert "Constraint.Weld #" not in message
 
 
 def test_a_tree_ending_in_a_massless_moving_body_is_refused(tmp_path):

@@ -9,10 +9,11 @@ joint's name) reads and writes the same quantities here.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 
-from kinetree.errors import InvalidArgumentError
+from kinetree.errors import InvalidArgumentError, KinetreeError
 from kinetree.system.stage import Stage
 
 
@@ -102,6 +103,11 @@ class Model:
         self.skipped: list[str] = []
         self.force_elements: dict[str, list] = {}
         self.contact = None
+        self._file: str | None = None
+        self._file_error = KinetreeError
+        self._origins: dict[str, tuple[str, str]] = {}
+        """A constraint's name -> (the file's element it was built for, what to change
+        there), set by the loader, so that a model that cannot be assembled names them."""
 
     def __repr__(self) -> str:
         return (f"<Model {self.name!r}: {len(self.bodies)} bodies, {len(self.coordinates)} "
@@ -112,7 +118,10 @@ class Model:
         speed (the mobilizers' defaults, which the loader set), locked coordinates held and
         prescribed ones following their functions, the constraints satisfied (q and u
         projected onto them, to 1e-10). Orientation mobilizers use Euler angles
-        (matter.set_use_euler_angles), so that every coordinate is one q, as in OpenSim."""
+        (matter.set_use_euler_angles), so that every coordinate is one q, as in OpenSim.
+        Constraints that cannot be satisfied are refused naming the file's elements they
+        were built for (a loop joint, a constraint, a locked coordinate) and what to
+        change."""
         state = self.system.realize_topology()
         # OpenSim's coordinates are q: Ball and Free rotations as body-fixed x-y-z angles
         self.matter.set_use_euler_angles(state, True)
@@ -120,8 +129,39 @@ class Model:
         self._index_coordinates(state)
         self.system.realize(state, Stage.INSTANCE)
         if self.constraints:            # satisfied, as OpenSim's initSystem leaves them
-            self.system.project(state, 1e-10)
+            try:
+                self.system.project(state, 1e-10)
+            except KinetreeError as error:
+                named = self._unsatisfied(state, 1e-10)
+                if named is None:
+                    raise
+                raise self._file_error(named) from error
         return state
+
+    def _unsatisfied(self, state, tolerance: float) -> str | None:
+        """After a failed projection: the message naming the file's element whose
+        constraint is furthest from satisfied (and the others not satisfied), or None
+        when that constraint came from no element of a file."""
+        errors = []
+        try:
+            self.system.realize(state, Stage.POSITION)
+            for name, constraint in self.constraints.items():
+                perr = np.abs(constraint.get_position_errors_as_vector(state))
+                if perr.size and not perr.max() <= tolerance:       # NaN counts too
+                    errors.append((float(perr.max()), name))
+        except KinetreeError:
+            return None
+        errors.sort(reverse=True)
+        if not errors or errors[0][1] not in self._origins:
+            return None
+        worst, name = errors[0]
+        what, fix = self._origins[name]
+        source = Path(self._file).name if self._file else f"model {self.name!r}"
+        others = [self._origins[n][0] for _, n in errors[1:] if n in self._origins]
+        also = f" Not satisfied either: {'; '.join(others[:4])}." if others else ""
+        return (f"Model.get_default_state: {source}: {what}: its constraint cannot be "
+                f"satisfied (position errors still {worst:.3g}, in m or rad, after "
+                f"projecting the default pose onto the constraints); {fix}.{also}")
 
     def _index_coordinates(self, state) -> None:
         for c in self.coordinates.values():

@@ -275,6 +275,23 @@ def _spanning_tree(joints: list, masses: dict, names: list):
     return tree, loops, level
 
 
+_LOOP_FIX = ("its parent and child frames could not be brought together: check the "
+             "translation and orientation of its frames against the sizes of the bodies "
+             "around the loop, or give the loop's coordinates default values near a pose "
+             "that closes it")
+_CONSTRAINT_FIX = ("check the bodies, frames and coordinates it names, or give the "
+                   "coordinates default values near a pose that satisfies it")
+"""What to do when a loop joint's or a ConstraintSet element's constraint cannot be
+assembled (``Model._origins``)."""
+
+
+def _loop_where(where: str, parent: str, child: str) -> str:
+    """``where`` (a joint) with the names of its parent and child bodies (paths)."""
+    def name(path):
+        return "Ground" if path == "/ground" else repr(path.rsplit("/", 1)[-1])
+    return f"{where} (parent body {name(parent)}, child body {name(child)})"
+
+
 def _shared(body: Body, n: int) -> Body:
     """A body with 1/n of ``body``'s mass properties (the same mass centre, the inertia
     divided by n): a master's or a slave's share, as OpenSim divides a split body."""
@@ -282,6 +299,24 @@ def _shared(body: Body, n: int) -> Body:
     return Body.Rigid(MassProperties._trusted(
         mp.get_mass() / n, np.array(mp.get_mass_center()),
         _trusted_inertia(Inertia, mp.get_inertia().as_mat33() / n)))
+
+
+def _why_not_a_mesh(path: Path, error: Exception) -> str:
+    """Why the mesh file ``path`` could not be read (``error`` its reader's error), said
+    plainly for a note: empty, without triangles, or the reader's own reason (without the
+    name of the function that gave it)."""
+    from kinetree.viz.meshes import read_mesh
+
+    try:
+        if path.stat().st_size == 0:
+            return "the file is empty"
+        _, faces = read_mesh(path)
+    except (ValueError, OSError) as again:
+        error = again
+    else:
+        if len(faces) == 0:
+            return f"no triangles could be read from it as a {path.suffix} file"
+    return re.sub(r"^\w+: ", "", str(error)).rstrip(".")
 
 
 class _Builder:
@@ -305,6 +340,7 @@ class _Builder:
         self._check_unique_names()
         model = Model(self.name, system, matter, forces)
         model.skipped = self.skipped
+        model._file, model._file_error = str(self.path), OsimError
         g = _numbers(self.xml, "gravity", 3, f"{self.name}", [0, -9.80665, 0])
         if np.any(g != 0):
             Force.UniformGravity(forces, matter, g)
@@ -317,7 +353,6 @@ class _Builder:
         self._geometry(model)
         self.built = set(build_forces(self, model)) if self.include_forces else set()
         self._report_skipped()
-        model._file = str(self.path)
         return model
 
     def _check_unique_names(self) -> None:
@@ -456,6 +491,7 @@ class _Builder:
         slaves = {}                     # master path -> number of slaves
         for j in loops:
             joint, where, pb, _, cb, _ = items[j]
+            where = f"{self.path.name}: {_loop_where(where, pb, cb)}"
             if joint.tag == "FreeJoint":
                 raise OsimError(f"{where}: a FreeJoint between two bodies already joined to "
                                 "the tree closes a loop that constrains nothing, and its "
@@ -483,12 +519,14 @@ class _Builder:
         made = {}
         for j in loops:
             joint, where, pb, X_PF, cb, X_CM = items[j]
+            closing = (f"{_loop_where(where, pb, cb)}, closing a loop", _LOOP_FIX)
             if joint.tag == "WeldJoint":
                 if joint.findall("coordinates/Coordinate"):
                     raise OsimError(f"{where}: a WeldJoint has 0 coordinates, the file gives "
                                     f"{len(joint.findall('coordinates/Coordinate'))}.")
                 model.constraints[f"{joint.get('name')}_Loop"] = Constraint.Weld(
                     placed[pb], X_PF, placed[cb], X_CM)
+                model._origins[f"{joint.get('name')}_Loop"] = closing
                 continue
             k = made[cb] = made.get(cb, -1) + 1
             slave = self._mobilizer(model, joint, where, placed[pb], X_PF,
@@ -497,6 +535,7 @@ class _Builder:
             name = f"{cb.rsplit('/', 1)[-1]}_slave_{k}"
             model.constraints[f"{name}_weld"] = Constraint.Weld(placed[cb], Transform(),
                                                                 slave, Transform())
+            model._origins[f"{name}_weld"] = closing
         # the file's order, as OpenSim's CoordinateSet (the mobilizers were made in the
         # tree's order)
         made_in_tree_order = model.coordinates
@@ -659,12 +698,20 @@ class _Builder:
                         Constraint.PrescribedMotion(model.matter,
                                                     Constant(coordinate.default_value, 1),
                                                     mobod, k)
+                    model._origins[f"{c.get('name')}_locked"] = (
+                        f"{where} coordinate {c.get('name')!r}, locked at its default_value "
+                        f"{coordinate.default_value!r}", "give it a default_value the other "
+                        "constraints allow, or unlock it")
         for k, c in enumerate(coords):
             coordinate = model.coordinates[c.get("name")]
             if coordinate.prescribed:
                 model.constraints[f"{coordinate.name}_prescribed"] = \
                     Constraint.PrescribedMotion(model.matter, coordinate.prescribed_function,
                                                 mobod, k)
+                model._origins[f"{coordinate.name}_prescribed"] = (
+                    f"{where} coordinate {coordinate.name!r}, prescribed by its "
+                    "prescribed_function", "give it a prescribed_function the other "
+                    "constraints allow at the start, or stop prescribing it")
 
     # ------------------------------------------------------------ constraints
     def _constraints(self, model: Model) -> None:
@@ -677,6 +724,7 @@ class _Builder:
             if c.tag in _BODY_CONSTRAINTS:
                 self._offset_frames(c.find("frames"), f"/constraintset/{name}")
                 model.constraints[name] = self._body_constraint(model, c, where)
+                model._origins[name] = (where, _CONSTRAINT_FIX)
                 continue
             if c.tag != "CoordinateCouplerConstraint":
                 self.skipped.append(f"{where} (not supported yet)")
@@ -697,6 +745,7 @@ class _Builder:
             model.constraints[name] = Constraint.CoordinateCoupler(
                 model.matter, CouplingFunction(f, scale, len(independent)),
                 [k.mobilized_body for k in coords], [k.which for k in coords])
+            model._origins[name] = (where, _CONSTRAINT_FIX)
 
     def _body(self, model, element, tag: str, where: str):
         """(MobilizedBody, X_BF) of the frame the socket ``tag`` of ``element`` names."""
@@ -759,8 +808,12 @@ class _Builder:
             body_path, X = self._resolve(frame_path, frame_path)
             mobod = model.matter.Ground() if body_path == "/ground" else \
                 model.bodies.get(body_path.rsplit("/", 1)[-1])
+            on = "Ground" if body_path == "/ground" else \
+                f"Body {body_path.rsplit('/', 1)[-1]!r}"
+            if frame_path != body_path:
+                on += f" (its frame {frame_path.rsplit('/', 1)[-1]!r})"
             for mesh in attached.findall("Mesh"):
-                self._mesh(mobod, X, mesh, frame_path)
+                self._mesh(mobod, X, mesh, frame_path, on)
         if self.outside_meshes:
             self.notes.append(
                 f"{len(self.outside_meshes)} mesh file(s) outside the model's folders not "
@@ -773,7 +826,10 @@ class _Builder:
                               + ", ".join(sorted(self.missing_meshes)[:8])
                               + (", ..." if len(self.missing_meshes) > 8 else ""))
 
-    def _mesh(self, mobod, X, mesh, where: str) -> None:
+    def _mesh(self, mobod, X, mesh, where: str, on: str) -> None:
+        """The DecorativeMesh of one Mesh element on ``mobod`` (the frame X in it), ``on``
+        naming its body for notes. A file that is missing, outside the model's folders or
+        not a mesh is left out with a note, since a drawing never stops a model loading."""
         from kinetree.viz.decorations import DecorativeMesh
 
         name = (mesh.findtext("mesh_file") or "").strip()
@@ -782,7 +838,15 @@ class _Builder:
         if found is None:
             (self.outside_meshes if candidates else self.missing_meshes).add(name)
             return
-        decoration = DecorativeMesh(found)
+        try:
+            decoration = DecorativeMesh(found)
+        except (ValueError, OSError) as error:
+            self.skipped.append(
+                f"Mesh {mesh.get('name')!r} on {on} (its mesh_file {name!r}, {found}, cannot "
+                f"be read: {_why_not_a_mesh(found, error)}; the body is built without this "
+                "decoration: replace the file with a mesh kinetree reads (ascii .vtp, .obj, "
+                ".stl, .ply) or remove the Mesh)")
+            return
         decoration.set_scale(_numbers(mesh, "scale_factors", 3, where, [1, 1, 1]))
         appearance = mesh.find("Appearance")
         if appearance is not None:

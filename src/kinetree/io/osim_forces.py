@@ -158,7 +158,16 @@ class _Forces:
                 raise self.Error(f"{gwhere}: the radius is {radius}; it must be > 0.")
             shape = ContactGeometry.Sphere(radius)
         elif g.tag == "ContactMesh":
-            shape = TriangleMesh.load(self._mesh_file(g, gwhere))
+            path = self._mesh_file(g, gwhere)
+            try:
+                shape = TriangleMesh.load(path)
+            except (ValueError, OSError) as error:
+                frame = (g.findtext("socket_frame") or "").strip()
+                raise self.Error(
+                    f"{self.b.path.name}: {gwhere} on {frame}, used by {where}: its mesh file "
+                    f"{path} cannot be used for contact ({str(error).rstrip('.')}); give it a "
+                    f"closed triangle mesh, or take {gname!r} out of the contact forces that "
+                    "use it.") from None
         else:
             raise self.Error(f"{gwhere}: kinetree has no such contact geometry; supported "
                              "are ContactHalfSpace, ContactSphere and ContactMesh.")

@@ -90,6 +90,11 @@ class Trajectory:
                 f"(they head CSV and .sto columns), got {labels}.")
         self.stats = dict(stats or {})
         self.header: dict[str, str] = {}
+        self._file: Path | None = None
+        self._lines: np.ndarray | None = None
+        self._file_labels: dict[tuple[str, int], str] = {}
+        """The file the rows were read from, each row's line in it, and the file's label
+        of a q or u column read under another name (``from_sto`` with a model)."""
         self.name = str(name)
         self._template = None if template is None else template.copy()
         self.system = system
@@ -174,7 +179,18 @@ class Trajectory:
         return template
 
     def _row_state(self, template, i: int):
-        """A copy of ``template`` with row i's t, q, u and z."""
+        """A copy of ``template`` with row i's t, q, u and z; a row with a missing (NaN)
+        value is refused naming it, since no State or simulation can start from it."""
+        for kind, values in (("q", self._q), ("u", self._u), ("z", self._z)):
+            bad = np.flatnonzero(~np.isfinite(values[i]))
+            if bad.size:
+                j = int(bad[0])
+                label = self._file_labels.get((kind, j), self._names[kind][j])
+                line = "" if self._file is None else f" (line {self._lines[i]} of {self._file})"
+                raise InvalidArgumentError(
+                    f"Trajectory {self.name!r}: row {i} (t = {float(self._t[i])!r} s){line} "
+                    f"has {values[i, j]} in column '{label}', and a State needs finite q, u "
+                    f"and z; fill the value in (interpolate it) or leave the row out.")
         s = template.copy()
         s.set_time(self._t[i])
         s.set_q(self._q[i])
@@ -281,8 +297,13 @@ class Trajectory:
         """Read an OpenSim storage file, .sto or .mot: the header (an optional name line,
         ``key=value`` entries such as version, nRows, nColumns and inDegrees, then
         ``endheader``), a label line starting with ``time``, and the rows, tab- or
-        white-space-separated (``NaN`` or an empty cell is a missing value). The header
-        entries are kept in ``header``.
+        white-space-separated. The header entries are kept in ``header``.
+
+        ``NaN`` or an empty cell is a missing value, as OpenSim reads it: every row is kept.
+        In a column that becomes q, u or z one warning names the file, the line and the
+        column of each (up to five), since such a row cannot become a State: ``states()``
+        and ``to_html`` refuse it, naming the row and the line. Missing values in other
+        columns (forces, marker errors) are kept without a warning.
 
         Without a model the columns are kept as they are: labels ending in ``q<k>``,
         ``u<k>`` and ``z<k>`` (as ``to_sto`` writes them) become q, u and z, every other
@@ -301,7 +322,7 @@ class Trajectory:
         kept as extra columns, unconverted, and the Trajectory records the model's System
         and default State, so ``states()`` needs no template."""
         path = Path(path)
-        name, header, labels, data = _read_storage(path)
+        name, header, labels, data, lines = _read_storage(path)
         in_degrees = header.get("inDegrees", "no").strip().lower() == "yes"
         if model is None:
             coordinates = [s for s in labels[1:] if _kind_of(s) in ("q", "u")]
@@ -315,6 +336,10 @@ class Trajectory:
         else:
             traj = cls._from_model_table(model, labels, data, name, path, in_degrees)
         traj.header = header
+        traj._file, traj._lines = path, lines
+        state_columns = [i for i, label in enumerate(labels[1:], 1)
+                         if label not in traj._columns]
+        _warn_missing(data, labels, state_columns, lines, path)
         return traj
 
     @classmethod
@@ -360,6 +385,7 @@ class Trajectory:
                 arrays[kind][:] = data[:, picked]
         have_speeds = any(kind == "speed" for _, kind in found)
         missing = []
+        file_labels = {}
         for c in model.coordinates.values():
             scale = math.pi / 180 if in_degrees and c.motion_type == "rotational" else 1.0
             for kind, key, offset, index in (("value", "q", q0, c.q_index),
@@ -367,6 +393,7 @@ class Trajectory:
                 column = found.get((c.name, kind))
                 if column is not None:
                     arrays[key][:, offset + index] = scale * data[:, column]
+                    file_labels[key, offset + index] = labels[column]
                 elif not own[key] and (kind == "value" or have_speeds):
                     missing.append(c.name if kind == "value" else f"{c.name} (speed)")
         if missing:
@@ -376,10 +403,12 @@ class Trajectory:
                 f"{', '.join(missing[:12])}{', ...' if len(missing) > 12 else ''}."),
                 stacklevel=3)
         names = coordinate_labels(model.system, state)
-        return cls(data[:, 0], arrays["q"], arrays["u"], arrays["z"], q_names=names["q"],
+        traj = cls(data[:, 0], arrays["q"], arrays["u"], arrays["z"], q_names=names["q"],
                    u_names=names["u"], z_names=names["z"],
                    columns={labels[i]: data[:, i] for i in extra}, name=name,
                    template=state, system=model.system)
+        traj._file_labels = file_labels
+        return traj
 
     @classmethod
     def _from_table(cls, labels: list[str], data: np.ndarray, name: str, path) -> Trajectory:
@@ -398,9 +427,11 @@ class Trajectory:
                    columns={labels[i]: data[:, i] for i in extra}, name=name)
 
 
-def _read_storage(path: Path) -> tuple[str, dict[str, str], list[str], np.ndarray]:
+def _read_storage(path: Path) -> tuple[str, dict[str, str], list[str], np.ndarray,
+                                        np.ndarray]:
     """A storage file's name (its first header line when that is no ``key=value`` entry,
-    else the file's stem), header entries, column labels and (rows, columns) values."""
+    else the file's stem), header entries, column labels, (rows, columns) values and each
+    row's line number in the file (from 1)."""
     lines = path.read_text().splitlines()
     try:
         end = next(i for i, line in enumerate(lines) if line.strip().lower() == "endheader")
@@ -419,7 +450,8 @@ def _read_storage(path: Path) -> tuple[str, dict[str, str], list[str], np.ndarra
         elif line:                      # old SIMM-style entries: "datacolumns 5"
             key, _, value = line.partition(" ")
             header[key.strip()] = value.strip()
-    rows = [line for line in lines[end + 1:] if line.strip()]
+    numbers = [k + 1 for k in range(end + 1, len(lines)) if lines[k].strip()]
+    rows = [lines[k - 1] for k in numbers]
     if not rows:
         raise InvalidArgumentError(
             f"Trajectory.from_sto: {path} has no label line after 'endheader'.")
@@ -429,7 +461,26 @@ def _read_storage(path: Path) -> tuple[str, dict[str, str], list[str], np.ndarra
         labels.pop()
     data = _values(rows[1:], len(labels), tabs, path)
     _check_times(data[:, 0] if data.size else np.zeros(0), path)
-    return name, header, labels, data
+    return name, header, labels, data, np.array(numbers[1:], dtype=np.int64)
+
+
+def _warn_missing(data: np.ndarray, labels: list[str], columns: list[int],
+                  lines: np.ndarray, path) -> None:
+    """One warning naming the file, line and label of the missing (NaN) values in
+    ``columns`` of ``data``, the columns that become q, u and z."""
+    if not columns:
+        return
+    rows, which = np.nonzero(np.isnan(data[:, columns]))
+    if not rows.size:
+        return
+    cells = [f"line {lines[r]} column '{labels[columns[c]]}'"
+             for r, c in zip(rows[:5], which[:5])]
+    warnings.warn(KinetreeWarning(
+        f"Trajectory.from_sto: {path}: {len(rows)} missing value(s) (NaN or empty) in "
+        f"columns that become q, u or z, at {'; '.join(cells)}{'; ...' if len(rows) > 5 else ''}. "
+        f"Every row is kept, but a row with one cannot become a State (states() and "
+        f"to_html() refuse it); fill the values in or leave those rows out of the file."),
+        stacklevel=3)
 
 
 def _check_times(t: np.ndarray, path) -> None:
