@@ -69,3 +69,31 @@ def test_a_contact_mesh_that_is_not_a_mesh_is_refused_naming_it(tmp_path):
     for part in ("feet.osim", "ContactMesh 'sole' on /bodyset/rod",
                  "ElasticFoundationForce 'feet'", "foot.obj", "closed triangle mesh"):
         assert part in message
+
+
+def test_a_contact_mesh_outside_the_models_folder_is_refused(tmp_path):
+    """A ContactMesh, like a Mesh, reads nothing outside the model's folders: a file from
+    someone else reaches no other part of the disk."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "foot.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")
+    folder = tmp_path / "model"
+    folder.mkdir()
+    contact = (
+        '<ContactGeometrySet><objects>'
+        '<ContactMesh name="sole"><socket_frame>/bodyset/rod</socket_frame>'
+        '<filename>../elsewhere/foot.obj</filename></ContactMesh>'
+        '<ContactHalfSpace name="floor"><socket_frame>/ground</socket_frame>'
+        '</ContactHalfSpace></objects></ContactGeometrySet>'
+        '<ForceSet><objects><ElasticFoundationForce name="feet">'
+        '<ElasticFoundationForce::ContactParametersSet><objects>'
+        '<ElasticFoundationForce::ContactParameters><geometry>sole floor</geometry>'
+        '<stiffness>1e6</stiffness></ElasticFoundationForce::ContactParameters>'
+        '</objects></ElasticFoundationForce::ContactParametersSet>'
+        '</ElasticFoundationForce></objects></ForceSet>')
+    path = folder / "feet.osim"
+    path.write_text(rod(extra=contact))
+    with pytest.raises(OsimError, match=r"'\.\./elsewhere/foot\.obj' lies outside the "
+                                        r"model's folders"):
+        load_osim(path)
+

@@ -53,6 +53,7 @@ from kinetree.contact import (
     TriangleMesh,
 )
 from kinetree.forces import Force
+from kinetree.io.files import within
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
 
@@ -176,9 +177,16 @@ class _Forces:
         return mobod, shape, X_BF @ X_FS, g.tag == "ContactMesh"
 
     def _mesh_file(self, g, where: str) -> Path:
+        """A ContactMesh's file, found in the model's folders and inside them (a file
+        from someone else reaches no other part of the disk)."""
         name = (g.findtext("filename") or "").strip()
         for folder in self.b.folders:
             if name and (folder / name).is_file():
+                if not within(folder / name, self.b.folders):
+                    raise self.Error(
+                        f"{where}: its mesh file {name!r} lies outside the model's folders "
+                        f"({', '.join(str(f) for f in self.b.folders)}); copy it into one, or "
+                        f"pass its folder in geometry_dirs if you trust the model.")
                 return folder / name
         raise self.Error(f"{where}: its mesh file {name!r} is not found (looked in "
                          + ", ".join(str(f) for f in self.b.folders)
