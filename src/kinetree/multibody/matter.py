@@ -1025,6 +1025,8 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         halved until the errors shrink, until max |perr| <= tolerance
         (``engine/project.py``). Raises, naming the worst constraint, if that does not
         happen."""
+        if self._nothing_to_project(state, "project_q", quaternions=True):
+            return {"q_iterations": 0, "q_change": 0.0}
         q0 = np.array(self.get_q(state))
         control_i, _ = self._project(state, tolerance, project.DO_Q, "project_q")
         return {"q_iterations": int(control_i[project.ITERATIONS]),
@@ -1033,8 +1035,17 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
     def project_u(self, state, tolerance: float) -> dict:
         """Move u by the smallest Δu (unit weights) that zeroes the velocity errors."""
         self.get_tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.project_u")
+        if self._nothing_to_project(state, "project_u", quaternions=False):
+            return {"u_change": 0.0}
         _, control_f = self._project(state, tolerance, project.DO_U, "project_u")
         return {"u_change": float(control_f[project.U_CHANGE])}
+
+    def _nothing_to_project(self, state, where: str, quaternions: bool) -> bool:
+        """Whether ``state`` has no constraint equations enabled (and, for q, no
+        quaternions): a projection would leave it as it is."""
+        d = self.get_tree_data(state, Stage.MODEL, f"SimbodyMatterSubsystem.{where}")
+        data = self._constraint_data(state)
+        return data.mp + data.mv == 0 and not (quaternions and d.quaternion_q.size)
 
     def _project(self, state, tolerance: float, flags: int, where: str) -> tuple:
         """The projection ``flags`` ask for (DO_Q, DO_U) of ``state``'s q and u, to

@@ -147,6 +147,8 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
     y = np.empty((n, first.get_num_y()))
     t = np.empty(n)
     extra = {label: np.empty(n) for label in outputs}
+    # (function, its column, label) once, so a row looks nothing up.
+    evaluate = [(f, extra[label], label) for label, f in outputs.items()]
     bar = tqdm(total=t_final - t0, desc="simulate", unit="s", file=sys.stderr,
                disable=None if progress is None else not progress,
                delay=PROGRESS_DELAY if progress is None else 0.0,
@@ -175,8 +177,8 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
                 current = stepper.get_state()
                 t[rows] = current.get_time()
                 y[rows] = current.get_y()
-                for label, f in outputs.items():
-                    extra[label][rows] = _number(f(current), label)
+                for f, column, label in evaluate:
+                    column[rows] = _number(f(current), label)
                 bar.update(t[rows] - (t[rows - 1] if rows else t0))
                 rows += 1
                 if checkpoint is not None:
@@ -312,6 +314,8 @@ def integrator_statistics(integ: Integrator, wall_time: float) -> dict:
 
 def _number(value, label: str) -> float:
     """An output's value as a float, or an error naming its column."""
+    if type(value) is float:        # what calc_energy and most outputs return: at once
+        return value
     try:
         if np.ndim(value) != 0 or np.iscomplexobj(value):
             raise TypeError

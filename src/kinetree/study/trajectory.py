@@ -163,6 +163,19 @@ class Trajectory:
         template = self._checked_template(template, "Trajectory.states")
         return [self._row_state(template, i) for i in range(len(self))]
 
+    def state(self, i: int, template=None):
+        """Row ``i``'s State (a negative ``i`` counts from the end), the one ``states()[i]``
+        is: every State is a copy of the template (a fraction of a millisecond), so one
+        row of a long Trajectory costs one copy instead of one per row."""
+        n = len(self)
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)) \
+                or not -n <= i < n:
+            raise InvalidArgumentError(
+                f"Trajectory.state: {i!r} is not a row of this Trajectory's {n}; give a "
+                f"whole number from {-n} to {n - 1}.")
+        template = self._checked_template(template, "Trajectory.state")
+        return self._row_state(template, int(i) % n)
+
     def _checked_template(self, template, where: str):
         """``template`` (by default the recorded one), checked to fit the rows."""
         template = self._template if template is None else template
