@@ -153,3 +153,19 @@ class Recorder:
             return self.handles[name]
         return add
 
+
+def ball_pendulum_on_a_rod():
+    """A body on a Ball mobilizer (quaternion q) under gravity whose tip is tied by a Rod
+    to a Ground point, satisfied at the start: a loop, 2 degrees of freedom."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
+    com = [0.0, -0.5, 0.05]
+    central = kt.Inertia(0.02, 0.01, 0.025)
+    body = kt.Body.Rigid(kt.MassProperties(1.0, com, central.shift_from_mass_center(com, 1.0)))
+    ball = kt.MobilizedBody.Ball(matter.Ground(), kt.Transform(), body, kt.Transform())
+    kt.Constraint.Rod(matter.Ground(), [1.0, -1.0, 0.0], ball, [0, -1, 0], 1.0)
+    state = system.realize_topology()
+    ball.set_u(state, [1.0, 2.0, 0.5])
+    return system, state, ball

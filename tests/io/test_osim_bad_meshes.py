@@ -47,20 +47,25 @@ def test_a_mesh_file_that_is_not_a_mesh_is_left_out_naming_the_body(tmp_path, na
     model.get_default_state()
 
 
+def sole_on_floor(filename: str) -> str:
+    """The XML of a ContactMesh 'sole' on the rod, read from ``filename``, against a
+    half-space floor, under an ElasticFoundationForce 'feet'."""
+    return ('<ContactGeometrySet><objects>'
+            '<ContactMesh name="sole"><socket_frame>/bodyset/rod</socket_frame>'
+            f'<filename>{filename}</filename></ContactMesh>'
+            '<ContactHalfSpace name="floor"><socket_frame>/ground</socket_frame>'
+            '</ContactHalfSpace></objects></ContactGeometrySet>'
+            '<ForceSet><objects><ElasticFoundationForce name="feet">'
+            '<ElasticFoundationForce::ContactParametersSet><objects>'
+            '<ElasticFoundationForce::ContactParameters><geometry>sole floor</geometry>'
+            '<stiffness>1e6</stiffness></ElasticFoundationForce::ContactParameters>'
+            '</objects></ElasticFoundationForce::ContactParametersSet>'
+            '</ElasticFoundationForce></objects></ForceSet>')
+
+
 def test_a_contact_mesh_that_is_not_a_mesh_is_refused_naming_it(tmp_path):
     (tmp_path / "foot.obj").write_text("a note, not a mesh\n")
-    contact = (
-        '<ContactGeometrySet><objects>'
-        '<ContactMesh name="sole"><socket_frame>/bodyset/rod</socket_frame>'
-        '<filename>foot.obj</filename></ContactMesh>'
-        '<ContactHalfSpace name="floor"><socket_frame>/ground</socket_frame>'
-        '</ContactHalfSpace></objects></ContactGeometrySet>'
-        '<ForceSet><objects><ElasticFoundationForce name="feet">'
-        '<ElasticFoundationForce::ContactParametersSet><objects>'
-        '<ElasticFoundationForce::ContactParameters><geometry>sole floor</geometry>'
-        '<stiffness>1e6</stiffness></ElasticFoundationForce::ContactParameters>'
-        '</objects></ElasticFoundationForce::ContactParametersSet>'
-        '</ElasticFoundationForce></objects></ForceSet>')
+    contact = sole_on_floor("foot.obj")
     path = tmp_path / "feet.osim"
     path.write_text(rod(extra=contact))
     with pytest.raises(OsimError) as caught:
@@ -79,18 +84,7 @@ def test_a_contact_mesh_outside_the_models_folder_is_refused(tmp_path):
     (outside / "foot.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")
     folder = tmp_path / "model"
     folder.mkdir()
-    contact = (
-        '<ContactGeometrySet><objects>'
-        '<ContactMesh name="sole"><socket_frame>/bodyset/rod</socket_frame>'
-        '<filename>../elsewhere/foot.obj</filename></ContactMesh>'
-        '<ContactHalfSpace name="floor"><socket_frame>/ground</socket_frame>'
-        '</ContactHalfSpace></objects></ContactGeometrySet>'
-        '<ForceSet><objects><ElasticFoundationForce name="feet">'
-        '<ElasticFoundationForce::ContactParametersSet><objects>'
-        '<ElasticFoundationForce::ContactParameters><geometry>sole floor</geometry>'
-        '<stiffness>1e6</stiffness></ElasticFoundationForce::ContactParameters>'
-        '</objects></ElasticFoundationForce::ContactParametersSet>'
-        '</ElasticFoundationForce></objects></ForceSet>')
+    contact = sole_on_floor("../elsewhere/foot.obj")
     path = folder / "feet.osim"
     path.write_text(rod(extra=contact))
     with pytest.raises(OsimError, match=r"'\.\./elsewhere/foot\.obj' lies outside the "

@@ -5,6 +5,7 @@ run. These guard any change that makes rows cheaper (bench/report_rows.py)."""
 
 import numpy as np
 import pytest
+from support import ball_pendulum_on_a_rod
 
 import kinetree as kt
 from kinetree.errors import InvalidArgumentError
@@ -110,17 +111,7 @@ def test_rows_of_a_constrained_model_lie_on_its_constraints():
     """A Ball (quaternion q) tied to Ground by a Rod, a row every 2 ms: every row's
     position error is within the constraint tolerance and its quaternion unit length,
     as each interpolated State is projected before it is realized."""
-    system = kt.MultibodySystem()
-    matter = kt.SimbodyMatterSubsystem(system)
-    forces = kt.GeneralForceSubsystem(system)
-    kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
-    com = [0.0, -0.5, 0.05]
-    central = kt.Inertia(0.02, 0.01, 0.025)
-    body = kt.Body.Rigid(kt.MassProperties(1.0, com, central.shift_from_mass_center(com, 1.0)))
-    ball = kt.MobilizedBody.Ball(matter.Ground(), kt.Transform(), body, kt.Transform())
-    kt.Constraint.Rod(matter.Ground(), [1.0, -1.0, 0.0], ball, [0, -1, 0], 1.0)
-    state = system.realize_topology()
-    ball.set_u(state, [1.0, 2.0, 0.5])
+    system, state, ball = ball_pendulum_on_a_rod()
     tolerance = 1e-8
     traj = kt.simulate(system, state, 1.0, accuracy=1e-5, report_interval=2e-3,
                        constraint_tolerance=tolerance,
