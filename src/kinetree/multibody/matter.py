@@ -46,6 +46,7 @@ from kinetree.multibody.kernels.aba import (
 )
 from kinetree.multibody.kernels.constraints import calc_constraint_matrix
 from kinetree.multibody.kernels.crba import calc_mass_matrix
+from kinetree.multibody.kernels.energy import kinetic_energy
 from kinetree.multibody.kernels.jacobian import (
     calc_system_jacobian,
     multiply_by_system_jacobian,
@@ -795,12 +796,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
     def calc_kinetic_energy(self, state) -> float:
         """½ Σ V_GBᵀ M_B V_GB over the bodies (J)."""
         d = self.get_tree_data(state, Stage.VELOCITY, "SimbodyMatterSubsystem.calc_kinetic_energy")
-        c, t = d.cache, d.tree
-        w, v = c.V_GB[1:, :3], c.V_GB[1:, 3:]
-        Iw = np.einsum("bij,bj->bi", c.I_G[1:], w)
-        m = t.mass[1:]
-        return float(0.5 * np.sum(w * Iw) + 0.5 * np.sum(m * np.sum(v * v, axis=1))
-                     + np.sum(m * np.sum(v * np.cross(w, c.com_G[1:]), axis=1)))
+        return float(kinetic_energy(d.tree_i, d.tree_f, d.kinds, d.buf, d.status))
 
     def calc_system_mass_center_location_in_ground(self, state) -> np.ndarray:
         """p_G,com (m) of all bodies but Ground."""
