@@ -12,7 +12,7 @@ from support import world
 
 import kinetree as kt
 from kinetree.errors import ConcurrentUseError
-from kinetree.system.threads import exclusive
+from kinetree.system.threads import enter, leave
 
 
 class Gate(kt.Force.Custom.Implementation):
@@ -91,9 +91,12 @@ def test_a_built_in_realization_refuses_a_state_another_thread_is_inside():
     inside, go = threading.Event(), threading.Event()
 
     def hold():
-        with exclusive(state, "This State"):
+        enter(state, "This State")
+        try:
             inside.set()
             go.wait(timeout=60)
+        finally:
+            leave(state)
 
     thread = threading.Thread(target=hold)
     thread.start()

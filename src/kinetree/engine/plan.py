@@ -43,7 +43,7 @@ from kinetree.multibody.matter import SimbodyMatterSubsystem
 from kinetree.registry import CONTACT
 from kinetree.system.stage import STAGES, Stage
 from kinetree.system.subsystem import Subsystem
-from kinetree.system.threads import exclusive, refuse_if_in_use
+from kinetree.system.threads import enter, leave, refuse_if_in_use
 
 _HOOKS = {g: f"realize_{g.name.lower()}" for g in STAGES[Stage.TIME:Stage.REPORT + 1]}
 _COMPILED = range(int(Stage.POSITION), int(Stage.ACCELERATION) + 1)
@@ -224,8 +224,11 @@ class RealizationPlan:
                     part.stage = stage
             state._stage = stage
             return
-        with exclusive(state, "This State"):
+        enter(state, "This State")
+        try:
             self._run_actions(state, actions, target)
+        finally:
+            leave(state)
 
     def _run_actions(self, state, actions: list, target: int) -> None:
         """The actions of a plan with Python in it, in turn."""

@@ -1160,12 +1160,12 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         part = state._parts[self._index]
         if stage is not None and part.stage >= stage:
             return True
-        epochs = state._kinematics_key(depends)
+        key = state._kinematics_key(depends)
         d = part.cache[self._data_index].value if part.stage >= Stage.MODEL else None
-        if d is not None and d.lazy.get(what) == epochs:
+        if d is not None and d.lazy.get(what) == key:
             return True
         done = state._completed.get(int(stage)) if stage is not None else None
-        return done is not None and done[:depends + 1] == epochs
+        return done is not None and done[:depends + 1] == key
 
     def _require(self, state, what: str, where: str) -> TreeData:
         stage = _LAZY[what][0] or Stage.POSITION

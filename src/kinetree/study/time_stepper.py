@@ -42,8 +42,7 @@ class TimeStepper:
         self._integrator = integrator
         self._report_all_significant_states = False
         self._initialized = False
-        # (system, handlers, triggered): an event whose handling raised.
-        self._unhandled = None
+        self._unhandled = None      # (handlers, triggered) of an event whose handling raised
         new_guard(self)
 
     def get_system(self):
@@ -67,8 +66,7 @@ class TimeStepper:
         self._include_current_time = True
         self._reported_at = math.nan
         self._initialized = True
-        self._unhandled = pending if pending is not None and pending[0] is self._system \
-            else None
+        self._unhandled = pending
 
     def save_checkpoint(self, path) -> None:
         """Write to ``path`` all it takes to go on from here (``load_checkpoint``): the
@@ -112,7 +110,7 @@ class TimeStepper:
         if self._unhandled is not None:
             # A handler raised last time: the event is handled now, from the State it
             # found then, which its failure left untouched.
-            self._handle(*self._unhandled[1:])
+            self._handle(*self._unhandled)
             if integ.is_simulation_over():
                 return SuccessfulStepStatus.END_OF_SIMULATION
         stalled, last_time, rounds = 0, math.nan, 0
@@ -190,7 +188,7 @@ class TimeStepper:
         handler asked to). If a handler raises, the advanced State is as the event found
         it and the next step_to handles the event again."""
         integ = self._integrator
-        self._unhandled = self._system, handlers, triggered
+        self._unhandled = handlers, triggered
         state = integ.get_advanced_state().copy()
         accuracy = integ.get_accuracy_in_use()
         terminate = False

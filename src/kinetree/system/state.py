@@ -24,6 +24,7 @@ import math
 import numba
 import numpy as np
 
+from kinetree.engine.entry import entry_point
 from kinetree.errors import (
     CacheEntryOutOfDateError,
     InvalidArgumentError,
@@ -50,13 +51,11 @@ def _read_only(a: np.ndarray) -> np.ndarray:
     return v
 
 
-@numba.njit((numba.float64[::1], numba.types.Array(numba.float64, 1, "A", readonly=True)),
-           cache=True)
+@numba.njit(cache=True)
 def _copy_if_finite(dest, values):
     """dest[:] = values (1-D, of one length) if every value is finite: -1; else the index
     of the first value that is not, and dest unchanged. One compiled call costs less than
-    numpy's isfinite and its reduction. Compiled for any 1-D float64 array of values, so
-    that ``_copy_finite`` can call it with no dispatch."""
+    numpy's isfinite and its reduction."""
     for i in range(values.shape[0]):
         if not math.isfinite(values[i]):
             return i
@@ -65,9 +64,16 @@ def _copy_if_finite(dest, values):
     return -1
 
 
-_copy_finite = _copy_if_finite.overloads[_copy_if_finite.signatures[0]].entry_point
-"""_copy_if_finite without numba's dispatch (some 60 ns a call): give it a contiguous
-float64 dest and a 1-D float64 ndarray of values, nothing else (it does not check)."""
+def _copy_finite(dest, values):
+    """_copy_if_finite without numba's dispatch (some 60 ns a call): give it a contiguous
+    float64 dest and a 1-D float64 ndarray of values, nothing else (it does not check).
+    The first call compiles (or loads from the cache) the version for any such values
+    and puts its entry point in this function's place, so importing compiles nothing."""
+    global _copy_finite
+    any_values = np.zeros(4)[::2]           # a strided, read-only 1-D array: the widest type
+    any_values.flags.writeable = False
+    _copy_finite = entry_point(_copy_if_finite, (np.zeros(1), any_values))
+    return _copy_finite(dest, values)
 
 
 def _real_array(values, where: str) -> np.ndarray:
@@ -198,7 +204,7 @@ class State:
         self._topology_version = -1
         self._signature = ""
         # What the System last derived from this State's Instance-stage variables, tagged
-        # with versions[INSTANCE] then: a MultibodySystem keeps its RealizationPlan here.
+        # with _instance_version then: a MultibodySystem keeps its RealizationPlan here.
         self._system_plan = None
         # An event found at this State whose handling was interrupted (a TimeStepper's
         # handlers and triggers, set on the State of simulate's error, not on its
@@ -306,8 +312,8 @@ class State:
     def _invalidate_early(self, stage: Stage) -> None:
         """What ``_invalidate`` owes beyond lowering the stages: the record of what q and u
         gave (kept by a change of time alone, dropped from ``stage`` on by anything else),
-        and for a change at INSTANCE or before, new q and u numbers and the back-up that
-        drops allocations."""
+        and for a change at INSTANCE or before, a new Instance version and the back-up
+        that drops allocations."""
         completed = self._completed
         if stage == _TIME:
             for g in range(_POSITION, self._stage + 1):
@@ -519,7 +525,7 @@ class State:
         nothing)."""
         self._variables("State.set_y")
         self._copy_in(self._y, y, "State.set_y")
-        self.upd_y()
+        self._invalidate(_POSITION)
 
     # ------------------------------------------------ derivatives (cache)
     def get_q_dot(self) -> np.ndarray:

@@ -32,7 +32,7 @@ from kinetree.system.events import (
 )
 from kinetree.system.stage import STAGES, Stage
 from kinetree.system.state import State, _SubsystemPart
-from kinetree.system.threads import exclusive
+from kinetree.system.threads import enter, leave
 
 _HOOK_NAMES = (None, "realize_topology", "realize_model", "realize_instance", "realize_time",
                "realize_position", "realize_velocity", "realize_dynamics",
@@ -172,9 +172,12 @@ class System:
         stage = Stage.coerce(stage, "System.realize")
         if stage > Stage.REPORT:
             raise InvalidArgumentError("System.realize: the highest stage is REPORT.")
-        with exclusive(state, "This State"):
+        enter(state, "This State")
+        try:
             for g in range(state._stage + 1, stage + 1):
                 self._realize_stage(state, STAGES[g])
+        finally:
+            leave(state)
 
     def _realize_stage(self, state: State, g: Stage) -> None:
         """Run the hooks of stage ``g`` for every subsystem still below it, in the

@@ -1,14 +1,13 @@
 """One thread at a time: a State, an integrator or a TimeStepper keeps its work in itself,
 so two threads using one at once would read each other's numbers. Their long operations
-(a realization with Python in it, a step_to) run inside ``exclusive``, which refuses a
-second thread instead of letting it in; the same thread may enter again (a force of yours
+(a realization with Python in it, a step_to) run between ``enter`` and ``leave``, which
+refuse a second thread instead of letting it in; the same thread may enter again (a force of yours
 realizing a scratch copy, a TimeStepper calling its integrator). One object per thread is
 safe.
 """
 
 from __future__ import annotations
 
-import contextlib
 import threading
 
 from kinetree.errors import ConcurrentUseError
@@ -22,14 +21,14 @@ def _in_use(what: str) -> ConcurrentUseError:
 
 
 def new_guard(obj) -> None:
-    """Give ``obj`` what ``exclusive`` keeps: the thread inside (None), how deep, a lock."""
+    """Give ``obj`` what ``enter`` keeps: the thread inside (None), how deep, a lock."""
     obj._user, obj._user_depth, obj._user_lock = None, 0, threading.Lock()
 
 
 def enter(obj, what: str) -> None:
     """Become the one thread using ``obj`` (``what`` names it in the error), until the
     matching ``leave``: ConcurrentUseError if another thread is using it. Call ``leave``
-    in a ``finally``; ``exclusive`` does both around a block."""
+    in a ``finally``."""
     me = threading.get_ident()
     if obj._user != me:
         if not obj._user_lock.acquire(blocking=False):
@@ -46,19 +45,9 @@ def leave(obj) -> None:
         obj._user_lock.release()
 
 
-@contextlib.contextmanager
-def exclusive(obj, what: str):
-    """Run the block as the one thread using ``obj`` (``enter`` and ``leave``)."""
-    enter(obj, what)
-    try:
-        yield
-    finally:
-        leave(obj)
-
-
 def refuse_if_in_use(obj, what: str) -> None:
-    """Raise ConcurrentUseError if another thread is inside an ``exclusive`` block of
-    ``obj``: the check of a short operation that needs no block of its own."""
+    """Raise ConcurrentUseError if another thread has entered ``obj``: the check of a
+    short operation that needs no ``enter`` of its own."""
     user = obj._user
     if user is not None and user != threading.get_ident():
         raise _in_use(what)

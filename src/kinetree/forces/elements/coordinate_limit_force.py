@@ -47,7 +47,6 @@ class CoordinateLimitForce(MobilityForce):
     (``set_limits``, ``set_stiffness``, ``set_damping``)."""
 
     CODE = CODE
-    NONNEGATIVE = (0, 2, 4, 5)
     STAGE = Stage.VELOCITY
     USES_Q = True
 

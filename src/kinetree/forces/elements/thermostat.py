@@ -156,15 +156,14 @@ class Thermostat(Force):
         relaxation time > 0, the excluded degrees of freedom 0..6, as the setters keep
         them."""
         where = "Force.Thermostat"
-        checks = {self._chains_index: lambda: _count(value, where, "num_chains", 1,
-                                                     MAX_NUM_CHAINS),
-                  self._bath_index: lambda: _positive(value, where, "bath_temperature"),
-                  self._tau_index: lambda: _positive(value, where, "relaxation_time"),
-                  self._excluded_index: lambda: _count(value, where, "num_excluded_dofs",
-                                                       0, 6)}
         try:
-            if index in checks:
-                checks[index]()
+            if index == self._chains_index:
+                _count(value, where, "num_chains", 1, MAX_NUM_CHAINS)
+            elif index in (self._bath_index, self._tau_index):
+                _positive(value, where, "bath_temperature" if index == self._bath_index
+                          else "relaxation_time")
+            elif index == self._excluded_index:
+                _count(value, where, "num_excluded_dofs", 0, 6)
         except InvalidArgumentError as error:
             return str(error).rstrip(".")
         return None
