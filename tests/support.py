@@ -169,3 +169,38 @@ def ball_pendulum_on_a_rod():
     state = system.realize_topology()
     ball.set_u(state, [1.0, 2.0, 0.5])
     return system, state, ball
+
+
+def _ground(v) -> np.ndarray:
+    return np.array([v[k] for k in range(3)])
+
+
+def opensim_path_is_consistent(muscle, ostate) -> bool:
+    """Whether each of OpenSim's wrap lengths over a cylinder in ``muscle``'s current
+    path is the length of the helix between the two tangent points OpenSim reports
+    (sqrt((R Δθ)² + Δz²) in the cylinder's frame, to 1e-9 m): plain geometry on
+    OpenSim's own numbers."""
+    import opensim
+
+    points = muscle.getGeometryPath().getCurrentPath(ostate)
+    for i in range(1, points.getSize()):
+        wa = opensim.PathWrapPoint.safeDownCast(points.get(i - 1))
+        wb = opensim.PathWrapPoint.safeDownCast(points.get(i))
+        if wa is None or wb is None or \
+                wa.getWrapObject().getName() != wb.getWrapObject().getName():
+            continue
+        cylinder = opensim.WrapCylinder.safeDownCast(wb.getWrapObject())
+        if cylinder is None:
+            continue
+        X_GB = cylinder.getFrame().getTransformInGround(ostate)
+        R_GB = np.array([[X_GB.R().get(r, c) for c in range(3)] for r in range(3)])
+        R_BW = kt.Rotation.from_body_fixed_xyz(
+            _ground(cylinder.get_xyz_body_rotation())).as_matrix()
+        R_GW = R_GB @ R_BW
+        p_GW = _ground(X_GB.p()) + R_GB @ _ground(cylinder.get_translation())
+        a, b = (R_GW.T @ (_ground(w.getLocationInGround(ostate)) - p_GW) for w in (wa, wb))
+        turn = abs(np.angle(complex(*b[:2]) / complex(*a[:2])))
+        helix = np.hypot(cylinder.get_radius() * turn, b[2] - a[2])
+        if abs(helix - wb.getWrapLength(ostate)) > 1e-9:
+            return False
+    return True

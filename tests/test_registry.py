@@ -17,6 +17,7 @@ from kinetree.engine.forward import realize_stages
 from kinetree.engine.kinds import Kinds, address_table, kind_module
 from kinetree.jit import helper
 from kinetree.registry import (
+    ACTUATORS,
     CONSTRAINTS,
     CONTACT,
     FAMILIES,
@@ -24,10 +25,12 @@ from kinetree.registry import (
     FUNCTIONS,
     INLINE,
     MOBILIZERS,
+    WRAPS,
 )
 
 
-@pytest.mark.parametrize("registry", [MOBILIZERS, FORCES, CONTACT, CONSTRAINTS])
+@pytest.mark.parametrize("registry", [MOBILIZERS, FORCES, CONTACT, CONSTRAINTS, ACTUATORS,
+                                      WRAPS])
 def test_codes_are_unique(registry):
     assert len(set(registry.values())) == len(registry)
 

@@ -11,7 +11,16 @@ from kinetree import _compile_cache
 
 _compile_cache.configure()
 
-from kinetree import errors
+from kinetree import errors, osim
+from kinetree.cables import (
+    CableObstacle,
+    CablePath,
+    CableSpan,
+    CableSpanAlgorithm,
+    CableSpring,
+    CableSubsystem,
+    CableTrackerSubsystem,
+)
 from kinetree.contact import (
     CompliantContactSubsystem,
     ContactEventHandler,
@@ -113,6 +122,13 @@ __all__ = [
     "AssemblyCondition",
     "Body",
     "BodyOrSpaceType",
+    "CableObstacle",
+    "CablePath",
+    "CableSpan",
+    "CableSpanAlgorithm",
+    "CableSpring",
+    "CableSubsystem",
+    "CableTrackerSubsystem",
     "check_constraint",
     "check_mobilizer",
     "Constraint",
@@ -177,4 +193,5 @@ __all__ = [
     "UnitInertia",
     "VerletIntegrator",
     "errors",
+    "osim",
 ]

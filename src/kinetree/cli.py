@@ -33,6 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     simulate.add_argument("--accuracy", type=float, default=1e-3,
                           help="the integrator's accuracy (default 1e-3)")
     simulate.add_argument("--out", default="out", help="output folder (default out)")
+    simulate.add_argument("--controls", default=None,
+                          help="a controls file (.sto: time, then one column per actuator) "
+                               "driving the model's actuators")
     args = parser.parse_args(argv)
     try:
         return _run(args)
@@ -57,7 +60,8 @@ def _run(args) -> int:
             return view_model(args.file, args.out)
         return view_file(args.file)
     if args.command == "simulate":
-        return simulate_model(args.model, args.t_final, args.accuracy, args.out)
+        return simulate_model(args.model, args.t_final, args.accuracy, args.out,
+                              args.controls)
     return 2
 
 
@@ -82,9 +86,12 @@ def load_model(name: str):
     return model
 
 
-def simulate_model(name: str, t_final: float, accuracy: float, out: str) -> int:
-    """Simulate a model file from its default state for ``t_final`` s; write its
-    trajectory (.sto with the file's coordinate names, .csv) and a replay page."""
+def simulate_model(name: str, t_final: float, accuracy: float, out: str,
+                   controls: str | None = None) -> int:
+    """Simulate a model file from its default state for ``t_final`` s, its actuators
+    driven by the ``controls`` file if one is given and its muscles equilibrated first;
+    write its trajectory (.sto with the file's coordinate and state names and the
+    muscles' tendon forces and path lengths, .csv) and a replay page."""
     import time
 
     from kinetree.study.simulate import simulate
@@ -94,9 +101,15 @@ def simulate_model(name: str, t_final: float, accuracy: float, out: str) -> int:
         return 1
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
+    if controls is not None:
+        model.prescribe_controls(controls)
     state = model.get_default_state()
+    outputs = {}
+    if getattr(model, "muscles", None):
+        model.equilibrate_muscles(state)
+        outputs = model.actuator_subsystem.muscle_outputs()
     start = time.perf_counter()
-    trajectory = simulate(model.system, state, t_final, accuracy=accuracy)
+    trajectory = simulate(model.system, state, t_final, accuracy=accuracy, outputs=outputs)
     seconds = time.perf_counter() - start
     stem = Path(name).stem
     written = [trajectory.to_sto(folder / f"{stem}.sto", model=model),

@@ -92,6 +92,28 @@ multibody/constraints/, each with compiled ``acceleration_errors`` and ``forces`
 a constraint on generalized coordinates, the ``coordinate_*`` forms of those functions
 (``multibody/kernels/constraints.py``)."""
 
+ACTUATORS = {
+    "coordinate_actuator": 1,
+    "point_actuator": 2,
+    "torque_actuator": 3,
+    "thelen2003_muscle": 4,
+    "millard2012_equilibrium_muscle": 5,
+    "degroote_fregly2016_muscle": 6,
+    "rigid_tendon_muscle": 7,
+}
+"""OpenSim's actuators (muscles among them), one module each in actuators/, each with a
+``calc`` giving its force from its controls, its states (z) and its path's length and
+speed, and, for a muscle with a fiber state, ``equilibrate``."""
+
+WRAPS = {
+    "wrap_sphere": 1,
+    "wrap_cylinder": 2,
+    "wrap_ellipsoid": 3,
+    "wrap_torus": 4,
+}
+"""OpenSim's wrap surfaces, one module each in paths/, each with ``wrap_line``: the
+shortest way over the surface between two points of a path."""
+
 FUNCTIONS = {
     "mobilizers": ("x_fm", "h_fm", "hdot_u", "n_mult", "n_inv_mult", "ndot_u"),
     "forces": ("calc",),
@@ -99,6 +121,8 @@ FUNCTIONS = {
     "constraints": ("position_errors", "velocity_errors", "acceleration_errors", "forces",
                     "coordinate_position_errors", "coordinate_velocity_errors",
                     "coordinate_acceleration_errors", "coordinate_forces"),
+    "actuators": ("calc", "equilibrate"),
+    "wraps": ("wrap_line",),
 }
 """The compiled functions of each family's kinds, in the order of the rows of a Kinds'
 table of addresses (``engine/kinds.py``). Their declared signatures are where the
@@ -110,6 +134,8 @@ REQUIRED = {
     "contact": (("search_contacts",), ("contact_forces",)),
     "constraints": (("acceleration_errors", "forces"),
                     ("coordinate_acceleration_errors", "coordinate_forces")),
+    "actuators": (("calc",),),
+    "wraps": (("wrap_line",),),
 }
 """What a kind's module must define, one of these groups: a mobilizer every function; a
 constraint its acceleration errors and forces (its position and velocity errors if it has
@@ -121,6 +147,8 @@ SWITCHES = {
     "forces": "kinetree.forces.elements.dispatch",
     "contact": "kinetree.engine.forward",
     "constraints": "kinetree.multibody.kernels.constraints",
+    "actuators": "kinetree.actuators.dispatch",
+    "wraps": "kinetree.paths.wrapping",
 }
 """The module declaring each family's switches and their signatures."""
 
@@ -139,5 +167,7 @@ FAMILIES = {
     "forces": ("kinetree.forces.elements", FORCES),
     "contact": ("kinetree.contact", CONTACT),
     "constraints": ("kinetree.multibody.constraints", CONSTRAINTS),
+    "actuators": ("kinetree.actuators", ACTUATORS),
+    "wraps": ("kinetree.paths", WRAPS),
 }
 """Each family's package and codes."""

@@ -12,8 +12,10 @@ they are there. The warm-up compiles them on every core, in parallel jobs:
 - every other element kind, each function of it compiled by itself (``engine/kinds.py``);
 - then programs that use them: a model with every mobilizer kind, the matter
   subsystem's operators (mass matrix, Jacobians, inverse dynamics, constraint
-  matrices), the flagship example's physics, and each robot (URDF) and OpenSim model
-  bundled with a checkout of the repository, loaded and realized.
+  matrices), the flagship example's physics, cables over every obstacle shape, and each
+  robot (URDF) and OpenSim model
+  bundled with a checkout of the repository, loaded and realized (a model with muscles
+  equilibrated and simulated briefly).
 
 It leaves a marker in the cache folder when done, which silences the notice a first
 import gives.
@@ -157,7 +159,12 @@ def _opensim(path: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = kt.io.load_osim(path)
-    model.system.realize(model.get_default_state(), kt.Stage.ACCELERATION)
+    state = model.get_default_state()
+    model.system.realize(state, kt.Stage.ACCELERATION)
+    if model.muscles:
+        model.equilibrate_muscles(state)
+        kt.simulate(model.system, state, SIMULATED_TIME / 10, progress=False,
+                    outputs=model.actuator_subsystem.muscle_outputs())
 
 
 def _operators() -> None:
@@ -202,6 +209,51 @@ def _demo() -> None:
     demo.residual_check(system, matter, traj.states()[-1])
 
 
+def _cables() -> None:
+    """A CableSpring over a sphere, simulated, and a CableSpan over each obstacle shape
+    (the closed-form and the integrated geodesics), realized to VELOCITY."""
+    from kinetree.cables import (
+        CableObstacle,
+        CablePath,
+        CableSpan,
+        CableSpring,
+        CableSubsystem,
+        CableTrackerSubsystem,
+        Cylinder,
+        Torus,
+    )
+
+    body = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(0.1)))
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    tracker = CableTrackerSubsystem(system)
+    mass = kt.MobilizedBody.Translation(matter.Ground(), kt.Transform([3, -0.5, 0]), body,
+                                        kt.Transform())
+    path = CablePath(tracker, matter.Ground(), [-3, 0, 0], mass, [0, 0, 0])
+    CableObstacle.Surface(path, matter.Ground(), kt.Transform(),
+                          kt.ContactGeometry.Sphere(1.0)).set_contact_point_hints(
+        [0, 1, 0], [0, 1, 0])
+    CableSpring(forces, path, 10.0, 5.0, 0.05)
+    kt.simulate(system, system.realize_topology(), SIMULATED_TIME, progress=False)
+
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    end = kt.MobilizedBody.Free(matter.Ground(), kt.Transform([-8, 0.5, 0]), body,
+                                kt.Transform())
+    cable = CableSpan(CableSubsystem(system), end, [0, 0, 0], matter.Ground(), [10, 0.3, 0.2])
+    for x, shape, hint in ((-5, kt.ContactGeometry.Sphere(1.0), [0, 1, 0]),
+                           (-1, Cylinder(0.8), [0, 0.8, 0]),
+                           (3, kt.ContactGeometry.Ellipsoid([1.0, 1.2, 0.8]), [0, 1.2, 0]),
+                           (7, Torus(1.0, 0.3), [0, 1.3, 0])):
+        cable.add_obstacle(matter.Ground(), kt.Transform([x, 0, 0]), shape, hint)
+    state = system.realize_topology()
+    end.set_u(state, [0.1, 0.2, 0.3, 0.1, 0.0, 0.2])
+    system.realize(state, kt.Stage.VELOCITY)
+    cable.calc_length_dot(state)
+    cable.apply_body_forces(state, 1.0, np.zeros((matter.get_num_bodies(), 6)))
+
+
 def _urdf(path: str) -> None:
     model = kt.io.load_urdf(path)
     kt.simulate(model.system, model.get_default_state(), SIMULATED_TIME, progress=False)
@@ -220,7 +272,8 @@ def jobs() -> tuple[list, list]:
             if part:
                 first.append((f"{family} kinds", _kinds, (family, part)))
     then = [("every mobilizer", _every_mobilizer, ()), ("operators", _operators, ()),
-            ("the demo", _demo, ()), ("a model with Python", _python_model, ())]
+            ("the demo", _demo, ()), ("a model with Python", _python_model, ()),
+            ("cables", _cables, ())]
     bundled = _compile_cache.PACKAGE_DIR.parents[1] / "models"
     then += [(path.stem, _urdf, (str(path),)) for path in sorted(bundled.glob("urdf/*.urdf"))]
     then += [(path.stem, _opensim, (str(path),))

@@ -54,6 +54,10 @@ def random_function(rng, kind):
         n = int(rng.choice([1, 2, 3, 6]))
         return F.PiecewiseLinear(_abscissas(rng, n) if n > 1 else [0.2],
                                  rng.uniform(-0.3, 0.3, n))
+    if kind == "step":
+        x0, x1 = sorted(rng.uniform(-1, 1, 2))
+        return F.Step(*rng.uniform(-0.3, 0.3, 2), *((x0, x1) if rng.random() < 0.5
+                                                    else (x1, x0)))
     if kind == "multiplier":
         inner = random_function(rng, str(rng.choice(KINDS[:-1])))
         scaled = F.Multiplier(inner, rng.uniform(-2, 2))
@@ -61,7 +65,7 @@ def random_function(rng, kind):
     raise ValueError(kind)
 
 
-KINDS = ("constant", "linear", "polynomial", "spline", "simm", "gcv", "piecewise",
+KINDS = ("constant", "linear", "polynomial", "spline", "simm", "gcv", "piecewise", "step",
          "multiplier")
 
 

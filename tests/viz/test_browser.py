@@ -229,3 +229,36 @@ def test_demo_replay_draws_every_link(browser, tmp_path):
         cosine = (rgb / np.maximum(norms, 1)) @ unit
         assert np.sum((cosine > 0.99) & (norms[..., 0] > 60)) > 40, f"link {b} not drawn"
     page.close()
+
+
+def test_a_muscle_models_replay_draws_its_paths_by_activation(browser, tmp_path):
+    """arm26 at rest with its biceps long head fully active: the replay page draws that
+    path red and the resting muscles' blue, as OpenSim's GUI does."""
+    import warnings
+
+    from kinetree.io import OsimSkippedWarning, load_osim
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OsimSkippedWarning)
+        model = load_osim(Path(__file__).resolve().parents[2] / "models" / "opensim"
+                          / "arm26.osim")
+    state = model.get_default_state()
+    model.coordinates["r_elbow_flex"].set_value(state, 1.0)
+    for name, muscle in model.muscles.items():
+        muscle.set_activation(state, 1.0 if name == "BIClong" else 0.02)
+    model.system.realize(state, kt.Stage.POSITION)
+    one = kt.Trajectory([0.0], [state.get_q()], [state.get_u()], [state.get_z()],
+                        template=state, name="arm26", system=model.system)
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    page.goto(one.to_html(tmp_path / "arm26.html", model.system).as_uri())
+    png, red = wait_for_red(page)
+    keep(png, "arm26_muscles.png")
+    page.close()
+    import io
+
+    from PIL import Image
+
+    rgb = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+    blue = (rgb[..., 2] > 120) & (rgb[..., 2] - rgb[..., 0] > 60) & \
+        (rgb[..., 2] - rgb[..., 1] > 60)
+    assert len(red) > 30 and np.count_nonzero(blue) > 2 * len(red)

@@ -21,6 +21,8 @@ from typing import Protocol
 
 import numpy as np
 
+from kinetree.actuators.actuator import ACTUATOR_I_COLUMNS, ACTUATOR_OUTPUTS
+from kinetree.actuators.path_table import NO_PATHS, _constant
 from kinetree.engine.kinds import Kinds
 from kinetree.forces.elements._table import FORCE_I_COLUMNS
 
@@ -39,6 +41,16 @@ EngineModel = namedtuple("EngineModel", [
     "constraint_kinds",  # Kinds of the enabled constraints
     "con_i",             # (nc, 13) int64: per enabled constraint its type code, ancestor,
                          # bodies, mobilities, equation rows (multibody/constraint_table.py)
+    "actuator_kinds",    # Kinds of the actuators of the table
+    "act_i",             # (na, 9) int64: per actuator its type code, path, first z, control,
+                         # first parameter, bodies, mobility, flags (actuators/actuator.py)
+    "controller_i",      # (k, 2) int64: per compiled prescribed control, the control and
+                         # the first float of its Function of time in controller_f
+    "controller_f",      # float64: the prescribed controls' Function records
+    "path_i", "point_i", "wrap_rows", "wrap_i",  # int64: the muscles' paths, their points
+                         # and their wraps (paths/path_kernel.py)
+    "path_f",            # float64: the paths' stations, frames, functions and surfaces
+    "wrap_kinds",        # Kinds of the wrap surfaces the paths use
 ])
 """The realization's constant part: the model arrays of one State's Instance stage."""
 
@@ -60,6 +72,16 @@ EngineData = namedtuple("EngineData", [
     "con_f", "con_buf",  # float64: the constraints' parameters and work space
     "qerr", "uerr", "udoterr",  # (mp,), (mp + mv,), (m,): the constraint errors
     "multipliers",       # (m,): the constraint multipliers λ (ACCELERATION)
+    "z", "zdot",         # (nz,), (nz,): the auxiliary states (the actuators') and their
+                         # derivatives (DYNAMICS)
+    "act_f",             # float64: the actuators' parameters (the State's own)
+    "control_defaults",  # (na,): each actuator's control without controllers
+    "python_controls",   # (na,): what the Python controllers add (before DYNAMICS)
+    "controls",          # (na,): each actuator's control (DYNAMICS)
+    "act_out",           # (na, 12): each actuator's outputs (DYNAMICS, actuator.OUT_*)
+    "path_work",         # float64: the paths' current points (POSITION)
+    "path_length", "path_speed", "path_tension",  # (np,) m, m/s, N: each path's length
+                         # (POSITION), lengthening speed (VELOCITY), tension (DYNAMICS)
 ])
 """The realization's per-State part: views of one State's arrays."""
 
@@ -68,6 +90,11 @@ MODEL_DEFAULTS = {
     "force_i": np.zeros((0, FORCE_I_COLUMNS), dtype=np.int64),
     "contact_kinds": Kinds("contact"),
     "transition_velocity": -1.0,
+    "actuator_kinds": Kinds("actuators"),
+    "act_i": _constant(np.zeros((0, ACTUATOR_I_COLUMNS), dtype=np.int64)),
+    "controller_i": _constant(np.zeros((0, 2), dtype=np.int64)),
+    "controller_f": _constant(np.zeros(0)),
+    **NO_PATHS,
 }
 DATA_DEFAULTS = {
     "force_rows": np.zeros(0, dtype=np.int64),
@@ -75,6 +102,10 @@ DATA_DEFAULTS = {
     "force_pe": np.zeros(0),
     "contact_i": np.zeros(11, dtype=np.int64),
     "contact_f": np.zeros(0),
+    **{name: np.zeros(0) for name in (
+        "z", "zdot", "act_f", "control_defaults", "python_controls", "controls",
+        "path_work", "path_length", "path_speed", "path_tension")},
+    "act_out": np.zeros((0, ACTUATOR_OUTPUTS)),
 }
 """The fields of the parts a model may lack (built-in force elements, compiled contact)."""
 

@@ -8,9 +8,11 @@ flow:
                 each quaternion's normalization error                 quaternion_errors
                 each constraint's position errors                     constraint_position
                 the contact surfaces' overlapping pairs                contact_search
+                each muscle path's points and length                  path_positions
   VELOCITY      the prescribed bodies' u                              prescribe_velocities
                 V_GB, the bias terms, q̇ = N u                        velocity_sweep
                 each constraint's velocity errors                     constraint_velocity
+                each muscle path's lengthening speed                  path_speeds
   DYNAMICS      articulated-body inertias P, U, D⁻¹                   inertia_sweep
                 body and mobility forces zeroed, then every enabled
                 built-in force element added, with its potential
@@ -18,6 +20,11 @@ flow:
                 the compliant force of every point contact and
                 elastic foundation spring, or the Hunt-Crossley and
                 elastic foundation forces of OpenSim's elements       contact_forces
+                the actuators' controls: defaults, Python controllers'
+                and prescribed Functions of time                      control_sweep
+                every actuator's force, its states' derivatives ż
+                and outputs (muscles: activation and fiber dynamics)  actuator_sweep
+                the forces of the muscles' tensions along their paths path_forces
   ACCELERATION  the prescribed bodies' u̇                             prescribe_accelerations
                 u̇ from the applied forces by the articulated-body
                 method                                                acceleration_sweep
@@ -47,6 +54,9 @@ from numba.core import types
 from numba.experimental import structref
 from numba.extending import overload
 
+from kinetree.actuators.controllers import control_sweep
+from kinetree.actuators.dispatch import actuator_sweep
+from kinetree.actuators.path_table import path_forces, path_positions, path_speeds
 from kinetree.contact.collision import _HEADER, unpack_contacts
 from kinetree.engine.entry import call_native, native_address, unowned
 from kinetree.engine.kinds import each
@@ -166,6 +176,7 @@ def realize_stages(first, last, model, data):
     # without them then computes none of them.
     constrained = model.con_i.shape[0] > 0
     in_contact = data.contact_i[0] > 0          # the search has surfaces
+    actuated = model.act_i.shape[0] > 0
     constraint_kinds, contact_kinds = model.constraint_kinds, model.contact_kinds
     if first <= POSITION <= last:
         if _zero_quaternion(q, model.quaternion_q):
@@ -181,12 +192,16 @@ def realize_stages(first, last, model, data):
             contact_search(contact_kinds, contacts, cache.R_GB, cache.p_GB)
             if contacts.header[7] != 0:
                 return OVERFLOW
+        if actuated:
+            path_positions(model, data, tree, cache)
     if first <= VELOCITY <= last:
         prescribe_velocities(tree, cache, u)
         velocity_sweep(tree, cache, q, u, data.qdot)
         if constrained:
             constraint_velocity(constraint_kinds, tree, cache, _constraints(model, data), u,
                                 data.uerr)
+        if actuated:
+            path_speeds(model, data, tree, cache)
         if not _finite(data.qdot):
             return NONFINITE
     if first <= DYNAMICS <= last:
@@ -203,6 +218,16 @@ def realize_stages(first, last, model, data):
         if in_contact:
             contact_forces(contact_kinds, unpack_contacts(data.contact_i, data.contact_f),
                            model.transition_velocity, cache.p_GB, cache.V_GB, body_forces)
+        if actuated:
+            control_sweep(model.controller_i, model.controller_f, data.time,
+                          data.control_defaults, data.python_controls, data.controls)
+            actuator_sweep(model.actuator_kinds, model.act_i, data.act_f, data.z, data.zdot,
+                           data.controls, data.path_length, data.path_speed,
+                           data.path_tension, tree, cache, body_forces, mobility_forces,
+                           data.act_out)
+            path_forces(model, data, tree, cache, body_forces, mobility_forces)
+            if not _finite(data.zdot):
+                return NONFINITE
         if not (_finite_rows(body_forces) and _finite(mobility_forces)):
             return NONFINITE
     if first <= ACCELERATION <= last:

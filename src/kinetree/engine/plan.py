@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 
+from kinetree.actuators.subsystem import ActuatorSubsystem
 from kinetree.contact.compliant import CompliantContactSubsystem
 from kinetree.contact.elastic_foundation_force import ElasticFoundationForce
 from kinetree.contact.general import ContactSetForce, GeneralContactSubsystem
@@ -96,7 +97,7 @@ class RealizationPlan:
         search = next((ss for ss in subsystems if _keeps_hooks(ss, ContactTrackerSubsystem)
                         or _keeps_hooks(ss, GeneralContactSubsystem)), None) \
             if compiled else None
-        forces = compliant = None
+        forces = compliant = actuators = None
         contact_set_forces = frozenset()
         self._compiled_parts = []
         fields = {}
@@ -109,6 +110,9 @@ class RealizationPlan:
                 contact_set_forces = _compiled_contact_set_forces(ss, search)
                 self._add(i, *ss.engine_python(state, contact_set_forces))
             elif ss is search:
+                self._add(i, *ss.engine_python(state))
+            elif compiled and actuators is None and _keeps_hooks(ss, ActuatorSubsystem):
+                actuators = ss
                 self._add(i, *ss.engine_python(state))
             elif (compiled and compliant is None and search is not None
                   and _keeps_hooks(ss, CompliantContactSubsystem)

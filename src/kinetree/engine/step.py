@@ -135,13 +135,15 @@ def _derivative(realize, t, y, model, data, ydot):
     """ẏ = f(t, y) by realizing the State of ``model`` and ``data`` (``realize``: the
     address of the compiled ``realize_stages``); 0 or why not."""
     data.time[0] = t
-    q, u = data.q, data.u
-    nq = q.shape[0]
+    q, u, z = data.q, data.u, data.z
+    nq, nu = q.shape[0], u.shape[0]
     _copy(y[:nq], q)
-    _copy(y[nq:], u)
+    _copy(y[nq:nq + nu], u)
+    _copy(y[nq + nu:], z)
     failed = call_native(realize, POSITION, ACCELERATION, model, data)
     _copy(data.qdot, ydot[:nq])
-    _copy(data.udot, ydot[nq:])
+    _copy(data.udot, ydot[nq:nq + nu])
+    _copy(data.zdot, ydot[nq + nu:])
     # A derivative that is not finite is the integrator's to judge: the step that used it
     # diverges, and says so.
     return 0 if failed == NONFINITE else failed
@@ -201,13 +203,13 @@ def new_run(control_f, control_i, work, k, tableau, weights, group_ends, model, 
 
 
 @helper
-def _semi_explicit_step(model, y0, ydot0, h, y1, qdot):
+def _semi_explicit_step(model, y0, ydot0, h, y1, qdot, nu):
     """The symplectic Euler step: u1 = u0 + h u̇0 (and z), q1 = q0 + h N(q0) u1."""
     nq = qdot.shape[0]
     for n in range(nq, y0.shape[0]):
         y1[n] = y0[n] + h * ydot0[n]
     n_sweep(unpack_tree(model.tree_i, model.tree_f, model.mobilizer_kinds), y0[:nq],
-            y1[nq:], qdot)
+            y1[nq:nq + nu], qdot)
     for n in range(nq):
         y1[n] = y0[n] + h * qdot[n]
 
@@ -313,7 +315,8 @@ def run_steps(run):
                 control_i[PHASE] = ATTEMPTING
                 return NEED_ATTEMPT
             if method == SEMI_EXPLICIT_EULER:
-                _semi_explicit_step(model, y0, ydot0, h, y1, stage_y[:data.q.shape[0]])
+                _semi_explicit_step(model, y0, ydot0, h, y1, stage_y[:data.q.shape[0]],
+                                    data.u.shape[0])
                 control_i[VERDICT] = NO_ESTIMATE
                 phase = ATTEMPTING
             else:
@@ -526,7 +529,8 @@ class CompiledStepper:
 
 def _compiled_throughout(system, state, plan) -> bool:
     """Whether ``state``'s realization from TIME to ACCELERATION is one compiled call, its
-    y is the matter subsystem's [q u], and nothing but quaternions needs projecting."""
+    y is the matter subsystem's [q u] and the actuators' z, and nothing but quaternions
+    needs projecting."""
     if plan.realization is None:
         return False
     actions = plan._plan(int(Stage.TIME), int(Stage.ACCELERATION))
@@ -535,7 +539,9 @@ def _compiled_throughout(system, state, plan) -> bool:
     matter = system.get_matter_subsystem()
     part = state._parts[matter.get_my_subsystem_index()]
     nq, nu = state.get_num_q(), state.get_num_u()
-    if state.get_num_z() or part.q_slice != slice(0, nq) or part.u_slice != slice(0, nu):
+    if part.q_slice != slice(0, nq) or part.u_slice != slice(0, nu):
+        return False
+    if plan.data.z.shape[0] != state.get_num_z():      # a z the realization does not own
         return False
     if matter._constraint_data(state).python:
         return False

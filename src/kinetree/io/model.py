@@ -88,8 +88,10 @@ class Model:
     ``coordinates`` (name -> Coordinate, in the file's order), ``markers`` (a Markers goal
     for ``Assembler.track``, the file's marker names kept), ``force_elements`` (a force
     element's name in the file -> the kinetree Force elements built for it), ``contact``
-    (the GeneralContactSubsystem of its contact forces, or None) and ``skipped`` (the
-    elements of the file not built, each with why)."""
+    (the GeneralContactSubsystem of its contact forces, or None), ``actuators``,
+    ``muscles`` and ``controllers`` (by name, in the file's order; all in
+    ``actuator_subsystem``, or None) and ``skipped`` (the elements of the file not built,
+    each with why)."""
 
     def __init__(self, name: str, system, matter, forces):
         self.name = name
@@ -103,6 +105,10 @@ class Model:
         self.skipped: list[str] = []
         self.force_elements: dict[str, list] = {}
         self.contact = None
+        self.actuators: dict = {}
+        self.muscles: dict = {}
+        self.controllers: dict = {}
+        self.actuator_subsystem = None
         self._file: str | None = None
         self._file_error = KinetreeError
         self._origins: dict[str, tuple[str, str]] = {}
@@ -137,6 +143,41 @@ class Model:
                     raise
                 raise self._file_error(named) from error
         return state
+
+    def set_controls(self, state, values: dict) -> None:
+        """Set the controls (a muscle's excitation, an actuator's control) of the
+        actuators named in ``values`` ({name: value}) in ``state``: what each has when no
+        controller drives it, and what a controller adds to (OpenSim's default
+        controls)."""
+        self._actuators("set_controls").set_controls(state, values)
+
+    def prescribe_controls(self, path, interpolation_method: int = 1):
+        """Drive the actuators with the controls of the storage file ``path`` (a time
+        column, one column per actuator by name), as an OpenSim PrescribedController with
+        that ``controls_file`` does; returns the PrescribedController added (it takes
+        effect from the next State made or realized from TOPOLOGY)."""
+        from kinetree.actuators import PrescribedController
+
+        subsystem = self._actuators("prescribe_controls")
+        controller = PrescribedController.from_file(path, self.actuators, None,
+                                                    interpolation_method)
+        subsystem.add_controller(controller)
+        self.controllers[controller.name] = controller
+        return controller
+
+    def equilibrate_muscles(self, state) -> None:
+        """Set each muscle's fiber state so that its fiber and tendon forces balance at
+        the State's coordinates, speeds and activations (OpenSim's
+        ``equilibrateMuscles``); raises naming the first muscle that has no
+        equilibrium, and why, with the State left as it was."""
+        self._actuators("equilibrate_muscles").equilibrate_muscles(state)
+
+    def _actuators(self, where: str):
+        if self.actuator_subsystem is None:
+            raise InvalidArgumentError(
+                f"Model.{where}: {self.name!r} has no actuators (or was loaded with "
+                f"include_forces=False).")
+        return self.actuator_subsystem
 
     def _unsatisfied(self, state, tolerance: float) -> str | None:
         """After a failed projection: the message naming the file's element whose

@@ -56,6 +56,7 @@ from kinetree.forces import Force, GeneralForceSubsystem
 from kinetree.io import osim3
 from kinetree.io.files import within
 from kinetree.io.model import Coordinate, Model
+from kinetree.io.osim_actuators import build_actuators
 from kinetree.io.osim_forces import build_forces, why_not_built
 from kinetree.math.functions import Constant, Function, Linear
 from kinetree.math.inertia import Inertia, MassProperties, _trusted_inertia
@@ -352,6 +353,8 @@ class _Builder:
         self._markers(model)
         self._geometry(model)
         self.built = set(build_forces(self, model)) if self.include_forces else set()
+        if self.include_forces:
+            self.built |= set(build_actuators(self, model))
         self._report_skipped()
         return model
 
@@ -859,9 +862,14 @@ class _Builder:
             for f in _objects(self.xml, "ForceSet"):
                 if f.get("name") not in self.built:
                     self.skipped.append(f"{f.tag} {f.get('name')!r} ({why_not_built(f)})")
-        for set_name in ("ControllerSet", "ProbeSet"):
-            for e in _objects(self.xml, set_name):
-                self.skipped.append(f"{e.tag} {e.get('name')!r}")
+        for e in _objects(self.xml, "ControllerSet"):
+            if e.get("name") not in self.built:
+                self.skipped.append(f"{e.tag} {e.get('name')!r} (" + (
+                    "a controller from an OpenSim plug-in: write it as a kinetree "
+                    "Controller in Python" if e.tag != "PrescribedController" else
+                    "not built") + ")")
+        for e in _objects(self.xml, "ProbeSet"):
+            self.skipped.append(f"{e.tag} {e.get('name')!r}")
         for e in _objects(self.xml, "ContactGeometrySet"):
             if e.get("name") not in self.built:
                 self.skipped.append(f"{e.tag} {e.get('name')!r} (no contact force built "

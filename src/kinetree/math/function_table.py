@@ -14,6 +14,7 @@ couplers OpenSim's files hold) keeps each in its parameter row as a record:
                 (the same ends, extrapolation and interval search, and the same bits)
     GCV         n, L, x (n), anchors (n + 1), per region L rows (v, f', f'') of Horner
                 coefficients, front-padded with zeros to L rows
+    STEP        y0, y1, x0, x1: Function.Step (a muscle excitation switched on)
 
 Each kind is evaluated with the arithmetic of its Function class's own fast path, in the
 same order, so compiled code and the Python Functions agree to round-off (bit for bit on
@@ -27,7 +28,7 @@ import math
 import numba
 import numpy as np
 
-from kinetree.math.functions import Constant, Linear, Polynomial, Spline
+from kinetree.math.functions import Constant, Linear, Polynomial, Spline, Step
 from kinetree.math.opensim_functions import (
     _END_WINDOW,
     GCVSpline,
@@ -36,7 +37,7 @@ from kinetree.math.opensim_functions import (
     SimmSpline,
 )
 
-K_CONSTANT, K_LINEAR, K_POLYNOMIAL, K_SPLINE, K_SIMM, K_GCV = range(6)
+K_CONSTANT, K_LINEAR, K_POLYNOMIAL, K_SPLINE, K_SIMM, K_GCV, K_STEP = range(7)
 def record(function, coords) -> list | None:
     """The record of ``function`` of the coordinates ``coords`` (indices into the array
     ``evaluate`` will be given), or None if it is not one of the kinds above: a user
@@ -75,6 +76,8 @@ def record(function, coords) -> list | None:
         zeros = [0.0] * len(inner._xs)
         return [K_SIMM, arg, *head, len(inner._xs), *inner._xs, *inner._ys, *inner._slopes,
                 *zeros, *zeros]
+    if kind is Step:
+        return [K_STEP, arg, *head, inner._y0, inner._y1, inner._x0, inner._x1]
     if kind is GCVSpline:
         width = max(len(rows) for rows in inner._pieces)
         table = []
@@ -171,6 +174,18 @@ def evaluate(prm, at, q):
             v = y + h * (b + h * (cc + h * dd))
             d1 = b + h * (2.0 * cc + 3.0 * h * dd)
             d2 = 2.0 * cc + 6.0 * h * dd
+    elif kind == K_STEP:
+        y0, dy = prm[d], prm[d + 1] - prm[d]
+        x0, dx = prm[d + 2], prm[d + 3] - prm[d + 2]
+        if (x - x0) * dx <= 0.0:
+            v = y0
+        elif (x - prm[d + 3]) * dx >= 0.0:
+            v = prm[d + 1]
+        else:
+            t = (x - x0) / dx
+            v = y0 + dy * (t * t * t * (10.0 + t * (-15.0 + 6.0 * t)))
+            d1 = dy * (30.0 * t * t * (1.0 - t) * (1.0 - t)) / dx
+            d2 = dy * (60.0 * t * (1.0 + t * (-3.0 + 2.0 * t))) / (dx * dx)
     else:  # K_GCV
         n, width = int(prm[d]), int(prm[d + 1])
         xs = d + 2

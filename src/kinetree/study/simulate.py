@@ -410,14 +410,18 @@ def _integrator_class(name: str) -> type[Integrator]:
 
 def coordinate_labels(system, state) -> dict[str, list[str]]:
     """Column labels for q, u and z: ``<Type><index>.q<k>`` for a matter subsystem's
-    mobilized bodies (``Pin1.q0``, ``Ball2.q3``), ``<subsystem name>.q<k>`` for the
-    variables of any other subsystem, in the State's order."""
+    mobilized bodies (``Pin1.q0``, ``Ball2.q3``), a subsystem's own ``z_labels`` where it
+    names its z (an actuator's ``/forceset/<name>/activation``), ``<subsystem
+    name>.q<k>`` for the variables of any other subsystem, in the State's order."""
     labels = {"q": [], "u": [], "z": []}
     for i in range(system.get_num_subsystems()):
         sub = system.get_subsystem(i)
         counts = {"q": sub.get_q(state).size, "u": sub.get_u(state).size,
                   "z": sub.get_z(state).size}
         per_body = _body_labels(sub, state)
+        if hasattr(sub, "z_labels"):
+            labels["z"] += sub.z_labels()
+            counts["z"] = 0
         for kind in ("q", "u", "z"):
             if per_body is not None and kind != "z":
                 labels[kind] += per_body[kind]

@@ -30,6 +30,11 @@ _KINDS = ("q", "u", "z")
 _PATTERN = {kind: re.compile(rf"(^|\.){kind}\d+$") for kind in _KINDS}
 
 
+_ACTUATOR_STATE = re.compile(r"^/forceset/[^/|]+/[^/|]+$")
+"""An actuator's state as OpenSim names it (``/forceset/<muscle>/activation``): a z of
+the model that has that actuator."""
+
+
 def _kind_of(label: str) -> str | None:
     """'q', 'u' or 'z' for a coordinate label, None for an extra column."""
     for kind in _KINDS:
@@ -230,10 +235,11 @@ class Trajectory:
         Without a model the columns are kinetree's (``Pin1.q0``, ..., then the extra
         columns). With ``model`` (a ``Model``, whose System made the rows) they are
         OpenSim's states: for each coordinate, in the model's order,
-        ``/jointset/<joint>/<coordinate>/value`` then ``/speed``, so that
+        ``/jointset/<joint>/<coordinate>/value`` then ``/speed``, then each actuator's
+        states (``/forceset/<muscle>/activation``, ...), so that
         ``opensim.StatesTrajectory.createFromStatesTable(osim_model, table)`` takes the
         file for the same model. ``columns`` says whether the extra columns are written
-        (after the rest; with a model, the z under kinetree's labels with them): by
+        (after the rest; with a model, any other z under kinetree's labels with them): by
         default yes without a model and no with one, as OpenSim refuses columns that are
         not states of its model unless told ``allowExtraColumns=True``."""
         path = Path(path)
@@ -279,9 +285,14 @@ class Trajectory:
                 f"Trajectory.to_sto: {len(left)} q belong to no coordinate of the model "
                 f"{model.name!r} and are not written ({', '.join(left[:6])}"
                 f"{', ...' if len(left) > 6 else ''})."), stacklevel=3)
+        states = [k for k, label in enumerate(self._names["z"])
+                  if _ACTUATOR_STATE.match(label)]       # OpenSim's own states
+        labels += [self._names["z"][k] for k in states]
+        values += [self._z[:, k] for k in states]
         if columns:
-            labels += [*self._names["z"], *self._columns]
-            values += [*self._z.T, *self._columns.values()]
+            others = [k for k in range(self._z.shape[1]) if k not in states]
+            labels += [*(self._names["z"][k] for k in others), *self._columns]
+            values += [*(self._z[:, k] for k in others), *self._columns.values()]
         return labels, np.column_stack(values)
 
     def to_html(self, path, system=None, *, frame_rate: float = 30.0,
@@ -370,9 +381,14 @@ class Trajectory:
         found: dict[tuple[str, str], int] = {}
         own: dict[str, list[int]] = {kind: [] for kind in _KINDS}
         extra = []
+        names = coordinate_labels(model.system, state)
+        states = {label: k for k, label in enumerate(names["z"])
+                  if _ACTUATOR_STATE.match(label)}
         for i, label in enumerate(labels[1:], 1):
             hit = _coordinate_column(label, model.coordinates)
-            if hit is None:
+            if hit is None and label in states:     # an actuator's state, by its name
+                arrays["z"][:, states[label]] = data[:, i]
+            elif hit is None:
                 kind = _kind_of(label)
                 (extra if kind is None else own[kind]).append(i)
             elif hit in found:
@@ -415,7 +431,6 @@ class Trajectory:
                 f"model's coordinates, which keep their default values: "
                 f"{', '.join(missing[:12])}{', ...' if len(missing) > 12 else ''}."),
                 stacklevel=3)
-        names = coordinate_labels(model.system, state)
         traj = cls(data[:, 0], arrays["q"], arrays["u"], arrays["z"], q_names=names["q"],
                    u_names=names["u"], z_names=names["z"],
                    columns={labels[i]: data[:, i] for i in extra}, name=name,
@@ -572,7 +587,8 @@ def _labels(kind: str, labels, n: int) -> list[str]:
     if labels is None:
         return [f"{kind}{i}" for i in range(n)]
     labels = [str(s) for s in labels]
-    if len(labels) != n or any(_kind_of(s) != kind for s in labels):
+    if len(labels) != n or any(_kind_of(s) != kind and not (
+            kind == "z" and _ACTUATOR_STATE.match(s)) for s in labels):
         raise InvalidArgumentError(
             f"Trajectory: expected {n} {kind} labels each ending in '{kind}<k>' (as "
             f"'Pin1.{kind}0'), got {labels}.")

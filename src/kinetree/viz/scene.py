@@ -97,8 +97,9 @@ def contact_decoration(shape):
 
 
 def _implementations(system) -> list:
-    """The user implementations that may suggest decorations: custom mobilizers, custom
-    constraints and custom forces."""
+    """What may suggest decorations: the user implementations of custom mobilizers,
+    constraints and forces, and subsystems that draw their elements (the actuators'
+    muscle paths)."""
     matter = system.get_matter_subsystem()
     found = []
     for b in range(1, matter.get_num_bodies()):
@@ -109,6 +110,8 @@ def _implementations(system) -> list:
         found.append(matter.get_constraint(c).get_implementation())
     for s in range(system.get_num_subsystems()):
         sub = system.get_subsystem(s)
+        if hasattr(sub, "calc_decorative_geometry_and_append"):
+            found.append(sub)       # a subsystem drawing its elements (muscle paths)
         for f in range(sub.get_num_forces() if hasattr(sub, "get_num_forces") else 0):
             getter = getattr(sub.get_force(f), "get_implementation", None)
             if getter is not None:

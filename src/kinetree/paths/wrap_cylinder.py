@@ -1,0 +1,287 @@
+"""OpenSim's WrapCylinder: a path wrapping over a cylinder of the z axis of its frame W,
+computed as OpenSim 4.6 computes it (WrapCylinder::wrapLine and _make_spiral_path): the
+tangent points from the planes through each end tangent to the cylinder, slid along the
+axis onto the plane of the two ends and an apex on the surface, joined by a helix.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from kinetree.jit import helper
+from kinetree.multibody.kernels.small import add3, cross3, dot3, scale3, sub3, vec3
+from kinetree.paths.wrap_object import (
+    AXIS,
+    INSIDE_RADIUS,
+    MANDATORY_WRAP,
+    NO_WRAP,
+    SIGN,
+    SINGLE,
+    WRAPPED,
+    WrapObject,
+    closest_point_on_line,
+    distance_squared,
+    distance_squared_to_line,
+    dsign,
+    intersect_lines,
+    intersect_segment_plane,
+    normalize_or_zero,
+    positive,
+    store_result,
+)
+from kinetree.registry import WRAPS
+
+CODE = WRAPS["wrap_cylinder"]
+
+_P0 = (0.0, 0.0, -1.0)
+_DN = (0.0, 0.0, 1.0)
+"""A point of the axis and its direction, in W."""
+
+_MAX_ITERATIONS = 100
+_TANGENCY = 0.1 * math.pi / 180.0
+"""OpenSim slides a tangent point until the path's angle to the axis on either side of it
+differs by at most this (rad), at most _MAX_ITERATIONS times."""
+
+_SEGMENT = 0.002
+"""OpenSim's length (m) of the pieces of the helix it draws; the sliding looks at the
+first piece."""
+
+
+class WrapCylinder(WrapObject):
+    """A cylinder of ``radius`` (m) about the z axis of W, of ``length`` (m) centered at
+    W's origin: a path wraps only if a tangent point lies within the length."""
+
+    CODE = CODE
+    KIND = "wrap_cylinder"
+
+    def __init__(self, radius: float, length: float, **kwargs):
+        super().__init__(**kwargs)
+        self.radius = positive(radius, self._where(), "radius")
+        self.length = positive(length, self._where(), "length")
+
+    def _params(self) -> list:
+        return [self.radius, self.length]
+
+    def surface_points(self, p1, p2, n: int = 16, method: str = "hybrid",
+                       single: bool = True) -> np.ndarray:
+        """(n + 1, 3) points (m, in W) along the helix between the tangent points of the
+        segment p1-p2, for drawing; none (0, 3) when the path does not wrap."""
+        code, r1, r2, length = self.wrap_line(p1, p2, method, single)
+        if code not in (WRAPPED, MANDATORY_WRAP):
+            return np.zeros((0, 3))
+        angle = _helix_angle(r1, r2, length, self.radius)
+        t = np.linspace(0.0, 1.0, n + 1)
+        c, s = np.cos(angle * t), np.sin(angle * t)
+        return np.stack([c * r1[0] - s * r1[1], s * r1[0] + c * r1[1],
+                         r1[2] + t * (r2[2] - r1[2])], axis=1)
+
+
+def _helix_angle(r1, r2, length, radius) -> float:
+    """The signed angle (rad, about z) the helix of ``length`` between r1 and r2 turns."""
+    turn = math.sqrt(max(length * length - (r2[2] - r1[2]) ** 2, 0.0)) / radius
+    short = math.atan2(r1[0] * r2[1] - r1[1] * r2[0], r1[0] * r2[0] + r1[1] * r2[1])
+    if abs(abs(short) - turn) <= abs(2.0 * math.pi - abs(short) - turn):
+        return math.copysign(turn, short)
+    return -math.copysign(turn, short)
+
+
+@helper(error_model="numpy")
+def _unit(v):
+    """v / |v| (SimTK's UnitVec3: NaN for a zero vector)."""
+    return scale3(1.0 / math.sqrt(dot3(v, v)), v)
+
+
+@helper(error_model="numpy")
+def _tangent_candidates(p, radius):
+    """(pa, pb, p_axis, distance): the two points where planes through p touch the
+    cylinder, the point of the axis nearest p, and p's distance from the axis."""
+    p_axis, _ = closest_point_on_line(p, _P0, _DN)
+    vv, dist_axis = normalize_or_zero(sub3(p, p_axis))
+    d = radius * (radius / dist_axis)
+    pp = add3(p_axis, scale3(d, vv))
+    d = math.sqrt(radius * radius - d * d)
+    uu = cross3(_DN, vv)
+    return add3(pp, scale3(d, uu)), sub3(pp, scale3(d, uu)), p_axis, dist_axis
+
+
+@helper(error_model="numpy")
+def _angle(a, b):
+    return math.acos(dot3(a, b) / (math.sqrt(dot3(a, a)) * math.sqrt(dot3(b, b))))
+
+
+@helper(error_model="numpy")
+def _spiral_point(r1, theta, axial, sense, t):
+    """r1 turned by sense t theta about z and moved t axial along it."""
+    c, s = math.cos(sense * t * theta), math.sin(sense * t * theta)
+    return (c * r1[0] - s * r1[1], s * r1[0] + c * r1[1], r1[2] + t * axial)
+
+
+@helper(error_model="numpy")
+def _adjust_tangent_point(pt, r, w):
+    """OpenSim's _adjust_tangent_point: (moved, r) with r slid along the axis toward
+    tangency where the lines pt-r and r-w meet the axis at angles differing by more
+    than _TANGENCY."""
+    pr, _ = normalize_or_zero(sub3(r, pt))
+    rw, _ = normalize_or_zero(sub3(w, r))
+    if abs(math.acos(dot3(pr, _DN)) - math.acos(dot3(rw, _DN))) > _TANGENCY:
+        pa, _ = closest_point_on_line(pt, r, _DN)
+        wa, _ = closest_point_on_line(w, r, _DN)
+        _, _, _, q, _ = intersect_lines(pt, w, pa, wa)
+        return True, add3(r, scale3(1.5, sub3(q, r)))
+    return False, r
+
+
+@helper(forceinline=False, error_model="numpy")
+def _spiral(p1, p2, r1, r2, radius, long_wrap, adjust):
+    """OpenSim's _make_spiral_path: (r1, r2, length) of the helix from r1 to r2, the long
+    way round for ``long_wrap``; with ``adjust`` (a path of several PathWraps) the
+    tangent points are first slid along the axis to tangency with the helix."""
+    sense = -1.0 if long_wrap else 1.0
+    iterations = 0
+    while True:
+        r1a, _ = closest_point_on_line(r1, _P0, _DN)
+        r2a, _ = closest_point_on_line(r2, _P0, _DN)
+        axial = dot3(sub3(r2a, r1a), _DN)
+        uu, vv = sub3(r1, r1a), sub3(r2, r2a)
+        theta = math.atan2(dot3(cross3(uu, vv), _DN), dot3(uu, vv))
+        if long_wrap:
+            theta = 2.0 * math.pi - theta
+        x = radius * theta
+        length = math.sqrt(x * x + axial * axial)
+        if not adjust or iterations >= _MAX_ITERATIONS or not length / _SEGMENT >= 2.0:
+            return r1, r2, length
+        t = 1.0 / int(length / _SEGMENT)
+        moved1, r1 = _adjust_tangent_point(p1, r1, _spiral_point(r1, theta, axial, sense, t))
+        # OpenSim turns the already moved r1 to find the point near r2
+        moved2, r2 = _adjust_tangent_point(p2, r2,
+                                           _spiral_point(r1, theta, axial, sense, 1.0 - t))
+        if not (moved1 or moved2):
+            return r1, r2, length
+        iterations += 1
+
+
+@helper(forceinline=False, error_model="numpy")
+def cylinder_wrap(radius, length, axis, sign, adjust, p1, p2):
+    """OpenSim's WrapCylinder::wrapLine of the segment p1-p2 (m, in W) over the cylinder
+    of ``radius`` and ``length`` about z, wrapping on the side ``sign`` of ``axis`` (sign
+    0: any side): (WrapAction, r1, r2, length over the surface); r1, r2 NaN where OpenSim
+    leaves them so."""
+    nan3 = (math.nan, math.nan, math.nan)
+    r_squared = radius * radius
+    if distance_squared_to_line(p1, _P0, _DN) < r_squared or \
+            distance_squared_to_line(p2, _P0, _DN) < r_squared:
+        return INSIDE_RADIUS, nan3, nan3, 0.0
+    _, near12, t12, near00, _ = intersect_lines(p1, p2, (0.0, 0.0, -0.5 * length),
+                                                (0.0, 0.0, 0.5 * length))
+    crosses = distance_squared(near12, near00) < r_squared and t12 > 0.0 and t12 < 1.0
+    constrained = sign != 0
+    code = WRAPPED
+    if not constrained:
+        if not crosses:
+            return NO_WRAP, nan3, nan3, 0.0
+        code = MANDATORY_WRAP
+    r1a, r1b, p11, p11_dist = _tangent_candidates(p1, radius)
+    r2a, r2b, p22, p22_dist = _tangent_candidates(p2, radius)
+    far_side = False
+    long_wrap = False
+    if constrained:
+        if dsign(p1[axis]) == sign or dsign(p2[axis]) == sign:
+            if crosses:
+                code = MANDATORY_WRAP
+            elif dsign(p1[axis]) != dsign(p2[axis]) and dsign(near12[axis]) != sign:
+                code = WRAPPED
+            else:
+                return NO_WRAP, nan3, nan3, 0.0
+        alpha = _angle(sub3(r1a, p11), sub3(r2b, p22))
+        beta = _angle(sub3(r1b, p11), sub3(r2a, p22))
+        on1a, on1b = dsign(r1a[axis]) == sign, dsign(r1b[axis]) == sign
+        # the pairs (r1a, r2b) and (r1b, r2a) turn opposite ways round the axis
+        if on1a and on1b:
+            if dsign(r2a[axis]) == sign:
+                r1, r2, far_side = r1b, r2a, not alpha > beta
+            else:
+                r1, r2, far_side = r1a, r2b, alpha > beta
+        elif on1a:
+            r1, r2, far_side = r1a, r2b, alpha > beta
+        elif on1b:
+            r1, r2, far_side = r1b, r2a, not alpha > beta
+        elif dsign(r2a[axis]) == sign:
+            r1, r2, far_side = r1b, r2a, not alpha > beta
+        elif dsign(r2b[axis]) == sign:
+            r1, r2, far_side = r1a, r2b, alpha > beta
+        elif alpha > beta:
+            r1, r2, far_side = r1a, r2b, True
+        else:
+            r1, r2, far_side = r1b, r2a, True
+        sum_musc = add3(sub3(r1, p1), sub3(r2, p2))
+        sum_r = add3(sub3(r1, p11), sub3(r2, p22))
+        long_wrap = dot3(sum_r, sum_musc) < 0.0
+    else:
+        u1a, _ = normalize_or_zero(sub3(r1a, p11))
+        u1b, _ = normalize_or_zero(sub3(r1b, p11))
+        u2a, _ = normalize_or_zero(sub3(r2a, p22))
+        u2b, _ = normalize_or_zero(sub3(r2b, p22))
+        dot1, dot2 = dot3(u1a, u2a), dot3(u1a, u2b)
+        dot3_, dot4 = dot3(u1b, u2a), dot3(u1b, u2b)
+        if dot1 > dot2 and dot1 > dot3_ and dot1 > dot4:
+            r1, r2 = r1a, r2a
+        elif dot2 > dot3_ and dot2 > dot4:
+            r1, r2 = r1a, r2b
+        elif dot3_ > dot4:
+            r1, r2 = r1b, r2a
+        else:
+            r1, r2 = r1b, r2b
+
+    # the apex: where the plane of p1, p2 and the axis point below them meets the surface
+    t = p11_dist / (p11_dist + p22_dist)
+    mpt = add3(p1, scale3(t, sub3(p2, p1)))
+    axis_pt, _ = closest_point_on_line(mpt, _P0, _DN)
+    l1, _ = normalize_or_zero(sub3(p1, axis_pt))
+    l2, _ = normalize_or_zero(sub3(p2, axis_pt))
+    normal, _ = normalize_or_zero(_unit(cross3(l1, l2)))
+    vert1, _ = normalize_or_zero(cross3(_DN, normal))
+    vert2, _ = normalize_or_zero(cross3(normal, _DN))
+    apex1 = add3(axis_pt, scale3(radius, vert1))
+    apex2 = add3(axis_pt, scale3(radius, vert2))
+    nearer1 = distance_squared(mpt, apex1) < distance_squared(mpt, apex2)
+    apex = apex2 if nearer1 == far_side else apex1
+
+    # slide r1 and r2 along the axis onto the plane of p1, p2 and the apex
+    uu, _ = normalize_or_zero(sub3(p1, apex))
+    vv, _ = normalize_or_zero(sub3(p2, apex))
+    normal = _unit(cross3(uu, vv))
+    d = -dot3(p1, normal)
+    hit1, r1p = intersect_segment_plane(sub3(r1, scale3(10.0, _DN)),
+                                        add3(r1, scale3(10.0, _DN)), normal, d)
+    hit2, r2p = intersect_segment_plane(sub3(r2, scale3(10.0, _DN)),
+                                        add3(r2, scale3(10.0, _DN)), normal, d)
+    # OpenSim measures along the line through p11 in the direction of the point p22 (and
+    # back), the axis itself unless p22 is W's origin
+    if hit1:
+        q, _ = closest_point_on_line(r1p, p11, p22)
+        if distance_squared(q, p22) < distance_squared(p11, p22):
+            r1 = r1p
+    if hit2:
+        q, _ = closest_point_on_line(r2p, p22, p11)
+        if distance_squared(q, p11) < distance_squared(p22, p11):
+            r2 = r2p
+    half = 0.5 * length
+    if (r1[2] < -half or r1[2] > half) and (r2[2] < -half or r2[2] > half):
+        return NO_WRAP, r1, r2, 0.0
+    r1, r2, wrap_length = _spiral(p1, p2, r1, r2, radius, long_wrap, adjust)
+    return code, r1, r2, wrap_length
+
+
+@helper(forceinline=False, error_model="numpy")
+def wrap_line(wi, wf, p1, p2, previous, result):
+    """wf = [radius, length]. OpenSim's WrapCylinder wrapPathSegment in W."""
+    code, r1, r2, length = cylinder_wrap(wf[0], wf[1], wi[AXIS], wi[SIGN], wi[SINGLE] == 0,
+                                         vec3(p1), vec3(p2))
+    store_result(result, r1, r2, length)
+    if code == WRAPPED or code == MANDATORY_WRAP:
+        for k in range(3):
+            previous[k] = r1[k]
+            previous[3 + k] = r2[k]
+    return code

@@ -1,0 +1,362 @@
+"""Millard2012EquilibriumMuscle against OpenSim 4.6's, side by side: Rajagopal2016's
+muscles (damped, with elastic and rigid tendons, pennated and not) and the undamped
+model, each pulling a block on a slider from a ground point, at random path lengths,
+speeds, activations, fiber lengths and excitations, with the edges (slack tendon, fiber
+at its minimum length, excitation outside [0, 1], activation at its minimum); and the
+fiber equilibrium against OpenSim's equilibrateMuscles."""
+
+import math
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kinetree.actuators import millard2012_equilibrium_muscle as mm
+from kinetree.actuators.actuator import (
+    ACTUATOR_I_COLUMNS,
+    ACTUATOR_OUTPUTS,
+    AT,
+    CODE,
+    CONTROL,
+    OUT_ACTIVATION,
+    OUT_ACTIVE_FIBER_FORCE,
+    OUT_EXCITATION,
+    OUT_FIBER_LENGTH,
+    OUT_FIBER_VELOCITY,
+    OUT_NORMALIZED_FIBER_LENGTH,
+    OUT_PASSIVE_FIBER_FORCE,
+    OUT_PENNATION_ANGLE,
+    OUT_POWER,
+    OUT_TENDON_FORCE,
+    OUT_TENDON_LENGTH,
+    PATH,
+    Z,
+)
+from kinetree.actuators.millard2012_equilibrium_muscle import Millard2012EquilibriumMuscle
+from kinetree.errors import InvalidArgumentError
+
+_ROOT = Path(__file__).resolve().parents[2]
+_FOLDERS = [_ROOT / "models" / "opensim", _ROOT.parent / "shared" / "models" / "opensim"]
+# Rajagopal's muscles: elastic tendon unpennated, elastic pennated, rigid unpennated,
+# rigid pennated
+RAJAGOPAL = ("bflh_r", "soleus_r", "addbrev_r", "glmax1_r")
+
+
+def rajagopal_elements():
+    for folder in _FOLDERS:
+        path = folder / "Rajagopal2016.osim"
+        if path.is_file():
+            root = ET.parse(path).getroot()
+            return {e.get("name"): e for e in root.iter("Millard2012EquilibriumMuscle")}
+    pytest.skip("no Rajagopal2016.osim in models/opensim")
+
+
+# ---------------------------------------------------------------- kinetree's side
+class Kinetree:
+    """One muscle's row, parameters and states, its compiled ``calc`` and
+    ``equilibrate`` called directly (tree and cache are small real ones it ignores)."""
+
+    def __init__(self, muscle, tree_and_cache):
+        self.muscle = muscle
+        self.af = np.asarray(muscle._params(), dtype=float)
+        self.states = muscle._states()
+        self.ai = np.zeros(ACTUATOR_I_COLUMNS, dtype=np.int64)
+        self.ai[CODE], self.ai[PATH], self.ai[Z], self.ai[CONTROL], self.ai[AT] = \
+            muscle.CODE, 0, 0, 0, 0
+        self.tree, self.cache = tree_and_cache
+
+    def z(self, activation, fiber_length):
+        values = {"activation": activation, "fiber_length": fiber_length}
+        return np.array([values[s] for s in self.states], dtype=float)
+
+    def calc(self, activation, fiber_length, excitation, length, speed):
+        z = self.z(activation, fiber_length)
+        zdot = np.zeros_like(z)
+        out = np.zeros(ACTUATOR_OUTPUTS)
+        tension = mm.calc(self.ai, self.af, z, zdot, np.array([excitation]), length, speed,
+                          self.tree, self.cache, np.zeros((3, 6)), np.zeros(2), out)
+        return tension, out, dict(zip(self.states, zdot))
+
+    def equilibrate(self, activation, excitation, length):
+        z = self.z(activation, 0.0)
+        status = mm.equilibrate(self.ai, self.af, z, np.array([excitation]), length, 0.0,
+                                np.zeros(ACTUATOR_OUTPUTS))
+        return status, dict(zip(self.states, z))
+
+
+@pytest.fixture(scope="module")
+def tree_and_cache():
+    from kinetree.engine.kinds import Kinds
+    from kinetree.multibody import tree_model
+
+    tree = tree_model.unpack_tree.py_func(
+        np.zeros((3, 7), dtype=np.int64), np.zeros(3 * tree_model._TREE_FLOATS_PER_BODY),
+        Kinds("mobilizers"))
+    return tree, tree_model.cache_views(*tree_model.allocate_cache(3, 2, 2))
+
+
+# ---------------------------------------------------------------- OpenSim's side
+class OpenSimSlider:
+    """OpenSim's muscle of the same properties pulling a block on a slider (along
+    ground's x) from ground's origin: its path's length is the slider's q."""
+
+    def __init__(self, osim, muscle: Millard2012EquilibriumMuscle):
+        p = muscle.properties
+        model = osim.Model()
+        block = osim.Body("block", 2.0, osim.Vec3(0), osim.Inertia(0.1))
+        model.addBody(block)
+        joint = osim.SliderJoint("slider", model.getGround(), block)
+        model.addJoint(joint)
+        m = osim.Millard2012EquilibriumMuscle(
+            "m", p["max_isometric_force"], p["optimal_fiber_length"],
+            p["tendon_slack_length"], p["pennation_angle_at_optimal"])
+        for key in ("max_contraction_velocity", "fiber_damping", "default_activation",
+                    "default_fiber_length", "activation_time_constant",
+                    "deactivation_time_constant", "minimum_activation",
+                    "maximum_pennation_angle", "ignore_tendon_compliance",
+                    "ignore_activation_dynamics"):
+            getattr(m, f"set_{key}")(p[key])
+        m.setMinControl(p["minimum_activation"])     # OpenSim refuses less
+        curves = {"ActiveForceLengthCurve": m.upd_ActiveForceLengthCurve(),
+                  "ForceVelocityCurve": m.upd_ForceVelocityCurve(),
+                  "FiberForceLengthCurve": m.upd_FiberForceLengthCurve(),
+                  "TendonForceLengthCurve": m.upd_TendonForceLengthCurve()}
+        for key, value in p.items():
+            if "." in key and value != -1.0:
+                name, prop = key.split(".")
+                getattr(curves[name], f"set_{prop}")(value)
+        m.addNewPathPoint("origin", model.getGround(), osim.Vec3(0))
+        m.addNewPathPoint("insertion", block, osim.Vec3(0))
+        model.addForce(m)
+        controller = osim.PrescribedController()
+        controller.addActuator(m)
+        controller.prescribeControlForActuator("m", osim.Constant(0.0))
+        model.addController(controller)
+        self.state = model.initSystem()
+        # the controller's own copy of the Constant, set per sample
+        self.excitation = osim.Constant.safeDownCast(osim.PrescribedController.safeDownCast(
+            model.getControllerSet().get(0)).upd_ControlFunctions().get(0))
+        self.model, self.muscle = model, osim.Millard2012EquilibriumMuscle.safeDownCast(
+            model.getMuscles().get(0))
+        self.coordinate = joint.upd_coordinates(0)
+        self.states = muscle._states()
+
+    def realize(self, activation, fiber_length, excitation, length, speed):
+        s = self.state
+        self.excitation.setValue(excitation)
+        self.coordinate.setValue(s, length, False)
+        self.coordinate.setSpeedValue(s, speed)
+        if "activation" in self.states:
+            self.model.setStateVariableValue(s, "/forceset/m/activation", activation)
+        if "fiber_length" in self.states:
+            self.model.setStateVariableValue(s, "/forceset/m/fiber_length", fiber_length)
+        self.model.realizeAcceleration(s)
+        m = self.muscle
+        outputs = {OUT_ACTIVATION: m.getActivation(s),
+                   OUT_FIBER_LENGTH: m.getFiberLength(s),
+                   OUT_FIBER_VELOCITY: m.getFiberVelocity(s),
+                   OUT_TENDON_LENGTH: m.getTendonLength(s),
+                   OUT_TENDON_FORCE: m.getTendonForce(s),
+                   OUT_ACTIVE_FIBER_FORCE: m.getActiveFiberForce(s),
+                   OUT_PASSIVE_FIBER_FORCE: m.getPassiveFiberForce(s),
+                   OUT_PENNATION_ANGLE: m.getPennationAngle(s),
+                   OUT_NORMALIZED_FIBER_LENGTH: m.getNormalizedFiberLength(s),
+                   OUT_EXCITATION: m.getExcitation(s),
+                   OUT_POWER: -m.getTendonForce(s) * m.getLengtheningSpeed(s)}
+        derivatives = {name: self.model.getStateVariableDerivativeValue(
+            s, f"/forceset/m/{name}") for name in self.states}
+        return m.getLength(s), m.getLengtheningSpeed(s), outputs, derivatives
+
+    def equilibrate(self, activation, excitation, length):
+        s = self.state
+        self.excitation.setValue(excitation)
+        self.coordinate.setValue(s, length, False)
+        self.coordinate.setSpeedValue(s, 0.0)
+        if "activation" in self.states:
+            self.model.setStateVariableValue(s, "/forceset/m/activation", activation)
+        self.model.equilibrateMuscles(s)
+        return {name: self.model.getStateVariableValue(s, f"/forceset/m/{name}")
+                for name in self.states}
+
+
+def muscle_of(element, **changes):
+    properties = Millard2012EquilibriumMuscle.osim_properties(element)
+    properties.update(changes)
+    return Millard2012EquilibriumMuscle(element.get("name"), **properties)
+
+
+def samples(muscle, rng, n):
+    """n random (activation, fiber length, excitation, path length, speed), a third of
+    them at an edge: activation at or below its minimum, excitation outside [0, 1], the
+    fiber at its minimum length, a slack tendon."""
+    p = muscle.properties
+    lopt, lts = p["optimal_fiber_length"], p["tendon_slack_length"]
+    lmin = muscle.get_minimum_fiber_length()
+    out = []
+    for k in range(n):
+        a = rng.uniform(0.0, 1.0)
+        lce = lopt * rng.uniform(0.5, 1.6)
+        u = rng.uniform(-0.3, 1.2)
+        length = lts * rng.uniform(1.0, 1.06) + lce * rng.uniform(0.8, 1.0)
+        speed = rng.uniform(-1.0, 1.0) * lopt * 5
+        edge = k % 6
+        if edge == 1:
+            a, u = rng.uniform(-0.1, p["minimum_activation"]), rng.uniform(-1.0, 0.0)
+        elif edge == 2:
+            u = rng.uniform(1.0, 2.0)
+        elif edge == 3:
+            lce = lmin * rng.uniform(0.9, 1.0)
+            length = lts * 1.02 + lmin * rng.uniform(0.0, 0.9)
+        elif edge == 4:
+            length = lts * rng.uniform(0.9, 1.0) + lce * 0.5
+        out.append((a, lce, u, length, speed))
+    return out
+
+
+COMPARED = {OUT_ACTIVATION: "activation", OUT_FIBER_LENGTH: "fiber length",
+            OUT_FIBER_VELOCITY: "fiber velocity", OUT_TENDON_LENGTH: "tendon length",
+            OUT_TENDON_FORCE: "tendon force", OUT_ACTIVE_FIBER_FORCE: "active fiber force",
+            OUT_PASSIVE_FIBER_FORCE: "passive fiber force",
+            OUT_PENNATION_ANGLE: "pennation angle",
+            OUT_NORMALIZED_FIBER_LENGTH: "normalized fiber length",
+            OUT_EXCITATION: "excitation", OUT_POWER: "power"}
+
+
+def compare(muscle, tree_and_cache, n, seed):
+    """The worst relative difference of kinetree's outputs and state derivatives from
+    OpenSim's over n samples: {quantity: (difference, sample)}."""
+    osim = pytest.importorskip("opensim")
+    ours, theirs = Kinetree(muscle, tree_and_cache), OpenSimSlider(osim, muscle)
+    fiso = muscle.properties["max_isometric_force"]
+    scale = {OUT_TENDON_FORCE: fiso, OUT_ACTIVE_FIBER_FORCE: fiso,
+             OUT_PASSIVE_FIBER_FORCE: fiso, OUT_POWER: fiso,
+             OUT_FIBER_VELOCITY: muscle.properties["optimal_fiber_length"]}
+    worst = {}
+    for sample in samples(muscle, np.random.default_rng(seed), n):
+        a, lce, u, length, speed = sample
+        length, speed, outputs, derivatives = theirs.realize(a, lce, u, length, speed)
+        tension, out, zdot = ours.calc(a, lce, u, length, speed)
+        assert tension == out[OUT_TENDON_FORCE]
+        pairs = [(COMPARED[c], out[c], v, scale.get(c, 1.0)) for c, v in outputs.items()]
+        pairs += [(f"d/dt {name}", zdot[name], v, 1.0) for name, v in derivatives.items()]
+        for name, mine, ref, size in pairs:
+            error = abs(mine - ref) / max(abs(ref), 1e-3 * size)
+            if error >= worst.get(name, (-1.0,))[0]:
+                worst[name] = (error, sample)
+    return worst
+
+
+CASES = {  # id: (Rajagopal muscle, property changes)
+    "elastic": ("bflh_r", {}),
+    "elastic_pennated": ("soleus_r", {}),
+    "rigid": ("addbrev_r", {}),
+    "rigid_pennated": ("glmax1_r", {}),
+    "undamped_pennated": ("soleus_r", {"fiber_damping": 0.0}),
+    # OpenSim's activation model then keeps its default minimum 0.01, not the muscle's
+    "no_activation_dynamics": ("soleus_r", {"ignore_activation_dynamics": True,
+                                            "minimum_activation": 0.05}),
+    "undamped_fitted_curves": ("bflh_r", {
+        "fiber_damping": 0.0, "minimum_activation": 0.05,
+        "FiberForceLengthCurve.stiffness_at_low_force": 0.3,
+        "FiberForceLengthCurve.stiffness_at_one_norm_force": 4.0,
+        "FiberForceLengthCurve.curviness": 0.6,
+        "TendonForceLengthCurve.stiffness_at_one_norm_force": 40.0,
+        "TendonForceLengthCurve.norm_force_at_toe_end": 0.6,
+        "TendonForceLengthCurve.curviness": 0.4}),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_outputs_and_derivatives_agree_with_opensim(case, tree_and_cache):
+    name, changes = CASES[case]
+    muscle = muscle_of(rajagopal_elements()[name], **changes)
+    worst = compare(muscle, tree_and_cache, 60, seed=len(case))
+    report = {k: f"{v[0]:.1e}" for k, v in worst.items()}
+    bad = {k: v for k, v in worst.items() if not v[0] < 1e-10}
+    assert not bad, (report, bad)
+
+
+@pytest.mark.parametrize("case", ["elastic", "elastic_pennated", "undamped_pennated",
+                                  "no_activation_dynamics", "undamped_fitted_curves"])
+def test_equilibrium_fiber_length_agrees_with_opensim(case, tree_and_cache):
+    osim = pytest.importorskip("opensim")
+    name, changes = CASES[case]
+    muscle = muscle_of(rajagopal_elements()[name], **changes)
+    ours, theirs = Kinetree(muscle, tree_and_cache), OpenSimSlider(osim, muscle)
+    p = muscle.properties
+    rng = np.random.default_rng(7)
+    for k in range(15):
+        a, u = rng.uniform(0.0, 1.0), rng.uniform(0.0, 1.0)
+        length = p["tendon_slack_length"] * rng.uniform(0.95, 1.05) + \
+            p["optimal_fiber_length"] * rng.uniform(0.3, 1.5)
+        status, z = ours.equilibrate(a, u, length)
+        assert status == 0
+        ref = theirs.equilibrate(a, u, length)
+        assert z["fiber_length"] == pytest.approx(ref["fiber_length"], rel=1e-9), (k, a, length)
+        # and the forces balance there, fiber still
+        lce = z["fiber_length"]
+        _, out, _ = ours.calc(a, lce, u, length, 0.0)
+        along = (out[OUT_ACTIVE_FIBER_FORCE] + out[OUT_PASSIVE_FIBER_FORCE]) * math.cos(
+            out[OUT_PENNATION_ANGLE])
+        if lce > muscle.get_minimum_fiber_length():
+            assert along == pytest.approx(out[OUT_TENDON_FORCE],
+                                          abs=2e-8 * p["max_isometric_force"])
+
+
+def test_a_rigid_tendon_needs_no_equilibrium(tree_and_cache):
+    muscle = muscle_of(rajagopal_elements()["addbrev_r"])
+    assert muscle._states() == ("activation",)
+    status, z = Kinetree(muscle, tree_and_cache).equilibrate(0.3, 0.3, 0.2)
+    assert status == 0 and z == {"activation": 0.3}
+
+
+def test_fiber_velocity_is_the_derivative_of_the_path_for_a_rigid_tendon(tree_and_cache):
+    """With a rigid tendon the fiber length follows the path: its reported velocity is
+    d(fiber length)/dt along a path lengthening at the given speed (finite difference)."""
+    muscle = muscle_of(rajagopal_elements()["glmax1_r"])
+    k = Kinetree(muscle, tree_and_cache)
+    length, speed, h = muscle.properties["tendon_slack_length"] + 0.12, 0.3, 1e-6
+    _, out, _ = k.calc(0.5, 0.0, 0.5, length, speed)
+    lengths = [k.calc(0.5, 0.0, 0.5, length + s * speed * h, speed)[1][OUT_FIBER_LENGTH]
+               for s in (-1, 1)]
+    assert out[OUT_FIBER_VELOCITY] == pytest.approx((lengths[1] - lengths[0]) / (2 * h),
+                                                    rel=1e-7)
+
+
+def test_osim_properties_read_the_nested_curves():
+    element = rajagopal_elements()["soleus_r"]
+    p = Millard2012EquilibriumMuscle.osim_properties(element)
+    assert p["ActiveForceLengthCurve.min_norm_active_fiber_length"] == 0.25
+    assert p["ForceVelocityCurve.eccentric_slope_near_vmax"] == pytest.approx(0.15)
+    assert "TendonForceLengthCurve.stiffness_at_one_norm_force" not in p
+    assert p["fiber_damping"] == pytest.approx(0.1)
+    assert p["ignore_tendon_compliance"] is False
+
+
+def test_properties_out_of_range_are_refused_with_the_fix():
+    with pytest.raises(InvalidArgumentError, match="minimum_activation.*fiber_damping"):
+        Millard2012EquilibriumMuscle("m", fiber_damping=0.0, minimum_activation=0.0)
+    with pytest.raises(InvalidArgumentError, match="all be given or all be absent"):
+        Millard2012EquilibriumMuscle("m", **{"FiberForceLengthCurve.curviness": 0.5})
+    with pytest.raises(InvalidArgumentError, match="strain_at_one_norm_force"):
+        Millard2012EquilibriumMuscle("m", **{
+            "FiberForceLengthCurve.strain_at_one_norm_force": -0.1})
+    with pytest.raises(InvalidArgumentError, match="pennation_angle_at_optimal"):
+        Millard2012EquilibriumMuscle("m", pennation_angle_at_optimal=2.0)
+
+
+def test_without_activation_dynamics_the_activation_floor_is_opensims_default(
+        tree_and_cache):
+    """The excitation is the activation, clamped below at 0.01 (the activation model's
+    default), not at the muscle's minimum_activation, as OpenSim does."""
+    osim = pytest.importorskip("opensim")
+    name, changes = CASES["no_activation_dynamics"]
+    muscle = muscle_of(rajagopal_elements()[name], **changes)
+    ours, theirs = Kinetree(muscle, tree_and_cache), OpenSimSlider(osim, muscle)
+    length = muscle.properties["tendon_slack_length"] + muscle.properties[
+        "optimal_fiber_length"]
+    for excitation, activation in ((0.03, 0.03), (0.005, 0.01), (1.3, 1.0)):
+        outputs = theirs.realize(0.0, 0.05, excitation, length, 0.0)[2]
+        _, out, _ = ours.calc(0.0, 0.05, excitation, length, 0.0)
+        assert out[OUT_ACTIVATION] == outputs[OUT_ACTIVATION] == activation
