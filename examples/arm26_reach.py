@@ -66,6 +66,6 @@ def main(out: str | None = None) -> None:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("--out", default=None, help="a .sto file for the trajectory")
-    main(parser.parse_args().out)
+    main(parser.parse_known_args()[0].out)

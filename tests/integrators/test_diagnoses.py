@@ -162,3 +162,38 @@ def test_an_arithmetic_failure_in_a_fixed_step_run_reports_how_large_the_state_g
     message = str(caught.value)
     assert f"largest |u| {largest_u:.3g}" in message
     assert "the fixed step of 0.01 s is too large" in message
+
+
+class Undefined(kt.Force.Custom.Implementation):
+    """No force where |q| < 1, and none defined (NaN) beyond, where the motion never goes:
+    a muscle's fiber shorter than its width, a table's range."""
+
+    def calc_force(self, state, body_forces, particle_forces, mobility_forces):
+        q = state.get_q()[0]
+        mobility_forces[0] += math.nan if abs(q) >= 1.0 else 0.0
+
+
+def test_a_trial_step_out_of_the_models_domain_is_retried_shorter():
+    """A pendulum swinging to 0.95 rad whose model is undefined past 1 rad: a long trial
+    step that overshoots into the undefined region is taken again shorter, as Simbody
+    retries a step whose evaluation failed; the run ends where the pendulum without the
+    force does."""
+    def pendulum(with_force):
+        system, matter, forces, link = world(gravity=(0, -9.8, 0))
+        pin = kt.MobilizedBody.Pin(matter.Ground(), kt.Transform(), link,
+                                   kt.Transform([0, 1, 0]))
+        if with_force:
+            kt.Force.Custom(forces, Undefined())
+        state = system.realize_topology()
+        pin.set_one_q(state, 0, 0.95)
+        return system, state
+
+    ends = []
+    for with_force in (True, False):
+        system, state = pendulum(with_force)
+        run = kt.simulate(system, state, 3.0, accuracy=1e-2, maximum_step_size=0.5,
+                          progress=False)
+        ends.append(run.q[-1, 0])
+        if with_force:
+            assert run.stats["error_test_failures"] > 0
+    assert ends[0] == pytest.approx(ends[1], abs=1e-2)     # both at accuracy 1e-2

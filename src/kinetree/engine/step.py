@@ -120,6 +120,9 @@ from kinetree.system.subsystem import Subsystem
 _INSTANCE, _ACCELERATION = Stage.INSTANCE, Stage.ACCELERATION   # an Enum attribute: ~150 ns
 ACCEPTED_END = -1
 """run_steps' own mark of a step a method in Python accepted, its end realized."""
+NONFINITE_SHRINK = 1.0 / 1024.0
+"""How far a step whose end is not finite is halved (from the size it started at)
+before the motion is called diverged."""
 
 
 @helper
@@ -352,6 +355,15 @@ def run_steps(run):
             control_i[PHASE] = IDLE
             verdict = control_i[VERDICT]
             if verdict != REJECTED and first_non_finite(y1) >= 0:
+                if fixed <= 0.0 and h * 0.5 >= control_f[H_START] * NONFINITE_SHRINK \
+                        and h * 0.5 >= max(control_f[MIN_STEP], time_tol(t0)):
+                    # A trial step that left the model's domain (a muscle's fiber
+                    # shorter than its width): shorter ones may stay in it, as Simbody
+                    # retries a step whose evaluation failed.
+                    control_i[ERROR_FAILURES] += 1
+                    control_f[H_NEXT] = h * 0.5
+                    control_i[PHASE] = RETRYING
+                    continue
                 # The error norm of a NaN passes any test: stop here instead, the step's
                 # end left in stage_y for the error message.
                 _copy(y1, stage_y)
