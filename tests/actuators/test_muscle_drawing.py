@@ -39,3 +39,4 @@ def test_each_path_is_drawn_through_its_points_coloured_by_activation():
     # a wrapped path is drawn over its tangent points: some wrap at this pose
     assert any(len(m.get_current_path(state)) > len(m.path.points)
                for m in model.muscles.values())
+

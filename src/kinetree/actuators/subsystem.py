@@ -23,6 +23,7 @@ from kinetree.actuators.actuator import (
     AT,
     CODE,
     CONTROL,
+    OUT_FIBER_VELOCITY,
     PATH,
     Actuator,
     Muscle,
@@ -331,6 +332,29 @@ class ActuatorSubsystem(Subsystem):
                 f"{fields.path_length[self._act_i[failed, PATH]]:.6g} m; check the "
                 f"coordinates, or the muscle's optimal fiber and tendon slack lengths.")
         self.upd_z(state)[:] = z
+
+    FAR_FROM_EQUILIBRIUM = 1000.0
+    """Optimal fiber lengths per second: a fiber velocity beyond this says the muscle's
+    fiber state is far from balancing its tendon."""
+
+    def diagnose(self, state) -> list[str]:
+        """Why a run from ``state`` may fail, muscle by muscle: fibers moving at absurd
+        speeds because their state is far from equilibrium (a model not equilibrated)."""
+        self.get_system().realize(state, Stage.DYNAMICS)
+        outputs = self._outputs(state, "diagnose")
+        far = []
+        for a in self._actuators:
+            if not isinstance(a, Muscle) or "fiber_length" not in a._states():
+                continue
+            scale = a.properties.get("optimal_fiber_length", 1.0)
+            velocity = outputs[a._index, OUT_FIBER_VELOCITY]
+            if not abs(velocity) <= self.FAR_FROM_EQUILIBRIUM * scale:
+                far.append(f"{a.name} ({velocity:.3g} m/s)")
+        if not far:
+            return []
+        return [f"{len(far)} muscle(s) have fibers far from equilibrium: "
+                f"{', '.join(far[:5])}{', ...' if len(far) > 5 else ''}; call "
+                f"model.equilibrate_muscles(state) before simulating"]
 
     def check_loaded_discrete_variable(self, state, index: int, value) -> str | None:
         why = super().check_loaded_discrete_variable(state, index, value)

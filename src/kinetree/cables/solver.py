@@ -58,23 +58,16 @@ from kinetree.cables.surfaces import (
     vec,
 )
 from kinetree.jit import helper
+from kinetree.multibody.kernels.small import rotate3
 
 MINIMUM_LENGTH, SCHOLZ2015 = 0, 1
 RESULT_HEAD = 3
 
 
 @helper
-def rotate(X, v):
-    """R v for X = [R | p]."""
-    return (X[0, 0] * v[0] + X[0, 1] * v[1] + X[0, 2] * v[2],
-            X[1, 0] * v[0] + X[1, 1] * v[1] + X[1, 2] * v[2],
-            X[2, 0] * v[0] + X[2, 1] * v[1] + X[2, 2] * v[2])
-
-
-@helper
 def to_ground(X, v):
-    """The station v of S in Ground: R v + p."""
-    r = rotate(X, v)
+    """The station v of S in Ground: R v + p for X_GS = [R | p] (3 x 4)."""
+    r = rotate3(X, v)
     return (r[0] + X[0, 3], r[1] + X[1, 3], r[2] + X[2, 3])
 
 
@@ -149,7 +142,7 @@ def _update_status(kinds, prm, X_GS, geo, hints, points, first, last, seg, i, ac
 def _variations(X, row, vP, wP, vQ, wQ):
     """The variations (Ground) of the Frenet frames at P and Q with the four natural
     corrections: columns of v are dx/dq, of w the rotation vectors."""
-    t, n, b = rotate(X, vec(row, P_T)), rotate(X, vec(row, P_N)), rotate(X, vec(row, P_B))
+    t, n, b = rotate3(X, vec(row, P_T)), rotate3(X, vec(row, P_N)), rotate3(X, vec(row, P_B))
     kt, kb, tau = row[CURV_P], row[CURV_P + 1], row[CURV_P + 2]
     for r in range(3):
         vP[r, 0], vP[r, 1], vP[r, 2], vP[r, 3] = t[r], b[r], 0.0, 0.0
@@ -157,7 +150,7 @@ def _variations(X, row, vP, wP, vQ, wQ):
         wP[r, 1] = -kb * t[r] - tau * b[r]
         wP[r, 2] = -n[r]
         wP[r, 3] = 0.0
-    t, n, b = rotate(X, vec(row, Q_T)), rotate(X, vec(row, Q_N)), rotate(X, vec(row, Q_B))
+    t, n, b = rotate3(X, vec(row, Q_T)), rotate3(X, vec(row, Q_N)), rotate3(X, vec(row, Q_B))
     kt, kb, tau = row[CURV_Q], row[CURV_Q + 1], row[CURV_Q + 2]
     a, ad, rj, rd = row[JACOBI], row[JACOBI + 1], row[JACOBI + 2], row[JACOBI + 3]
     for r in range(3):
@@ -178,7 +171,7 @@ def _add_block(M, row, col, v, d1, w, d2):
 
 @helper
 def _axis(X, row, at):
-    return rotate(X, vec(row, at))
+    return rotate3(X, vec(row, at))
 
 
 @helper
@@ -465,8 +458,8 @@ def cable_forces(X_GS, geo, obstacle_body, points, point_body, seg_first, result
             if not in_contact(geo, i):
                 continue
             X = X_GS[i]
-            tP = rotate(X, vec(geo[i], P_T))
-            tQ = rotate(X, vec(geo[i], Q_T))
+            tP = rotate3(X, vec(geo[i], P_T))
+            tQ = rotate3(X, vec(geo[i], Q_T))
             xP = to_ground(X, vec(geo[i], P_POINT))
             xQ = to_ground(X, vec(geo[i], Q_POINT))
             fP = (-tension * tP[0], -tension * tP[1], -tension * tP[2])

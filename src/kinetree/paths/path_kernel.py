@@ -31,6 +31,7 @@ import math
 
 import numpy as np
 
+from kinetree.forces.elements import _stations  # the module: importing it imports this
 from kinetree.jit import helper
 from kinetree.math.function_table import evaluate
 from kinetree.multibody.kernels.small import add3, cross3, dot3, rotate3, rotate3_transpose, sub3
@@ -435,17 +436,11 @@ def path_speeds(path_i, point_i, path_f, cache, q, u, work, speeds):
 
 @helper
 def _add_point_force(cache, work, c, f, body_forces):
+    """Apply f (N, in G) at the current point at work offset c, on its body."""
     b = int(work[c + CP_BODY])
     r = rotate3(cache.R_GB[b], (work[c + CP_STATION], work[c + CP_STATION + 1],
                                 work[c + CP_STATION + 2]))
-    F = body_forces[b]
-    m = cross3(r, f)
-    F[0] += m[0]
-    F[1] += m[1]
-    F[2] += m[2]
-    F[3] += f[0]
-    F[4] += f[1]
-    F[5] += f[2]
+    _stations.add_station_force(body_forces, b, r, f)
 
 
 @helper

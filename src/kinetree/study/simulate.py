@@ -197,6 +197,7 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
             notes = list(getattr(error, "__notes__", ()))
             if isinstance(error, ArithmeticError):
                 notes.append(_magnitudes(integ, last))
+            notes += _subsystem_diagnoses(system, last)
             raise SimulationError(
                 f"simulate: stopped at t = {last.get_time():.6g} s by "
                 f"{type(error).__name__}: {str(error).rstrip('.')}"
@@ -207,6 +208,20 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
         finally:
             integ._internal_step_limit = step_limit
     return trajectory(stepper.get_state())
+
+
+def _subsystem_diagnoses(system, state) -> list[str]:
+    """What the System's subsystems say of a State a run stopped at (``diagnose``: an
+    actuator subsystem names a muscle far from equilibrium), each a sentence."""
+    found = []
+    for i in range(system.get_num_subsystems()):
+        diagnose = getattr(system.get_subsystem(i), "diagnose", None)
+        if diagnose is not None:
+            try:
+                found += diagnose(state.copy())
+            except Exception:       # a diagnosis must not hide the error it explains
+                pass
+    return found
 
 
 _LIMIT_CHECK_STEPS = 200
