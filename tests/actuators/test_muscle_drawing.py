@@ -6,6 +6,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import kinetree as kt
 from kinetree.io import OsimSkippedWarning, load_osim
@@ -40,3 +41,21 @@ def test_each_path_is_drawn_through_its_points_coloured_by_activation():
     assert any(len(m.get_current_path(state)) > len(m.path.points)
                for m in model.muscles.values())
 
+
+
+def test_a_muscles_path_answers_for_itself():
+    """``muscle.path`` gives the muscle's path length, speed, moment arm and points."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OsimSkippedWarning)
+        model = load_osim(MODELS / "arm26.osim")
+    state = model.get_default_state()
+    model.coordinates["r_elbow_flex"].set_speed_value(state, 0.5)
+    model.system.realize(state, kt.Stage.VELOCITY)
+    muscle, elbow = model.muscles["BIClong"], model.coordinates["r_elbow_flex"]
+    assert muscle.path.get_length(state) == muscle.get_length(state) > 0.0
+    assert muscle.path.get_lengthening_speed(state) == muscle.get_lengthening_speed(state)
+    # the path shortens as the elbow flexes at 0.5 rad/s: speed = -r u
+    arm = muscle.path.compute_moment_arm(state, elbow)
+    assert muscle.get_lengthening_speed(state) == pytest.approx(-arm * 0.5, rel=1e-9)
+    np.testing.assert_array_equal(muscle.path.get_current_path(state),
+                                  muscle.get_current_path(state))

@@ -155,6 +155,12 @@ class Muscle(Actuator):
     def __init__(self, name: str, path=None, **properties):
         super().__init__(name, **properties)
         self.path = path
+        if path is not None:
+            if getattr(path, "_muscle", None) is not None:
+                raise InvalidArgumentError(
+                    f"{type(self).__name__} {name!r}: its path already belongs to muscle "
+                    f"{path._muscle.name!r}; give each muscle its own GeometryPath.")
+            path._muscle = self
 
     # ------------------------------------------------------------ states
     def _z(self, state, name: str, where: str):

@@ -179,6 +179,31 @@ class GeometryPath:
                     raise InvalidArgumentError(
                         f"GeometryPath {name!r}: PathWrap {w.name!r} ranges to point {end} "
                         f"of {n}; give a range within 1..{n} (or -1 for the path's ends).")
+        self._muscle = None
+        """The muscle on this path, which computes it in its model (set by the muscle)."""
+
+    def _owner(self, where: str):
+        if self._muscle is None:
+            raise InvalidArgumentError(
+                f"GeometryPath {self.name!r}.{where}: the path is not a muscle's; give it to "
+                f"a muscle in a model to compute it.")
+        return self._muscle
+
+    def get_length(self, state) -> float:
+        """Its length (m), realized at POSITION."""
+        return self._owner("get_length").get_length(state)
+
+    def get_lengthening_speed(self, state) -> float:
+        """Its lengthening speed (m/s), realized at VELOCITY."""
+        return self._owner("get_lengthening_speed").get_lengthening_speed(state)
+
+    def compute_moment_arm(self, state, coordinate) -> float:
+        """Its moment arm about ``coordinate`` (OpenSim's MomentArmSolver)."""
+        return self._owner("compute_moment_arm").compute_moment_arm(state, coordinate)
+
+    def get_current_path(self, state):
+        """(n, 3): its points in Ground (m), wrap tangent points included (POSITION)."""
+        return self._owner("get_current_path").get_current_path(state)
 
     @classmethod
     def from_osim(cls, element, where: str, frame, coordinate, function, wrap):
