@@ -85,17 +85,6 @@ class Kinetree:
         return status, dict(zip(self.states, z))
 
 
-@pytest.fixture(scope="module")
-def tree_and_cache():
-    from kinetree.engine.kinds import Kinds
-    from kinetree.multibody import tree_model
-
-    tree = tree_model.unpack_tree.py_func(
-        np.zeros((3, 7), dtype=np.int64), np.zeros(3 * tree_model._TREE_FLOATS_PER_BODY),
-        Kinds("mobilizers"))
-    return tree, tree_model.cache_views(*tree_model.allocate_cache(3, 2, 2))
-
-
 # ---------------------------------------------------------------- OpenSim's side
 class OpenSimSlider:
     """OpenSim's muscle of the same properties pulling a block on a slider (along

@@ -41,17 +41,6 @@ PASSIVE_XY = ([0.8, 1.0, 1.3, 1.6, 1.9], [0.0, 0.0, 0.2, 1.0, 3.0])
 ACTIVE_XY = ([0.3, 0.6, 1.0, 1.4, 1.8], [0.0, 0.5, 1.0, 0.5, 0.0])
 
 
-@pytest.fixture(scope="module")
-def tree_and_cache():
-    from kinetree.engine.kinds import Kinds
-    from kinetree.multibody import tree_model
-
-    tree = tree_model.unpack_tree.py_func(
-        np.zeros((3, 7), dtype=np.int64), np.zeros(3 * tree_model._TREE_FLOATS_PER_BODY),
-        Kinds("mobilizers"))
-    return tree, tree_model.cache_views(*tree_model.allocate_cache(3, 2, 2))
-
-
 def kinetree_calc(muscle, tree_and_cache, excitation, length, speed):
     af = np.asarray(muscle._params(), dtype=float)
     ai = np.zeros(ACTUATOR_I_COLUMNS, dtype=np.int64)

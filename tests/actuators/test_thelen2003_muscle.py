@@ -59,17 +59,6 @@ def muscle_of(model: str, name: str, **changes) -> Thelen2003Muscle:
     return Thelen2003Muscle(name, **properties)
 
 
-@pytest.fixture(scope="module")
-def tree_and_cache():
-    from kinetree.engine.kinds import Kinds
-    from kinetree.multibody import tree_model
-
-    tree = tree_model.unpack_tree.py_func(
-        np.zeros((3, 7), dtype=np.int64), np.zeros(3 * tree_model._TREE_FLOATS_PER_BODY),
-        Kinds("mobilizers"))
-    return tree, tree_model.cache_views(*tree_model.allocate_cache(3, 2, 2))
-
-
 class Kinetree:
     """One muscle's row and parameters, its compiled ``calc`` and ``equilibrate``
     called directly (tree and cache are small real ones it ignores)."""
