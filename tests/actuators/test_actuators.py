@@ -118,3 +118,10 @@ def test_bad_controls_are_refused_naming_the_actuator():
         actuators.add_actuator(CoordinateActuator("tau", b1, 0))
     with pytest.raises(KinetreeError, match="needs DYNAMICS"):
         actuators.get_controls(state)
+
+
+def test_a_coordinate_the_mobilizer_lacks_is_refused_naming_the_actuator():
+    system, matter, forces, (b1, b2, b3), actuators = chain(True)
+    actuators.add_actuator(CoordinateActuator("tau", b2, 1))
+    with pytest.raises(InvalidArgumentError, match="CoordinateActuator 'tau'.*1 coordinates"):
+        system.realize_model(system.realize_topology())

@@ -15,16 +15,17 @@ from kinetree.paths.geometry_path import layout_paths
 MODEL_FIELDS = ("path_i", "point_i", "wrap_rows", "wrap_i", "path_f", "wrap_kinds")
 """The paths' fields of the realization's constant model (``engine/data.py``)."""
 
-def _constant(a: np.ndarray) -> np.ndarray:
+def read_only(a: np.ndarray) -> np.ndarray:
+    """``a``, made read-only: the type a constant table has in compiled code."""
     a.flags.writeable = False
     return a
 
 
-NO_PATHS = {"path_i": _constant(np.zeros((0, pk.P_COLUMNS), dtype=np.int64)),
-            "point_i": _constant(np.zeros((0, pk.PT_COLUMNS), dtype=np.int64)),
-            "wrap_rows": _constant(np.zeros((0, pk.W_COLUMNS), dtype=np.int64)),
-            "wrap_i": _constant(np.zeros((0, 1), dtype=np.int64)),
-            "path_f": _constant(np.zeros(0)), "wrap_kinds": Kinds("wraps")}
+NO_PATHS = {"path_i": read_only(np.zeros((0, pk.P_COLUMNS), dtype=np.int64)),
+            "point_i": read_only(np.zeros((0, pk.PT_COLUMNS), dtype=np.int64)),
+            "wrap_rows": read_only(np.zeros((0, pk.W_COLUMNS), dtype=np.int64)),
+            "wrap_i": read_only(np.zeros((0, 1), dtype=np.int64)),
+            "path_f": read_only(np.zeros(0)), "wrap_kinds": Kinds("wraps")}
 """Those fields for a model without paths: read-only, as a layout's tables are, so that
 every model's realization has the same types (and one compiled function)."""
 

@@ -124,7 +124,7 @@ class ActuatorSubsystem(Subsystem):
         self._paths = [a.path for a in self._actuators
                        if isinstance(a, Muscle) and a.path is not None]
         self._kinds = Kinds("actuators", {a.CODE for a in self._actuators})
-        self._z_index = self.allocate_z(state, np.asarray(z0, dtype=float))
+        self.allocate_z(state, np.asarray(z0, dtype=float))
         self._params_index = self.allocate_discrete_variable(
             state, Stage.DYNAMICS, np.concatenate(
                 [np.asarray(a._params(), dtype=float) for a in self._actuators] or
@@ -159,6 +159,7 @@ class ActuatorSubsystem(Subsystem):
         rows = np.full((len(self._actuators), ACTUATOR_I_COLUMNS), -1, dtype=np.int64)
         at, path = 0, 0
         for k, a in enumerate(self._actuators):
+            a._check_model(tree)
             for column, value in a._row(tree).items():
                 rows[k, column] = value
             rows[k, CODE] = a.CODE

@@ -22,7 +22,7 @@ from typing import Protocol
 import numpy as np
 
 from kinetree.actuators.actuator import ACTUATOR_I_COLUMNS, ACTUATOR_OUTPUTS
-from kinetree.actuators.path_table import NO_PATHS, _constant
+from kinetree.actuators.path_table import NO_PATHS, read_only
 from kinetree.engine.kinds import Kinds
 from kinetree.forces.elements._table import FORCE_I_COLUMNS
 
@@ -91,9 +91,9 @@ MODEL_DEFAULTS = {
     "contact_kinds": Kinds("contact"),
     "transition_velocity": -1.0,
     "actuator_kinds": Kinds("actuators"),
-    "act_i": _constant(np.zeros((0, ACTUATOR_I_COLUMNS), dtype=np.int64)),
-    "controller_i": _constant(np.zeros((0, 2), dtype=np.int64)),
-    "controller_f": _constant(np.zeros(0)),
+    "act_i": read_only(np.zeros((0, ACTUATOR_I_COLUMNS), dtype=np.int64)),
+    "controller_i": read_only(np.zeros((0, 2), dtype=np.int64)),
+    "controller_f": read_only(np.zeros(0)),
     **NO_PATHS,
 }
 DATA_DEFAULTS = {
