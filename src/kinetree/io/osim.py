@@ -32,10 +32,13 @@ What an OpenSim model becomes:
 - with ``include_forces``, the passive force elements (``io/osim_forces.py``): contact
   geometry with HuntCrossleyForce and ElasticFoundationForce, CoordinateLimitForce,
   BushingForce, SpringGeneralizedForce, PointToPointSpring,
-  ExpressionBasedCoordinateForce.
+  ExpressionBasedCoordinateForce; and the muscles on their paths and wrap objects, the
+  coordinate, point and torque actuators and the PrescribedControllers
+  (``io/osim_actuators.py``).
 
-Everything else (muscles, actuators, other expression-based forces, wrap objects, probes,
-controllers) is not built: each is listed in ``model.skipped`` and named in one warning.
+Everything else (ligaments, other actuators and expression-based forces, probes,
+controllers from plug-ins) is not built: each is listed in ``model.skipped`` and named in
+one warning.
 
 A file from others never executes code: the XML is parsed as data (no DTD, no entities),
 and every number is checked finite.

@@ -32,9 +32,8 @@ What each becomes:
   data, never executed.
 
 An element whose ``appliesForce`` is false is built disabled by default, as OpenSim builds
-it. Muscles and actuators (they need activations and controls, which kinetree does not
-load) and the other force types are not built; :func:`why_not_built` says why, for
-``model.skipped``.
+it. Muscles and actuators are built by ``io/osim_actuators.py``; the other force types are
+not built, and :func:`why_not_built` says why, for ``model.skipped``.
 """
 
 from __future__ import annotations
@@ -71,10 +70,14 @@ _DEGREE = math.pi / 180.0
 def why_not_built(element) -> str:
     """Why the ForceSet element ``element`` (an XML element) is not built."""
     tag = element.tag
-    if "Muscle" in tag or tag in ("Ligament", "Blankevoort1991Ligament"):
-        return "muscles and ligaments are not built yet"
+    if "Muscle" in tag:
+        return "kinetree has no such muscle model yet; the built ones are Thelen2003, " \
+            "Millard2012Equilibrium, DeGrooteFregly2016 and RigidTendon"
+    if tag in ("Ligament", "Blankevoort1991Ligament"):
+        return "ligaments are not built yet"
     if tag in _ACTUATORS or tag.endswith("Actuator"):
-        return "an actuator applies its control, and kinetree loads no controls"
+        return "kinetree has no such actuator yet; the built ones are CoordinateActuator, " \
+            "PointActuator and TorqueActuator"
     return "kinetree has no such force element yet"
 
 
