@@ -11,6 +11,7 @@
 import math
 
 import numpy as np
+import pytest
 
 import kinetree as kt
 from kinetree.cables import (
@@ -23,6 +24,7 @@ from kinetree.cables import (
     Cylinder,
     Torus,
 )
+from kinetree.errors import InvalidArgumentError
 
 
 def a_body():
@@ -140,3 +142,15 @@ def test_cable_spring_over_sphere_conserves_energy():
     assert spring.get_dissipated_energy(final) > 0.01 * e0    # it did dissipate
     assert worst < 10 * accuracy * e0, (worst, e0)
 
+
+
+def test_a_hint_where_the_surface_has_no_normal_is_refused_naming_the_obstacle():
+    """A contact point hint on a cylinder's axis gives the surface no direction to project
+    along: refused, naming the obstacle and the fix, not a division by zero."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    cable = CableSpan(CableSubsystem(system), matter.Ground(), [-2, 0, 0], matter.Ground(),
+                      [2, 0, 0])
+    cable.add_obstacle(matter.Ground(), kt.Transform(), Cylinder(0.5), [0, 0, 0.3])
+    with pytest.raises(InvalidArgumentError, match="obstacle 0's contact point hint"):
+        system.realize_topology()

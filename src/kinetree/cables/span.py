@@ -339,8 +339,17 @@ class CableSpan:
                 geo[i, surfaces.STATUS] = surfaces.LIFTED
             else:
                 geo[i, surfaces.STATUS] = surfaces.INITIAL_GUESS
-                x = surfaces.project_to_surface(int(self._kinds[i]), self._prm[i],
-                                                tuple(self._hints[i]))
+                try:
+                    x = surfaces.project_to_surface(int(self._kinds[i]), self._prm[i],
+                                                    tuple(self._hints[i]))
+                except ZeroDivisionError:
+                    x = (np.nan,) * 3
+                if not np.all(np.isfinite(x)):
+                    raise InvalidArgumentError(
+                        f"CableSpan: obstacle {i}'s contact point hint "
+                        f"{self._hints[i].tolist()} is where its surface has no normal (its "
+                        f"centre or axis); give a hint near the point of the surface where "
+                        f"the cable should first touch it.")
                 geo[i, surfaces.P_POINT:surfaces.P_POINT + 3] = x
                 geo[i, surfaces.Q_POINT:surfaces.Q_POINT + 3] = x
         self._geo_var = self._cables.allocate_auto_update_discrete_variable(
