@@ -11,6 +11,7 @@ from kinetree.engine.kinds import Kinds
 from kinetree.jit import helper
 from kinetree.paths import path_kernel as pk
 from kinetree.paths.geometry_path import layout_paths
+from kinetree.paths.wrap_object import WRAP_I_COLUMNS
 
 MODEL_FIELDS = ("path_i", "point_i", "wrap_rows", "wrap_i", "path_f", "wrap_kinds")
 """The paths' fields of the realization's constant model (``engine/data.py``)."""
@@ -24,7 +25,7 @@ def read_only(a: np.ndarray) -> np.ndarray:
 NO_PATHS = {"path_i": read_only(np.zeros((0, pk.P_COLUMNS), dtype=np.int64)),
             "point_i": read_only(np.zeros((0, pk.PT_COLUMNS), dtype=np.int64)),
             "wrap_rows": read_only(np.zeros((0, pk.W_COLUMNS), dtype=np.int64)),
-            "wrap_i": read_only(np.zeros((0, 1), dtype=np.int64)),
+            "wrap_i": read_only(np.zeros((0, WRAP_I_COLUMNS), dtype=np.int64)),
             "path_f": read_only(np.zeros(0)), "wrap_kinds": Kinds("wraps")}
 """Those fields for a model without paths: read-only, as a layout's tables are, so that
 every model's realization has the same types (and one compiled function)."""
@@ -34,8 +35,8 @@ class PathTable:
     """The tables of ``paths`` (GeometryPaths, in the actuators' order)."""
 
     def __init__(self, paths):
-        self.paths = list(paths)
-        self.layout = layout_paths(self.paths) if self.paths else None
+        paths = list(paths)
+        self.layout = layout_paths(paths) if paths else None
 
     def new_work(self) -> np.ndarray:
         """A State's work buffer of these paths (their current points, the wraps' kept

@@ -318,7 +318,7 @@ class GeometryPath:
 
 class PathLayout(NamedTuple):
     """The constant tables of a list of GeometryPaths (``path_kernel``'s docstring) and
-    the size of the per-State work buffer they need."""
+    the initial per-State work buffer they need."""
 
     path_i: np.ndarray
     point_i: np.ndarray
@@ -326,7 +326,6 @@ class PathLayout(NamedTuple):
     wrap_i: np.ndarray
     path_f: np.ndarray
     wrap_kinds: Kinds
-    work_size: int
     work_initial: np.ndarray
 
     def new_work(self) -> np.ndarray:
@@ -338,8 +337,7 @@ class PathLayout(NamedTuple):
 def layout_paths(paths) -> PathLayout:
     """The tables of ``paths`` (GeometryPaths) for the kernels of ``path_kernel``."""
     paths = list(paths)
-    any_wraps = any(p.wraps for p in paths)
-    wrap_columns, S, R = (WRAP_I_COLUMNS, WRAP_STATE, WRAP_RESULT) if any_wraps else (1, 0, 0)
+    S, R = WRAP_STATE, WRAP_RESULT
     path_i, point_i, wrap_rows, wrap_i, floats = [], [], [], [], []
     objects: dict = {}
     codes = set()
@@ -382,10 +380,10 @@ def layout_paths(paths) -> PathLayout:
             obj = w.wrap
             ints, params = obj._row()
             ints = np.array(ints, dtype=np.int64).ravel()
-            if ints.size != wrap_columns:
+            if ints.size != WRAP_I_COLUMNS:
                 raise InvalidArgumentError(
                     f"GeometryPath {path.name!r}: wrap object {getattr(obj, 'name', '')!r} "
-                    f"has a row of {ints.size} ints, not WRAP_I_COLUMNS = {wrap_columns}.")
+                    f"has a row of {ints.size} ints, not WRAP_I_COLUMNS = {WRAP_I_COLUMNS}.")
             ints[METHOD] = METHODS[w.method]
             ints[SINGLE] = int(nw == 1)     # OpenSim's singleWrap: no tangent sliding
             codes.add(int(ints[0]))
@@ -414,8 +412,8 @@ def layout_paths(paths) -> PathLayout:
     return PathLayout(table(path_i, pk.P_COLUMNS, np.int64),
                       table(point_i, pk.PT_COLUMNS, np.int64),
                       table(wrap_rows, pk.W_COLUMNS, np.int64),
-                      table(wrap_i, wrap_columns, np.int64), path_f,
-                      Kinds("wraps", codes), work, work_initial)
+                      table(wrap_i, WRAP_I_COLUMNS, np.int64), path_f,
+                      Kinds("wraps", codes), work_initial)
 
 
 @numba.njit(cache=True)
