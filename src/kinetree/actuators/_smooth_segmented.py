@@ -5,8 +5,10 @@ from their properties (OpenSim's SmoothSegmentedFunction and SmoothSegmentedFunc
 A curve is a flat float array, so that it can live in a muscle's parameters:
 ``[n, x0, x1, y0, y1, dydx0, dydx1]`` (its number of sections, its domain, the values and
 slopes at the domain's ends), then per section its six x control points and its six y
-control points. Each section is x(u), y(u) for u in [0, 1], x increasing in u; a value at
-x finds the section, solves x(u) = x by Newton's method, and evaluates y(u) and its
+control points, then a table of u(x) at NODES + 1 equally spaced x across the section:
+u and du/dx at each. Each section is x(u), y(u) for u in [0, 1], x increasing in u; a value
+at x finds the section, starts from the table's cubic Hermite interpolation of u(x) and
+polishes x(u) = x by Newton's method (one or two steps), then evaluates y(u) and its
 derivatives by the chain rule. The constructions and their checks are OpenSim's; the
 solution of x(u) = x is carried to machine precision (OpenSim stops within 2.2e-14 of x),
 so values agree with OpenSim's to about 1e-13.
@@ -14,6 +16,7 @@ so values agree with OpenSim's to about 1e-13.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -23,8 +26,13 @@ from kinetree.jit import helper
 
 HEADER = 7
 """Floats before a curve's first section."""
-SECTION = 12
-"""Floats per section: six x then six y control points."""
+NODES = 16
+"""Intervals of a section's table of u(x)."""
+_TABLE = 12
+"""Offset in a section of its table of u(x)."""
+SECTION = _TABLE + 2 * (NODES + 1)
+"""Floats per section: six x then six y control points, then (u, du/dx) at NODES + 1
+equally spaced x."""
 
 _EPS = np.finfo(float).eps
 _ROOT_EPS = math.sqrt(_EPS)
@@ -72,12 +80,45 @@ def corner_control_points(x0, y0, dydx0, x1, y1, dydx1, curviness):
             (y0, y0_mid, y0_mid, y1_mid, y1_mid, y1))
 
 
+def _bernstein(c, u, derivative=False):
+    """The quintic Bézier of the six control points ``c`` (or its d/du) at the array u."""
+    c = np.asarray(c, dtype=float)
+    if derivative:
+        c, degree = 5.0 * np.diff(c), 4
+    else:
+        degree = 5
+    binomial = [math.comb(degree, i) for i in range(degree + 1)]
+    u = u[..., None]
+    i = np.arange(degree + 1)
+    return (binomial * u ** i * (1.0 - u) ** (degree - i) * c).sum(axis=-1)
+
+
+@functools.lru_cache(maxsize=1024)
+def _u_table(xs: tuple) -> list[float]:
+    """(u, du/dx) at NODES + 1 equally spaced x of the section of x control points
+    ``xs``, u found by bisection to the last bit (x(u) increases); kept for the curves
+    of the next muscle, which often has the same."""
+    x = np.linspace(xs[0], xs[5], NODES + 1)
+    lo, hi = np.zeros_like(x), np.ones_like(x)
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        below = _bernstein(xs, mid) < x
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    u = 0.5 * (lo + hi)
+    u[0], u[-1] = 0.0, 1.0
+    table = np.empty((NODES + 1, 2))
+    table[:, 0] = u
+    table[:, 1] = 1.0 / _bernstein(xs, u, derivative=True)
+    return table.ravel().tolist()
+
+
 def _pack(sections, x0, x1, y0, y1, dydx0, dydx1) -> np.ndarray:
     """The flat array of a curve of ``sections`` [(xs, ys), ...] (module docstring)."""
     out = [float(len(sections)), x0, x1, y0, y1, dydx0, dydx1]
     for xs, ys in sections:
         out.extend(xs)
         out.extend(ys)
+        out.extend(_u_table(tuple(float(x) for x in xs)))
     return np.asarray(out, dtype=float)
 
 
@@ -347,13 +388,25 @@ def _section_of(c, at, x):
 
 @helper
 def _solve_u(c, k, x):
-    """u in [0, 1] where the section's x(u) = x: Newton's method kept inside a bracket
-    that shrinks around the root (x(u) increases), halving it when a step would leave it."""
-    lo, hi = 0.0, 1.0
+    """u in [0, 1] where the section's x(u) = x: from the cubic Hermite interpolation of
+    the section's table, Newton's method kept inside the table interval's bracket (x(u)
+    increases), halving the bracket when a step would leave it. A Newton step below 1e-9
+    leaves an error of its square: the step is taken and the search ends."""
     span = c[k + 5] - c[k]
-    u = (x - c[k]) / span if span > 0.0 else 0.5
-    u = min(max(u, 0.0), 1.0)
-    for _ in range(100):
+    if not span > 0.0:
+        return 0.5
+    t = (x - c[k]) / span * NODES
+    j = min(max(int(t), 0), NODES - 1)
+    s = t - j
+    r = k + _TABLE + 2 * j
+    lo, hi = c[r], c[r + 2]
+    h = span / NODES
+    s2 = s * s
+    s3 = s2 * s
+    u = ((2.0 * s3 - 3.0 * s2 + 1.0) * lo + (s3 - 2.0 * s2 + s) * h * c[r + 1]
+         + (3.0 * s2 - 2.0 * s3) * hi + (s3 - s2) * h * c[r + 3])
+    u = min(max(u, lo), hi)
+    for _ in range(60):
         f = _bezier(c, k, u) - x
         if f == 0.0:
             break
@@ -362,14 +415,15 @@ def _solve_u(c, k, x):
         else:
             hi = u
         d = _bezier_du(c, k, u)
-        step = f / d if d > 0.0 else 2.0
-        nxt = u - step
-        if not lo <= nxt <= hi:
-            nxt = 0.5 * (lo + hi)
-        if abs(nxt - u) < 1e-15:
+        nxt = u - f / d if d > 0.0 else -1.0
+        if lo <= nxt <= hi:
+            if abs(nxt - u) < 1e-9:
+                return nxt
             u = nxt
-            break
-        u = nxt
+        else:
+            u = 0.5 * (lo + hi)
+            if hi - lo < 1e-16:
+                break
     return u
 
 
