@@ -13,6 +13,8 @@ import numpy as np
 from kinetree.jit import helper
 from kinetree.multibody.kernels.small import add3, cross3, dot3, scale3, sub3, vec3
 from kinetree.paths.wrap_object import (
+    _EPS,
+    _ROUNDOFF,
     AXIS,
     INSIDE_RADIUS,
     MANDATORY_WRAP,
@@ -41,6 +43,7 @@ _DN = (0.0, 0.0, 1.0)
 
 _MAX_ITERATIONS = 100
 _TANGENCY = 0.1 * math.pi / 180.0
+_COS_TANGENCY = math.cos(_TANGENCY)
 """OpenSim slides a tangent point until the path's angle to the axis on either side of it
 differs by at most this (rad), at most _MAX_ITERATIONS times."""
 
@@ -112,40 +115,47 @@ def _angle(a, b):
 
 
 @helper(error_model="numpy")
-def _spiral_point(r1, theta, axial, sense, t):
-    """r1 turned by sense t theta about z and moved t axial along it."""
-    c, s = math.cos(sense * t * theta), math.sin(sense * t * theta)
-    return (c * r1[0] - s * r1[1], s * r1[0] + c * r1[1], r1[2] + t * axial)
+def _axis_cosine_sine(v):
+    """(cos, sin) of the angle between v and the axis z; (0, 1) for a vector shorter than
+    machine epsilon, whose direction OpenSim takes as zero."""
+    horizontal = v[0] * v[0] + v[1] * v[1]
+    mag = math.sqrt(horizontal + v[2] * v[2])
+    if mag < _EPS:
+        return 0.0, 1.0
+    return v[2] / mag, math.sqrt(horizontal) / mag
 
 
 @helper(error_model="numpy")
 def _adjust_tangent_point(pt, r, w):
     """OpenSim's _adjust_tangent_point: (moved, r) with r slid along the axis toward
     tangency where the lines pt-r and r-w meet the axis at angles differing by more
-    than _TANGENCY."""
-    pr, _ = normalize_or_zero(sub3(r, pt))
-    rw, _ = normalize_or_zero(sub3(w, r))
-    if abs(math.acos(dot3(pr, _DN)) - math.acos(dot3(rw, _DN))) > _TANGENCY:
-        pa, _ = closest_point_on_line(pt, r, _DN)
-        wa, _ = closest_point_on_line(w, r, _DN)
-        _, _, _, q, _ = intersect_lines(pt, w, pa, wa)
-        return True, add3(r, scale3(1.5, sub3(q, r)))
-    return False, r
+    than _TANGENCY. The angles are compared by the cosine of their difference, and r
+    moves 1.5 times the way to the point of the axis-parallel line through r nearest
+    the line pt-w (NaN where that line runs along the axis, as OpenSim's)."""
+    ca, sa = _axis_cosine_sine(sub3(r, pt))
+    cb, sb = _axis_cosine_sine(sub3(w, r))
+    if not ca * cb + sa * sb < _COS_TANGENCY:
+        return False, r
+    d = sub3(w, pt)
+    horizontal = d[0] * d[0] + d[1] * d[1]
+    if abs(d[2]) < _EPS or horizontal <= _ROUNDOFF * (horizontal + d[2] * d[2]):
+        return True, (r[0], r[1], math.nan)
+    s = ((r[0] - pt[0]) * d[0] + (r[1] - pt[1]) * d[1]) / horizontal
+    return True, (r[0], r[1], r[2] + 1.5 * (pt[2] + s * d[2] - r[2]))
 
 
 @helper(forceinline=False, error_model="numpy")
 def _spiral(p1, p2, r1, r2, radius, long_wrap, adjust):
     """OpenSim's _make_spiral_path: (r1, r2, length) of the helix from r1 to r2, the long
     way round for ``long_wrap``; with ``adjust`` (a path of several PathWraps) the
-    tangent points are first slid along the axis to tangency with the helix."""
+    tangent points are first slid along the axis to tangency with the helix, looking at
+    its first and last pieces, up to _MAX_ITERATIONS times (OpenSim's slides rarely
+    settle: most paths take them all)."""
     sense = -1.0 if long_wrap else 1.0
     iterations = 0
     while True:
-        r1a, _ = closest_point_on_line(r1, _P0, _DN)
-        r2a, _ = closest_point_on_line(r2, _P0, _DN)
-        axial = dot3(sub3(r2a, r1a), _DN)
-        uu, vv = sub3(r1, r1a), sub3(r2, r2a)
-        theta = math.atan2(dot3(cross3(uu, vv), _DN), dot3(uu, vv))
+        axial = r2[2] - r1[2]
+        theta = math.atan2(r1[0] * r2[1] - r1[1] * r2[0], r1[0] * r2[0] + r1[1] * r2[1])
         if long_wrap:
             theta = 2.0 * math.pi - theta
         x = radius * theta
@@ -153,10 +163,14 @@ def _spiral(p1, p2, r1, r2, radius, long_wrap, adjust):
         if not adjust or iterations >= _MAX_ITERATIONS or not length / _SEGMENT >= 2.0:
             return r1, r2, length
         t = 1.0 / int(length / _SEGMENT)
-        moved1, r1 = _adjust_tangent_point(p1, r1, _spiral_point(r1, theta, axial, sense, t))
-        # OpenSim turns the already moved r1 to find the point near r2
-        moved2, r2 = _adjust_tangent_point(p2, r2,
-                                           _spiral_point(r1, theta, axial, sense, 1.0 - t))
+        # the helix's point at t, and (OpenSim turns the already moved r1) at 1 - t
+        c, s = math.cos(sense * t * theta), math.sin(sense * t * theta)
+        moved1, r1 = _adjust_tangent_point(
+            p1, r1, (c * r1[0] - s * r1[1], s * r1[0] + c * r1[1], r1[2] + t * axial))
+        c, s = math.cos(sense * (1.0 - t) * theta), math.sin(sense * (1.0 - t) * theta)
+        moved2, r2 = _adjust_tangent_point(
+            p2, r2, (c * r1[0] - s * r1[1], s * r1[0] + c * r1[1],
+                     r1[2] + (1.0 - t) * axial))
         if not (moved1 or moved2):
             return r1, r2, length
         iterations += 1

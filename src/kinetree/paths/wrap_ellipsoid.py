@@ -175,6 +175,57 @@ def closest_point(a, p, axis, previous):
     return previous
 
 
+@helper(forceinline=False, error_model="numpy")
+def _fan_direction(a, r1, r1r2, cx):
+    """OpenSim's fan: the unit sum of the directions from the 298 points of the chord
+    r1-r2 strictly between its 300ths to their nearest points on the ellipsoid of
+    (scaled) semi-axes a, each found as closest_point finds it. The points' Newton
+    iterations run side by side, each stopping where closest_point's would, so that
+    they vectorize; one that does not converge takes its predecessor's point, as in
+    OpenSim's sequence (cx before the first)."""
+    n = _FAN_SAMPLES - 2
+    a2, b2, c2 = a[0] * a[0], a[1] * a[1], a[2] * a[2]
+    u, v, w = np.empty(n), np.empty(n), np.empty(n)
+    t, done = np.empty(n), np.zeros(n, dtype=np.bool_)
+    for j in range(n):
+        s = (j + 1) / _FAN_SAMPLES
+        u[j] = r1[0] + s * r1r2[0]
+        v[j] = r1[1] + s * r1r2[1]
+        w[j] = r1[2] + s * r1r2[2]
+        inside = (u[j] / a[0]) ** 2 + (v[j] / a[1]) ** 2 + (w[j] / a[2]) ** 2 < 1.0
+        t[j] = 0.0 if inside else max(a[0], a[1], a[2]) * math.sqrt(
+            u[j] * u[j] + v[j] * v[j] + w[j] * w[j])
+    for _ in range(64):
+        for j in range(n):
+            a2u2, b2v2, c2w2 = a2 * u[j] * u[j], b2 * v[j] * v[j], c2 * w[j] * w[j]
+            P, Q, R = t[j] + a2, t[j] + b2, t[j] + c2
+            P2, Q2, R2 = P * P, Q * Q, R * R
+            f = P2 * Q2 * R2 - a2u2 * Q2 * R2 - b2v2 * P2 * R2 - c2w2 * P2 * Q2
+            PQ, PR, QR = P * Q, P * R, Q * R
+            fp = 2.0 * (P * Q * R * (QR + PR + PQ) - a2u2 * QR * (Q + R)
+                        - b2v2 * PR * (P + R) - c2w2 * PQ * (P + Q))
+            stop = done[j] or abs(f) < 1e-9
+            t[j] = t[j] if stop else t[j] - f / fp
+            done[j] = stop
+        finished = True
+        for j in range(n):
+            finished = finished and done[j]
+        if finished:
+            break
+    v_sum = (0.0, 0.0, 0.0)
+    for j in range(n):
+        at = (u[j], v[j], w[j])
+        if abs(at[0]) <= _ROUNDOFF or abs(at[1]) <= _ROUNDOFF or abs(at[2]) <= _ROUNDOFF:
+            cx = closest_point(a, at, -1, cx)
+        elif done[j]:
+            cx = (a2 * at[0] / (t[j] + a2), b2 * at[1] / (t[j] + b2),
+                  c2 * at[2] / (t[j] + c2))
+        d, _ = normalize_or_zero(sub3(cx, at))
+        v_sum = add3(v_sum, d)
+    v_sum, _ = normalize_or_zero(v_sum)
+    return v_sum
+
+
 # ---------------------------------------------------------------- tangent points
 
 @helper(error_model="numpy")
@@ -392,14 +443,7 @@ def _wrapping_plane_point(a, r1, r2, p1p2, method, c1, sv):
         c1, sv = c1_axis, sv_axis
     if method == HYBRID and mu < _MU_BLEND_MAX:
         mid = add3(r1, scale3(0.5, r1r2))
-        v_sum = (0.0, 0.0, 0.0)
-        for i in range(1, _FAN_SAMPLES - 1):
-            at = add3(r1, scale3(i / _FAN_SAMPLES, r1r2))
-            cx = closest_point(a, at, -1, cx)
-            v, _ = normalize_or_zero(sub3(cx, at))
-            v_sum = add3(v_sum, v)
-        v_sum, _ = normalize_or_zero(v_sum)
-        fan = add3(mid, v_sum)
+        fan = add3(mid, _fan_direction(a, r1, r1r2, cx))
         if mu <= _MU_BLEND_MIN:
             c1 = closest_point(a, fan, -1, c1)
             sv = mid
