@@ -21,6 +21,7 @@ from kinetree.paths.wrap_object import (
     wrap_objects_from_osim,
 )
 from kinetree.paths.wrap_sphere import WrapSphere
+from kinetree.paths.wrap_torus import WrapTorus, circle_coefficients, circle_residual, lmdif
 
 R = 0.05
 
@@ -166,3 +167,82 @@ def test_from_osim():
 def test_from_osim_errors(xml, words):
     with pytest.raises(InvalidArgumentError, match=words):
         WrapObject.from_osim(ET.fromstring(xml), 1)
+
+
+def _tube_distance(p, outer):
+    """The distance (m) of p from the circle of radius ``outer`` about the z axis."""
+    return math.hypot(math.hypot(p[0], p[1]) - outer, p[2])
+
+
+@pytest.mark.parametrize("x, long_way", [(0.09, False), (0.11, True)])
+def test_torus_across_the_tube(x, long_way):
+    """A segment in the plane y = 0 passing the tube wraps round the tube's circle in that
+    plane, on the side facing the torus's center (the cylinder's +x), the long way round
+    when the segment passes the tube's outer side."""
+    outer, inner = 0.1, 0.03
+    p1, p2 = np.array([x, 0.0, 0.1]), np.array([x, 0.0, -0.12])
+    code, r1, r2, length = WrapTorus(inner, outer).wrap_line(p1, p2)
+    assert code == WRAPPED
+    center = np.array([outer, 0.0, 0.0])
+    expected = _planar_wrap((p1 - center)[[0, 2]], (p2 - center)[[0, 2]], inner, long_way)
+    assert _total(p1, p2, r1, r2, length) == pytest.approx(expected, abs=1e-12)
+    for r in (r1, r2):
+        assert r[1] == pytest.approx(0.0, abs=1e-15)
+        assert r[0] < outer
+        assert _tube_distance(r, outer) == pytest.approx(inner, abs=1e-12)
+
+
+def test_torus_circle_residual_is_a_slope():
+    """OpenSim's calcCircleResids, which kinetree keeps, is the slope along the line of the
+    squared distance to the circle of twice the outer radius (its distance term is
+    doubled), checked by central differences away from the z axis, where the distance
+    bends sharply."""
+    rng = np.random.default_rng(5)
+    outer, h = 0.1, 1e-6
+    checked = 0
+    while checked < 50:
+        p1, p2 = rng.normal(0.0, 0.15, 3), rng.normal(0.0, 0.15, 3)
+        n, c = circle_coefficients(p1, p2)
+        n = np.asarray(n)
+        u = rng.uniform(-0.3, 0.3)
+        if math.hypot(*(p1 + u * n)[:2]) < 0.01:
+            continue
+        checked += 1
+
+        def squared(v, p1=p1, n=n):
+            return _tube_distance(p1 + v * n, 2.0 * outer) ** 2
+
+        slope = (squared(u + h) - squared(u - h)) / (2.0 * h)
+        assert circle_residual(c, outer, u) == pytest.approx(slope, rel=1e-7, abs=1e-9)
+
+
+def test_torus_lmdif_is_minpacks():
+    """kinetree's lmdif is MINPACK's Levenberg-Marquardt as OpenSim runs it: scipy's
+    leastsq (MINPACK itself) with OpenSim's settings and its fixed-step forward-difference
+    Jacobian reaches the same u, with the same info code, on random lines. (scipy takes
+    the Jacobian as a function, so it runs lmder, lmdif's iteration on a given Jacobian;
+    the two differ from OpenSim's port only in its machine precision, which the tests of
+    info 6-8 alone read, and in its initial step bound where the start is not 0.)"""
+    leastsq = pytest.importorskip("scipy.optimize").leastsq
+    rng = np.random.default_rng(2)
+    outer = 0.1
+    infos = set()
+    for _ in range(400):
+        p1, p2 = rng.normal(0.0, 0.15, 3), rng.normal(0.0, 0.15, 3)
+        _, c = circle_coefficients(p1, p2)
+
+        def residual(u, c=c):
+            return [circle_residual(c, outer, float(u[0]))]
+
+        def jacobian(u, c=c):
+            f = circle_residual(c, outer, float(u[0]))
+            return [[(circle_residual(c, outer, float(u[0]) + 1e-5) - f) / 1e-5]]
+
+        u, info = lmdif(c, outer, 0.0)
+        theirs, _, _, _, ier = leastsq(residual, [0.0], Dfun=jacobian, full_output=True,
+                                       ftol=1e-4, xtol=1e-4, gtol=0.0, maxfev=500,
+                                       factor=0.2)
+        assert info == ier
+        assert u == pytest.approx(theirs[0], rel=1e-14, abs=1e-17)
+        infos.add(info)
+    assert {1, 2} <= infos
