@@ -175,53 +175,80 @@ def closest_point(a, p, axis, previous):
     return previous
 
 
+@helper(error_model="numpy")
+def _fan_start(a, r1, r1r2, j):
+    """Fan point j (of 1 to 298) of the chord r1-r2, and closest_point's first t for it."""
+    s = j / _FAN_SAMPLES
+    p = (r1[0] + s * r1r2[0], r1[1] + s * r1r2[1], r1[2] + s * r1r2[2])
+    if (p[0] / a[0]) ** 2 + (p[1] / a[1]) ** 2 + (p[2] / a[2]) ** 2 < 1.0:
+        return p, 0.0
+    return p, max(a[0], a[1], a[2]) * math.sqrt(dot3(p, p))
+
+
+@helper(error_model="numpy")
+def _fan_step(a2, p, t, done):
+    """One round of closest_point's Newton iteration for the point p: (t, done), done
+    once |f| < 1e-9 at t, as closest_point stops."""
+    if done:
+        return t, True
+    a2u2, b2v2, c2w2 = a2[0] * p[0] * p[0], a2[1] * p[1] * p[1], a2[2] * p[2] * p[2]
+    P, Q, R = t + a2[0], t + a2[1], t + a2[2]
+    P2, Q2, R2 = P * P, Q * Q, R * R
+    f = P2 * Q2 * R2 - a2u2 * Q2 * R2 - b2v2 * P2 * R2 - c2w2 * P2 * Q2
+    if abs(f) < 1e-9:
+        return t, True
+    PQ, PR, QR = P * Q, P * R, Q * R
+    fp = 2.0 * (P * Q * R * (QR + PR + PQ) - a2u2 * QR * (Q + R) - b2v2 * PR * (P + R)
+                - c2w2 * PQ * (P + Q))
+    return t - f / fp, False
+
+
+@helper(error_model="numpy")
+def _fan_add(a, a2, p, t, done, cx, v_sum):
+    """(the nearest point of p, v_sum plus the direction to it): closest_point's result,
+    its predecessor's cx where the iteration did not converge, as closest_point's
+    ``previous``."""
+    if abs(p[0]) <= _ROUNDOFF or abs(p[1]) <= _ROUNDOFF or abs(p[2]) <= _ROUNDOFF:
+        cx = closest_point(a, p, -1, cx)
+    elif done:
+        cx = (a2[0] * p[0] / (t + a2[0]), a2[1] * p[1] / (t + a2[1]),
+              a2[2] * p[2] / (t + a2[2]))
+    d, _ = normalize_or_zero(sub3(cx, p))
+    return cx, add3(v_sum, d)
+
+
 @helper(forceinline=False, error_model="numpy")
 def _fan_direction(a, r1, r1r2, cx):
     """OpenSim's fan: the unit sum of the directions from the 298 points of the chord
     r1-r2 strictly between its 300ths to their nearest points on the ellipsoid of
-    (scaled) semi-axes a, each found as closest_point finds it. The points' Newton
-    iterations run side by side, each stopping where closest_point's would, so that
-    they vectorize; one that does not converge takes its predecessor's point, as in
-    OpenSim's sequence (cx before the first)."""
-    n = _FAN_SAMPLES - 2
-    a2, b2, c2 = a[0] * a[0], a[1] * a[1], a[2] * a[2]
-    u, v, w = np.empty(n), np.empty(n), np.empty(n)
-    t, done = np.empty(n), np.zeros(n, dtype=np.bool_)
-    for j in range(n):
-        s = (j + 1) / _FAN_SAMPLES
-        u[j] = r1[0] + s * r1r2[0]
-        v[j] = r1[1] + s * r1r2[1]
-        w[j] = r1[2] + s * r1r2[2]
-        inside = (u[j] / a[0]) ** 2 + (v[j] / a[1]) ** 2 + (w[j] / a[2]) ** 2 < 1.0
-        t[j] = 0.0 if inside else max(a[0], a[1], a[2]) * math.sqrt(
-            u[j] * u[j] + v[j] * v[j] + w[j] * w[j])
-    for _ in range(64):
-        for j in range(n):
-            a2u2, b2v2, c2w2 = a2 * u[j] * u[j], b2 * v[j] * v[j], c2 * w[j] * w[j]
-            P, Q, R = t[j] + a2, t[j] + b2, t[j] + c2
-            P2, Q2, R2 = P * P, Q * Q, R * R
-            f = P2 * Q2 * R2 - a2u2 * Q2 * R2 - b2v2 * P2 * R2 - c2w2 * P2 * Q2
-            PQ, PR, QR = P * Q, P * R, Q * R
-            fp = 2.0 * (P * Q * R * (QR + PR + PQ) - a2u2 * QR * (Q + R)
-                        - b2v2 * PR * (P + R) - c2w2 * PQ * (P + Q))
-            stop = done[j] or abs(f) < 1e-9
-            t[j] = t[j] if stop else t[j] - f / fp
-            done[j] = stop
-        finished = True
-        for j in range(n):
-            finished = finished and done[j]
-        if finished:
-            break
+    (scaled) semi-axes a, each found as closest_point finds it (cx before the first).
+    Four points' Newton iterations are interleaved, each stopping where closest_point's
+    would: independent, they overlap in the processor (the last group repeats its last
+    point)."""
+    a2 = (a[0] * a[0], a[1] * a[1], a[2] * a[2])
+    last = _FAN_SAMPLES - 2
     v_sum = (0.0, 0.0, 0.0)
-    for j in range(n):
-        at = (u[j], v[j], w[j])
-        if abs(at[0]) <= _ROUNDOFF or abs(at[1]) <= _ROUNDOFF or abs(at[2]) <= _ROUNDOFF:
-            cx = closest_point(a, at, -1, cx)
-        elif done[j]:
-            cx = (a2 * at[0] / (t[j] + a2), b2 * at[1] / (t[j] + b2),
-                  c2 * at[2] / (t[j] + c2))
-        d, _ = normalize_or_zero(sub3(cx, at))
-        v_sum = add3(v_sum, d)
+    for j in range(1, last + 1, 4):
+        j1, j2, j3 = min(j + 1, last), min(j + 2, last), min(j + 3, last)
+        p0, t0 = _fan_start(a, r1, r1r2, j)
+        p1, t1 = _fan_start(a, r1, r1r2, j1)
+        p2, t2 = _fan_start(a, r1, r1r2, j2)
+        p3, t3 = _fan_start(a, r1, r1r2, j3)
+        d0 = d1 = d2 = d3 = False
+        for _ in range(64):
+            t0, d0 = _fan_step(a2, p0, t0, d0)
+            t1, d1 = _fan_step(a2, p1, t1, d1)
+            t2, d2 = _fan_step(a2, p2, t2, d2)
+            t3, d3 = _fan_step(a2, p3, t3, d3)
+            if d0 and d1 and d2 and d3:
+                break
+        cx, v_sum = _fan_add(a, a2, p0, t0, d0, cx, v_sum)
+        if j1 > j:
+            cx, v_sum = _fan_add(a, a2, p1, t1, d1, cx, v_sum)
+        if j2 > j1:
+            cx, v_sum = _fan_add(a, a2, p2, t2, d2, cx, v_sum)
+        if j3 > j2:
+            cx, v_sum = _fan_add(a, a2, p3, t3, d3, cx, v_sum)
     v_sum, _ = normalize_or_zero(v_sum)
     return v_sum
 
