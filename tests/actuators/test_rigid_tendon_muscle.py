@@ -33,6 +33,7 @@ from kinetree.actuators.actuator import (
 )
 from kinetree.actuators.rigid_tendon_muscle import RigidTendonMuscle
 from kinetree.errors import InvalidArgumentError
+from kinetree.io import OsimError
 from kinetree.math.opensim_functions import PiecewiseLinear, SimmSpline
 
 # a vastus-like muscle of gait2392 (fiso, l_opt, l_TS, phi_opt)
@@ -180,7 +181,8 @@ def test_unreadable_curves_are_refused():
     element = ET.fromstring(
         "<RigidTendonMuscle name='m'><force_velocity_curve><Sine/></force_velocity_curve>"
         "</RigidTendonMuscle>")
-    with pytest.raises(InvalidArgumentError, match="SimmSpline"):
+    with pytest.raises(OsimError, match="force_velocity_curve Sine: kinetree has no such "
+                                         "function; supported are .*SimmSpline"):
         RigidTendonMuscle.osim_properties(element)
     with pytest.raises(InvalidArgumentError, match="max_isometric_force"):
         RigidTendonMuscle("m", max_isometric_force=-1.0)

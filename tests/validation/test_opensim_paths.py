@@ -21,7 +21,7 @@ from support import (
 
 import kinetree as kt
 from kinetree.io import OsimSkippedWarning, load_osim
-from kinetree.io.osim import _Builder
+from kinetree.io.osim_functions import function_of
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
 from kinetree.paths.geometry_path import (
@@ -71,7 +71,6 @@ class Paths:
         self.om = osim.Model(str(path))
         self.ostate = self.om.initSystem()
         root = ET.parse(path).getroot()
-        builder = _Builder.__new__(_Builder)      # its Function reader only
         wraps = self._wrap_objects(root)
         self.names, paths = [], []
         for element in root.iterfind(".//ForceSet/objects/*"):
@@ -82,7 +81,7 @@ class Paths:
             self.names.append(name)
             paths.append(GeometryPath.from_osim(
                 g, f"{element.tag} {name!r}", self._frame, self._coordinate,
-                lambda xml, name=name: builder._function_of(xml, name, 1),
+                lambda xml, name=name: function_of(xml, name),
                 lambda w: wraps[w]))
         self.layout = layout_paths(paths)
         # the PathWraps' kept states, carried from call to call as OpenSim's are

@@ -34,10 +34,11 @@ from kinetree.actuators.actuator import (
     Muscle,
 )
 from kinetree.errors import InvalidArgumentError
+from kinetree.io.osim_functions import function_of
 from kinetree.jit import helper
 from kinetree.math import function_table
-from kinetree.math.functions import Constant, Function, Linear
-from kinetree.math.opensim_functions import PiecewiseLinear, SimmSpline
+from kinetree.math.functions import Function
+from kinetree.math.opensim_functions import SimmSpline
 from kinetree.registry import ACTUATORS
 
 _SQRT_EPS = math.sqrt(float(np.finfo(float).eps))
@@ -93,35 +94,6 @@ def default_curve(name: str) -> Function:
     return SimmSpline(*_DEFAULT_POINTS[name])
 
 
-def _function_of(element, where: str) -> Function:
-    """The kinetree Function of an .osim Function element of one argument."""
-    tag = element.tag
-
-    def numbers(key):
-        text = element.findtext(key)
-        try:
-            return [float(v) for v in (text or "").split()]
-        except ValueError:
-            raise InvalidArgumentError(
-                f"{where}: <{tag}><{key}> is {text.strip()!r:.40}; it must be numbers."
-            ) from None
-
-    if tag == "SimmSpline":
-        return SimmSpline(numbers("x"), numbers("y"))
-    if tag == "PiecewiseLinearFunction":
-        return PiecewiseLinear(numbers("x"), numbers("y"))
-    if tag == "NaturalCubicSpline":
-        return Function.Spline(numbers("x"), numbers("y"))
-    if tag == "Constant":
-        return Constant(numbers("value")[0])
-    if tag == "LinearFunction":
-        return Linear(numbers("coefficients"))
-    raise InvalidArgumentError(
-        f"{where}: <{tag}> is not a curve kinetree reads for a RigidTendonMuscle; give a "
-        f"SimmSpline, PiecewiseLinearFunction, NaturalCubicSpline, LinearFunction or "
-        f"Constant.")
-
-
 class RigidTendonMuscle(Muscle):
     """``RigidTendonMuscle(name, path, active_force_length_curve=None,
     passive_force_length_curve=None, force_velocity_curve=None, **properties)``:
@@ -160,7 +132,7 @@ class RigidTendonMuscle(Muscle):
             holder = element.find(key)
             inner = None if holder is None else next(iter(holder), None)
             if inner is not None:
-                found[key] = _function_of(inner, f"{where}: {key}")
+                found[key] = function_of(inner, f"{where}: {key}")
         return found
 
     def check_properties(self, where: str) -> None:

@@ -46,6 +46,7 @@ and every number is checked finite.
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 import warnings
@@ -54,14 +55,17 @@ from pathlib import Path
 
 import numpy as np
 
-from kinetree.errors import KinetreeError, NonPhysicalError
+from kinetree.errors import NonPhysicalError
 from kinetree.forces import Force, GeneralForceSubsystem
 from kinetree.io import osim3
 from kinetree.io.files import within
 from kinetree.io.model import Coordinate, Model
 from kinetree.io.osim_actuators import build_actuators
 from kinetree.io.osim_forces import build_forces, why_not_built
-from kinetree.math.functions import Constant, Function, Linear
+from kinetree.io.osim_functions import OsimError, function_of
+from kinetree.io.osim_functions import number as _number
+from kinetree.io.osim_functions import numbers as _numbers
+from kinetree.math.functions import Constant, Function
 from kinetree.math.inertia import Inertia, MassProperties, _trusted_inertia
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
@@ -72,11 +76,6 @@ from kinetree.multibody.matter import SimbodyMatterSubsystem
 from kinetree.multibody.mobilized_body import Direction, MobilizedBody
 from kinetree.multibody.multibody_system import MultibodySystem
 from kinetree.study.markers import Markers
-
-
-class OsimError(KinetreeError):
-    """The .osim file cannot be built: the message names the element and what to fix."""
-
 
 _JOINTS = {"PinJoint": "Pin", "SliderJoint": "Slider", "UniversalJoint": "Universal",
            "PlanarJoint": "Planar", "GimbalJoint": "Gimbal", "BallJoint": "Ball",
@@ -121,7 +120,8 @@ def _parse(text: str, path: Path) -> tuple[ET.Element, int]:
     """(the <Model> element, the file's Version) of an .osim text: refused with a DTD or
     entities (a file must not define what the parser expands), older than OpenSim 3 or in
     a 4.0 development layout (Version 30500 to 39999); OpenSim's 'Outer::Inner' element
-    names (not XML names) read as 'Outer__Inner'."""
+    names (not XML names) read as 'Outer__Inner', and the file's ``<defaults>`` filled
+    in."""
     if re.search(r"<!(DOCTYPE|ENTITY)", text):
         raise OsimError(f"load_osim: {path.name} declares a DTD or entities, which an "
                         ".osim file never needs; refusing to expand them.")
@@ -146,28 +146,24 @@ def _parse(text: str, path: Path) -> tuple[ET.Element, int]:
             f"load_osim: {path.name} is {kind} (Version {version}); open it in OpenSim 4 "
             "and save it again (or `opensim-cmd`), which converts the joints and frames to "
             "the 4.x layout this loader reads.")
+    _apply_defaults(model)
     return model, version
 
 
-def _numbers(element, tag: str, count: int | None, where: str, default=None) -> np.ndarray:
-    text = element.findtext(tag)
-    if text is None or not text.strip():
-        if default is not None:
-            return np.array(default, dtype=float)
-        raise OsimError(f"{where}: <{tag}> is missing.")
-    try:
-        values = np.array([float(v) for v in text.split()], dtype=float)
-    except ValueError:
-        raise OsimError(f"{where}: <{tag}> is {text.strip()!r}, not numbers.") from None
-    if count is not None and values.size != count:
-        raise OsimError(f"{where}: <{tag}> has {values.size} numbers, expected {count}.")
-    if not np.all(np.isfinite(values)):
-        raise OsimError(f"{where}: <{tag}> has a non-finite number: {text.strip()!r}.")
-    return values
-
-
-def _number(element, tag: str, where: str, default: float | None = None) -> float:
-    return float(_numbers(element, tag, 1, where, None if default is None else [default])[0])
+def _apply_defaults(model: ET.Element) -> None:
+    """The model's ``<defaults>``: OpenSim registers each object there as the default of
+    its type (Object::updateDefaultObjectsFromXMLNode) before it reads the model, so an
+    element of that type anywhere in the model takes each property it omits from that
+    object rather than from OpenSim's built-in defaults."""
+    defaults = model.find("defaults")
+    if defaults is None:
+        return
+    by_tag = {d.tag: d for d in defaults}
+    elements = [e for child in model if child is not defaults for e in child.iter()
+                if e.tag in by_tag]
+    for element in elements:
+        present = {c.tag for c in element}
+        element.extend(copy.deepcopy(p) for p in by_tag[element.tag] if p.tag not in present)
 
 
 def _flag(element, tag: str, default: bool = False) -> bool:
@@ -618,48 +614,10 @@ class _Builder:
         for child in axis_element:
             if child.tag in ("axis", "coordinates"):
                 continue
-            return self._function_of(child, where, nargs)
+            return function_of(child, where, nargs)
         if nargs == 0:
             return Constant(0.0, 0)
         raise OsimError(f"{where}: no function is given for its coordinates.")
-
-    def _function_of(self, f, where: str, nargs: int) -> Function:
-        tag = f.tag
-        fwhere = f"{where} {tag}"
-        if tag == "Constant":
-            return Constant(_number(f, "value", fwhere), nargs)
-        if tag == "LinearFunction":
-            c = _numbers(f, "coefficients", 2, fwhere)
-            return self._one_argument(Linear(c), nargs, fwhere)
-        if tag in ("SimmSpline", "NaturalCubicSpline", "PiecewiseLinearFunction"):
-            x, y = _numbers(f, "x", None, fwhere), _numbers(f, "y", None, fwhere)
-            cls = {"SimmSpline": "SimmSpline", "NaturalCubicSpline": "Spline",
-                   "PiecewiseLinearFunction": "PiecewiseLinear"}[tag]
-            return self._one_argument(getattr(Function, cls)(x, y), nargs, fwhere)
-        if tag == "GCVSpline":      # OpenSim refits it from x and y; so does kinetree
-            return self._one_argument(Function.GCVSpline(
-                2 * int(_number(f, "half_order", fwhere)) - 1, _numbers(f, "x", None, fwhere),
-                _numbers(f, "y", None, fwhere), _number(f, "error_variance", fwhere, 0.0)),
-                nargs, fwhere)
-        if tag == "PolynomialFunction":
-            c = _numbers(f, "coefficients", None, fwhere)
-            return self._one_argument(Function.Polynomial(c), nargs, fwhere)
-        if tag == "MultiplierFunction":
-            inner = next((c for c in f.findall("function/*")), None)
-            if inner is None:
-                raise OsimError(f"{fwhere}: <function> is empty.")
-            scale = _number(f, "scale", fwhere, 1.0)
-            return Function.Multiplier(self._function_of(inner, fwhere, nargs), scale)
-        raise OsimError(f"{fwhere}: kinetree has no such function; supported are Constant, "
-                        "LinearFunction, SimmSpline, NaturalCubicSpline, GCVSpline, "
-                        "PiecewiseLinearFunction, PolynomialFunction, MultiplierFunction.")
-
-    @staticmethod
-    def _one_argument(f: Function, nargs: int, where: str) -> Function:
-        if nargs != 1:
-            raise OsimError(f"{where}: a function of one coordinate, but the axis names "
-                            f"{nargs}.")
-        return f
 
     # ------------------------------------------------------------ coordinates
     def _coordinates(self, model, joint, where, coords, mobod, rotational) -> None:
@@ -685,7 +643,7 @@ class _Builder:
                 if fn is None:
                     coordinate.prescribed = False
                 else:
-                    coordinate.prescribed_function = self._function_of(fn, cwhere, 1)
+                    coordinate.prescribed_function = function_of(fn, cwhere, 1)
             model.coordinates[cname] = coordinate
             q0.append(coordinate.default_value)
             u0.append(coordinate.default_speed_value)
@@ -744,8 +702,8 @@ class _Builder:
             fn = next(iter(c.findall("coupled_coordinates_function/*")), None)
             if fn is None:
                 raise OsimError(f"{where}: <coupled_coordinates_function> is empty.")
-            f = self._function_of(fn, where, len(independent)) if len(independent) == 1 \
-                else self._function_of(fn, where, 1)
+            f = function_of(fn, where, len(independent)) if len(independent) == 1 \
+                else function_of(fn, where, 1)
             scale = _number(c, "scale_factor", where, 1.0)
             coords = [model.coordinates[n] for n in independent + [dependent]]
             model.constraints[name] = Constraint.CoordinateCoupler(

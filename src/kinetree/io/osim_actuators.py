@@ -32,6 +32,7 @@ from kinetree.actuators import (
     TorqueActuator,
 )
 from kinetree.actuators.actuator import Actuator, Muscle
+from kinetree.io.osim_functions import function_of
 from kinetree.registry import ACTUATORS
 
 __all__ = ["build_actuators", "actuator_classes"]
@@ -184,7 +185,7 @@ class _Actuators:
             return (c.q_index, c.u_index, *c.range)
 
         def function(xml):
-            return self.b._function_of(xml, where, 1)
+            return function_of(xml, where)
 
         return GeometryPath.from_osim(element, where, frame, coordinate, function,
                                       self._wrap)
@@ -226,6 +227,6 @@ class _Actuators:
                 raise self.Error(f"{where}: controls actuator {name!r}, which the model "
                                  "does not have.")
             controller.prescribe_control_for_actuator(
-                name, self.b._function_of(f, f"{where} control of {name!r}", 1))
+                name, function_of(f, f"{where} control of {name!r}"))
         controller.enabled = osim._flag(element, "enabled", True)
         return controller
