@@ -17,6 +17,7 @@ from kinetree.actuators import (
 from kinetree.actuators.degroote_fregly2016_muscle import DeGrooteFregly2016Muscle
 from kinetree.actuators.millard2012_equilibrium_muscle import Millard2012EquilibriumMuscle
 from kinetree.actuators.rigid_tendon_muscle import RigidTendonMuscle
+from kinetree.actuators.schutte1993_muscle import Schutte1993Muscle_Deprecated
 from kinetree.actuators.thelen2003_muscle import Thelen2003Muscle
 from kinetree.paths.geometry_path import (
     ConditionalPathPoint,
@@ -35,5 +36,5 @@ __all__ = ["Actuator", "ActuatorSubsystem", "ConditionalPathPoint", "Controller"
            "CoordinateActuator", "DeGrooteFregly2016Muscle", "GeometryPath",
            "Millard2012EquilibriumMuscle", "MovingPathPoint", "Muscle", "PathPoint",
            "PathWrap", "PointActuator", "PrescribedController", "RigidTendonMuscle",
-           "Thelen2003Muscle", "TorqueActuator", "WrapCylinder", "WrapEllipsoid",
-           "WrapObject", "WrapSphere", "WrapTorus"]
+           "Schutte1993Muscle_Deprecated", "Thelen2003Muscle", "TorqueActuator",
+           "WrapCylinder", "WrapEllipsoid", "WrapObject", "WrapSphere", "WrapTorus"]

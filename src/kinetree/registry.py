@@ -100,6 +100,7 @@ ACTUATORS = {
     "millard2012_equilibrium_muscle": 5,
     "degroote_fregly2016_muscle": 6,
     "rigid_tendon_muscle": 7,
+    "schutte1993_muscle": 8,
 }
 """OpenSim's actuators (muscles among them), one module each in actuators/, each with a
 ``calc`` giving its force from its controls, its states (z) and its path's length and

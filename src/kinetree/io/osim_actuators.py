@@ -5,9 +5,10 @@ What each becomes, in one ActuatorSubsystem (``model.actuator_subsystem``) in th
 order:
 
 - a muscle (Thelen2003Muscle, Millard2012EquilibriumMuscle, DeGrooteFregly2016Muscle,
-  RigidTendonMuscle) the kinetree class of the same name, its properties read from the
-  file (OpenSim's defaults where absent), on its GeometryPath: the path points,
-  conditional and moving points, and wrap objects of the bodies' WrapObjectSets;
+  RigidTendonMuscle, Schutte1993Muscle_Deprecated) the kinetree class of the same name,
+  its properties read from the file (OpenSim's defaults where absent), on its
+  GeometryPath: the path points, conditional and moving points, and wrap objects of the
+  bodies' WrapObjectSets;
 - CoordinateActuator, PointActuator and TorqueActuator the classes of those names;
 - a PrescribedController a PrescribedController of the same Functions of time (a
   disabled one is built and kept off, as OpenSim keeps it).

@@ -72,7 +72,8 @@ def why_not_built(element) -> str:
     tag = element.tag
     if "Muscle" in tag:
         return "kinetree has no such muscle model yet; the built ones are Thelen2003, " \
-            "Millard2012Equilibrium, DeGrooteFregly2016 and RigidTendon"
+            "Millard2012Equilibrium, DeGrooteFregly2016, RigidTendon and " \
+            "Schutte1993_Deprecated"
     if tag in ("Ligament", "Blankevoort1991Ligament"):
         return "ligaments are not built yet"
     if tag in _ACTUATORS or tag.endswith("Actuator"):
