@@ -1,16 +1,11 @@
-"""What the muscle tests share: a small tree and cache to hand a muscle kind's compiled
-``calc`` called from Python (it reads neither; its declared signature takes them)."""
+"""What the actuator tests share: the bodies' frames a kind's compiled ``calc`` takes,
+for a call from Python (a muscle reads none of them)."""
 
 import numpy as np
 import pytest
 
-from kinetree.engine.kinds import Kinds
-from kinetree.multibody import tree_model
-
 
 @pytest.fixture(scope="module")
-def tree_and_cache():
-    tree = tree_model.unpack_tree.py_func(
-        np.zeros((3, 7), dtype=np.int64), np.zeros(3 * tree_model._TREE_FLOATS_PER_BODY),
-        Kinds("mobilizers"))
-    return tree, tree_model.cache_views(*tree_model.allocate_cache(3, 2, 2))
+def frames():
+    """R_GB (3 bodies' identity rotations) and p_GB (their origins at Ground's)."""
+    return np.ascontiguousarray(np.broadcast_to(np.eye(3), (3, 3, 3))), np.zeros((3, 3))

@@ -62,15 +62,15 @@ def rajagopal_sizes(name: str) -> dict:
 
 class Kinetree:
     """One muscle's row and parameters, its compiled ``calc`` and ``equilibrate``
-    called directly (tree and cache are small real ones it ignores)."""
+    called directly (the bodies' frames, which it ignores, from the fixture)."""
 
-    def __init__(self, muscle, tree_and_cache):
+    def __init__(self, muscle, frames):
         self.af = np.asarray(muscle._params(), dtype=float)
         self.states = muscle._states()
         self.ai = np.zeros(ACTUATOR_I_COLUMNS, dtype=np.int64)
         self.ai[CODE], self.ai[PATH], self.ai[Z], self.ai[CONTROL], self.ai[AT] = \
             muscle.CODE, 0, 0, 0, 0
-        self.tree, self.cache = tree_and_cache
+        self.R_GB, self.p_GB = frames
 
     def z(self, activation, tendon_force):
         values = {"activation": activation, "normalized_tendon_force": tendon_force}
@@ -81,7 +81,7 @@ class Kinetree:
         zdot = np.full_like(z, np.nan)
         out = np.zeros(ACTUATOR_OUTPUTS)
         tension = dm.calc(self.ai, self.af, z, zdot, np.array([excitation]), length, speed,
-                          self.tree, self.cache, np.zeros((3, 6)), np.zeros(2), out)
+                          self.R_GB, self.p_GB, np.zeros((3, 6)), np.zeros(2), out)
         return tension, out, dict(zip(self.states, zdot))
 
     def equilibrate(self, activation, excitation, length, speed):
@@ -216,10 +216,10 @@ def relative_error(mine, ref, size):
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_outputs_and_derivatives_agree_with_opensim(case, tree_and_cache):
+def test_outputs_and_derivatives_agree_with_opensim(case, frames):
     osim = pytest.importorskip("opensim")
     muscle = muscle_of(case)
-    ours, theirs = Kinetree(muscle, tree_and_cache), OpenSimSlider(osim, muscle)
+    ours, theirs = Kinetree(muscle, frames), OpenSimSlider(osim, muscle)
     p = muscle.properties
     fiso, lopt = p["max_isometric_force"], p["optimal_fiber_length"]
     scale = {OUT_TENDON_FORCE: fiso, OUT_FORCE: fiso, OUT_ACTIVE_FIBER_FORCE: fiso,
@@ -242,13 +242,13 @@ def test_outputs_and_derivatives_agree_with_opensim(case, tree_and_cache):
 
 @pytest.mark.parametrize("case", ["elastic_unpennated", "elastic_pennated", "damped_wide",
                                   "no_activation_dynamics"])
-def test_equilibrium_agrees_with_opensim(case, tree_and_cache):
+def test_equilibrium_agrees_with_opensim(case, frames):
     """Random activations, path lengths and speeds; the tendon's force where fiber and
     tendon balance, as OpenSim's bisection finds it (bit for bit), and where OpenSim
     finds none, neither does kinetree."""
     osim = pytest.importorskip("opensim")
     muscle = muscle_of(case)
-    ours, theirs = Kinetree(muscle, tree_and_cache), OpenSimSlider(osim, muscle)
+    ours, theirs = Kinetree(muscle, frames), OpenSimSlider(osim, muscle)
     p = muscle.properties
     lopt, lts = p["optimal_fiber_length"], p["tendon_slack_length"]
     rng = np.random.default_rng(5)
@@ -307,12 +307,12 @@ def test_activation_rate_blends_the_time_constants():
     assert dm.activation_rate(a, a, 0.015, 0.06, 0.1) == 0.0
 
 
-def test_tendon_force_rate_is_the_derivative_along_the_motion(tree_and_cache):
+def test_tendon_force_rate_is_the_derivative_along_the_motion(frames):
     """With an elastic tendon, the rate of the normalized tendon force is the tendon
     curve's slope times the normalized tendon velocity: the tendon length a step later
     (the path moving at its speed, the fiber at its velocity) gives that force."""
     muscle = muscle_of("elastic_pennated")
-    k = Kinetree(muscle, tree_and_cache)
+    k = Kinetree(muscle, frames)
     lts = muscle.properties["tendon_slack_length"]
     length, speed, force = lts * 1.02 + 0.05, 0.2, 0.4
     _, out, zdot = k.calc(0.6, force, 0.6, length, speed)

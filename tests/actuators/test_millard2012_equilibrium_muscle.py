@@ -55,16 +55,16 @@ def rajagopal_elements():
 # ---------------------------------------------------------------- kinetree's side
 class Kinetree:
     """One muscle's row, parameters and states, its compiled ``calc`` and
-    ``equilibrate`` called directly (tree and cache are small real ones it ignores)."""
+    ``equilibrate`` called directly (the bodies' frames, which it ignores, from the fixture)."""
 
-    def __init__(self, muscle, tree_and_cache):
+    def __init__(self, muscle, frames):
         self.muscle = muscle
         self.af = np.asarray(muscle._params(), dtype=float)
         self.states = muscle._states()
         self.ai = np.zeros(ACTUATOR_I_COLUMNS, dtype=np.int64)
         self.ai[CODE], self.ai[PATH], self.ai[Z], self.ai[CONTROL], self.ai[AT] = \
             muscle.CODE, 0, 0, 0, 0
-        self.tree, self.cache = tree_and_cache
+        self.R_GB, self.p_GB = frames
 
     def z(self, activation, fiber_length):
         values = {"activation": activation, "fiber_length": fiber_length}
@@ -75,7 +75,7 @@ class Kinetree:
         zdot = np.zeros_like(z)
         out = np.zeros(ACTUATOR_OUTPUTS)
         tension = mm.calc(self.ai, self.af, z, zdot, np.array([excitation]), length, speed,
-                          self.tree, self.cache, np.zeros((3, 6)), np.zeros(2), out)
+                          self.R_GB, self.p_GB, np.zeros((3, 6)), np.zeros(2), out)
         return tension, out, dict(zip(self.states, zdot))
 
     def equilibrate(self, activation, excitation, length):
@@ -212,11 +212,11 @@ COMPARED = {OUT_ACTIVATION: "activation", OUT_FIBER_LENGTH: "fiber length",
             OUT_EXCITATION: "excitation", OUT_POWER: "power"}
 
 
-def compare(muscle, tree_and_cache, n, seed):
+def compare(muscle, frames, n, seed):
     """The worst relative difference of kinetree's outputs and state derivatives from
     OpenSim's over n samples: {quantity: (difference, sample)}."""
     osim = pytest.importorskip("opensim")
-    ours, theirs = Kinetree(muscle, tree_and_cache), OpenSimSlider(osim, muscle)
+    ours, theirs = Kinetree(muscle, frames), OpenSimSlider(osim, muscle)
     fiso = muscle.properties["max_isometric_force"]
     scale = {OUT_TENDON_FORCE: fiso, OUT_ACTIVE_FIBER_FORCE: fiso,
              OUT_PASSIVE_FIBER_FORCE: fiso, OUT_POWER: fiso,
@@ -257,10 +257,10 @@ CASES = {  # id: (Rajagopal muscle, property changes)
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_outputs_and_derivatives_agree_with_opensim(case, tree_and_cache):
+def test_outputs_and_derivatives_agree_with_opensim(case, frames):
     name, changes = CASES[case]
     muscle = muscle_of(rajagopal_elements()[name], **changes)
-    worst = compare(muscle, tree_and_cache, 60, seed=len(case))
+    worst = compare(muscle, frames, 60, seed=len(case))
     report = {k: f"{v[0]:.1e}" for k, v in worst.items()}
     bad = {k: v for k, v in worst.items() if not v[0] < 1e-10}
     assert not bad, (report, bad)
@@ -268,11 +268,11 @@ def test_outputs_and_derivatives_agree_with_opensim(case, tree_and_cache):
 
 @pytest.mark.parametrize("case", ["elastic", "elastic_pennated", "undamped_pennated",
                                   "no_activation_dynamics", "undamped_fitted_curves"])
-def test_equilibrium_fiber_length_agrees_with_opensim(case, tree_and_cache):
+def test_equilibrium_fiber_length_agrees_with_opensim(case, frames):
     osim = pytest.importorskip("opensim")
     name, changes = CASES[case]
     muscle = muscle_of(rajagopal_elements()[name], **changes)
-    ours, theirs = Kinetree(muscle, tree_and_cache), OpenSimSlider(osim, muscle)
+    ours, theirs = Kinetree(muscle, frames), OpenSimSlider(osim, muscle)
     p = muscle.properties
     rng = np.random.default_rng(7)
     for k in range(15):
@@ -293,18 +293,18 @@ def test_equilibrium_fiber_length_agrees_with_opensim(case, tree_and_cache):
                                           abs=2e-8 * p["max_isometric_force"])
 
 
-def test_a_rigid_tendon_needs_no_equilibrium(tree_and_cache):
+def test_a_rigid_tendon_needs_no_equilibrium(frames):
     muscle = muscle_of(rajagopal_elements()["addbrev_r"])
     assert muscle._states() == ("activation",)
-    status, z = Kinetree(muscle, tree_and_cache).equilibrate(0.3, 0.3, 0.2)
+    status, z = Kinetree(muscle, frames).equilibrate(0.3, 0.3, 0.2)
     assert status == 0 and z == {"activation": 0.3}
 
 
-def test_fiber_velocity_is_the_derivative_of_the_path_for_a_rigid_tendon(tree_and_cache):
+def test_fiber_velocity_is_the_derivative_of_the_path_for_a_rigid_tendon(frames):
     """With a rigid tendon the fiber length follows the path: its reported velocity is
     d(fiber length)/dt along a path lengthening at the given speed (finite difference)."""
     muscle = muscle_of(rajagopal_elements()["glmax1_r"])
-    k = Kinetree(muscle, tree_and_cache)
+    k = Kinetree(muscle, frames)
     length, speed, h = muscle.properties["tendon_slack_length"] + 0.12, 0.3, 1e-6
     _, out, _ = k.calc(0.5, 0.0, 0.5, length, speed)
     lengths = [k.calc(0.5, 0.0, 0.5, length + s * speed * h, speed)[1][OUT_FIBER_LENGTH]
@@ -336,13 +336,13 @@ def test_properties_out_of_range_are_refused_with_the_fix():
 
 
 def test_without_activation_dynamics_the_activation_floor_is_opensims_default(
-        tree_and_cache):
+        frames):
     """The excitation is the activation, clamped below at 0.01 (the activation model's
     default), not at the muscle's minimum_activation, as OpenSim does."""
     osim = pytest.importorskip("opensim")
     name, changes = CASES["no_activation_dynamics"]
     muscle = muscle_of(rajagopal_elements()[name], **changes)
-    ours, theirs = Kinetree(muscle, tree_and_cache), OpenSimSlider(osim, muscle)
+    ours, theirs = Kinetree(muscle, frames), OpenSimSlider(osim, muscle)
     length = muscle.properties["tendon_slack_length"] + muscle.properties[
         "optimal_fiber_length"]
     for excitation, activation in ((0.03, 0.03), (0.005, 0.01), (1.3, 1.0)):

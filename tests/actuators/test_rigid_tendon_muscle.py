@@ -42,13 +42,13 @@ PASSIVE_XY = ([0.8, 1.0, 1.3, 1.6, 1.9], [0.0, 0.0, 0.2, 1.0, 3.0])
 ACTIVE_XY = ([0.3, 0.6, 1.0, 1.4, 1.8], [0.0, 0.5, 1.0, 0.5, 0.0])
 
 
-def kinetree_calc(muscle, tree_and_cache, excitation, length, speed):
+def kinetree_calc(muscle, frames, excitation, length, speed):
     af = np.asarray(muscle._params(), dtype=float)
     ai = np.zeros(ACTUATOR_I_COLUMNS, dtype=np.int64)
     ai[CODE], ai[PATH], ai[Z], ai[CONTROL], ai[AT] = muscle.CODE, 0, 0, 0, 0
     out = np.zeros(ACTUATOR_OUTPUTS)
     tension = rm.calc(ai, af, np.zeros(0), np.zeros(0), np.array([excitation]), length,
-                      speed, *tree_and_cache, np.zeros((3, 6)), np.zeros(2), out)
+                      speed, *frames, np.zeros((3, 6)), np.zeros(2), out)
     return tension, out
 
 
@@ -111,7 +111,7 @@ CASES = {  # id: (pennation at optimal, own curves)
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_outputs_agree_with_opensim(case, tree_and_cache):
+def test_outputs_agree_with_opensim(case, frames):
     osim = pytest.importorskip("opensim")
     phi_opt, own = CASES[case]
     fiso, lopt, lts, _ = VASTUS
@@ -137,7 +137,7 @@ def test_outputs_agree_with_opensim(case, tree_and_cache):
         length = lts + lopt * rng.uniform(0.3, 2.0) if k % 6 else lts * rng.uniform(0.9, 1.0)
         speed = rng.uniform(-1.2, 1.2) * lopt * 8.0
         length, speed, outputs = slider.realize(u, length, speed)
-        tension, out = kinetree_calc(muscle, tree_and_cache, u, length, speed)
+        tension, out = kinetree_calc(muscle, frames, u, length, speed)
         assert tension == out[OUT_TENDON_FORCE]
         for column, ref in outputs.items():
             error = abs(out[column] - ref) / max(abs(ref), 1e-6 * fiso)
@@ -146,18 +146,18 @@ def test_outputs_agree_with_opensim(case, tree_and_cache):
     assert worst < 1e-12
 
 
-def test_a_slack_path_pulls_nothing_and_the_fiber_is_sideways(tree_and_cache):
+def test_a_slack_path_pulls_nothing_and_the_fiber_is_sideways(frames):
     muscle = RigidTendonMuscle("m", tendon_slack_length=0.2, pennation_angle_at_optimal=0.3)
-    tension, out = kinetree_calc(muscle, tree_and_cache, 1.0, 0.15, -0.1)
+    tension, out = kinetree_calc(muscle, frames, 1.0, 0.15, -0.1)
     assert tension == 0.0 and out[OUT_PENNATION_ANGLE] == pytest.approx(math.pi / 2)
     assert out[OUT_FIBER_LENGTH] == pytest.approx(0.1 * math.sin(0.3))
 
 
-def test_isometric_force_at_optimal_length_is_the_max_isometric_force(tree_and_cache):
+def test_isometric_force_at_optimal_length_is_the_max_isometric_force(frames):
     """Unpennated, still, fully excited, at the optimal fiber length: f_L(1) f_V(0) of
     OpenSim's default curves (0.9987 and 1) times max_isometric_force, no passive force."""
     muscle = RigidTendonMuscle("m", max_isometric_force=500.0)
-    tension, out = kinetree_calc(muscle, tree_and_cache, 1.0, 0.3, 0.0)
+    tension, out = kinetree_calc(muscle, frames, 1.0, 0.3, 0.0)
     assert out[OUT_PASSIVE_FIBER_FORCE] == 0.0
     assert tension == pytest.approx(500.0 * rm.default_curve(
         "active_force_length_curve").calc_value(1.0), rel=1e-15)

@@ -58,14 +58,14 @@ def wrist_element(name: str):
     return next(e for e in root.iter("Schutte1993Muscle_Deprecated") if e.get("name") == name)
 
 
-def kinetree_calc(muscle, tree_and_cache, activation, fiber_length, excitation, length,
+def kinetree_calc(muscle, frames, activation, fiber_length, excitation, length,
                   speed):
     af = np.asarray(muscle._params(), dtype=float)
     ai = np.zeros(ACTUATOR_I_COLUMNS, dtype=np.int64)
     ai[CODE] = muscle.CODE
     z, zdot, out = np.array([activation, fiber_length]), np.zeros(2), np.zeros(ACTUATOR_OUTPUTS)
     tension = sm.calc(ai, af, z, zdot, np.array([excitation]), length, speed,
-                      *tree_and_cache, np.zeros((3, 6)), np.zeros(2), out)
+                      *frames, np.zeros((3, 6)), np.zeros(2), out)
     return tension, zdot, out
 
 
@@ -182,7 +182,7 @@ def states(muscle, rng, n):
 
 
 @pytest.mark.parametrize("case", ["defaults", "wrist_FCU"])
-def test_outputs_and_derivatives_agree_with_opensim(case, tree_and_cache):
+def test_outputs_and_derivatives_agree_with_opensim(case, frames):
     osim = pytest.importorskip("opensim")
     muscle, slider = both(case, osim)
     fiso = muscle.properties["max_isometric_force"]
@@ -191,7 +191,7 @@ def test_outputs_and_derivatives_agree_with_opensim(case, tree_and_cache):
     sideways_pulled = slack = 0
     for k, (a, lce, e, length, speed) in enumerate(states(muscle, rng, 64)):
         length, speed, reference = slider.realize(a, lce, e, length, speed)
-        tension, zdot, out = kinetree_calc(muscle, tree_and_cache, a, lce, e, length, speed)
+        tension, zdot, out = kinetree_calc(muscle, frames, a, lce, e, length, speed)
         assert tension == out[OUT_TENDON_FORCE] == out[OUT_FORCE]
         got = {column: out[column] for column in range(ACTUATOR_OUTPUTS)}
         got[ADOT], got[LDOT] = zdot
@@ -223,7 +223,7 @@ def test_equilibrium_agrees_with_opensim(case):
         assert abs(got - expected) <= 1e-9 * expected, (k, a, length, got, expected)
 
 
-def test_equilibrium_balances_fiber_and_tendon_within_opensims_tolerance(tree_and_cache):
+def test_equilibrium_balances_fiber_and_tendon_within_opensims_tolerance(frames):
     """At the fiber length found, the fiber's force along the tendon (active at rest,
     f_V = 1 and no damping, plus passive) is the tendon's within 0.01 N."""
     muscle = Schutte1993Muscle_Deprecated("m", **DEFAULTS)
@@ -231,7 +231,7 @@ def test_equilibrium_balances_fiber_and_tendon_within_opensims_tolerance(tree_an
     lopt = DEFAULTS["optimal_fiber_length"]
     for a, length in ((0.5, 0.28), (1.0, 0.30), (0.2, 0.25)):
         lce = kinetree_equilibrium(muscle, a, length)
-        tension, _, out = kinetree_calc(muscle, tree_and_cache, a, lce, 0.0, length, 0.0)
+        tension, _, out = kinetree_calc(muscle, frames, a, lce, 0.0, length, 0.0)
         lce_n = lce / lopt
         fiber = (a * sm.active_force(af, 0, out, lce_n) + sm.passive_force(af, 0, out, lce_n)) \
             * DEFAULTS["max_isometric_force"] * math.cos(out[OUT_PENNATION_ANGLE])

@@ -61,21 +61,21 @@ def muscle_of(model: str, name: str, **changes) -> Thelen2003Muscle:
 
 class Kinetree:
     """One muscle's row and parameters, its compiled ``calc`` and ``equilibrate``
-    called directly (tree and cache are small real ones it ignores)."""
+    called directly (the bodies' frames, which it ignores, from the fixture)."""
 
-    def __init__(self, muscle, tree_and_cache):
+    def __init__(self, muscle, frames):
         self.af = np.asarray(muscle._params(), dtype=float)
         self.ai = np.zeros(ACTUATOR_I_COLUMNS, dtype=np.int64)
         self.ai[CODE], self.ai[PATH], self.ai[Z], self.ai[CONTROL], self.ai[AT] = \
             muscle.CODE, 0, 0, 0, 0
-        self.tree, self.cache = tree_and_cache
+        self.R_GB, self.p_GB = frames
 
     def calc(self, activation, fiber_length, excitation, length, speed):
         z = np.array([activation, fiber_length])
         zdot = np.full(2, np.nan)
         out = np.zeros(ACTUATOR_OUTPUTS)
         tension = tm.calc(self.ai, self.af, z, zdot, np.array([excitation]), length, speed,
-                          self.tree, self.cache, np.zeros((3, 6)), np.zeros(2), out)
+                          self.R_GB, self.p_GB, np.zeros((3, 6)), np.zeros(2), out)
         return tension, out, {"activation": zdot[0], "fiber_length": zdot[1]}
 
     def equilibrate(self, activation, length, speed):
@@ -209,11 +209,11 @@ CASES = {  # id: (model, muscle, property changes)
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_outputs_and_derivatives_agree_with_opensim(case, tree_and_cache):
+def test_outputs_and_derivatives_agree_with_opensim(case, frames):
     osim = pytest.importorskip("opensim")
     model, name, changes = CASES[case]
     muscle = muscle_of(model, name, **changes)
-    ours, theirs = Kinetree(muscle, tree_and_cache), OpenSimSlider(osim, muscle)
+    ours, theirs = Kinetree(muscle, frames), OpenSimSlider(osim, muscle)
     p = muscle.properties
     fiso, lopt = p["max_isometric_force"], p["optimal_fiber_length"]
     scale = {OUT_TENDON_FORCE: fiso, OUT_FORCE: fiso, OUT_ACTIVE_FIBER_FORCE: fiso,
@@ -242,13 +242,13 @@ def test_outputs_and_derivatives_agree_with_opensim(case, tree_and_cache):
 
 @pytest.mark.parametrize("case", ["arm26_pennated", "arm26_unpennated", "gait2392_pennated",
                                   "tug_of_war_defaults", "leg6dof9musc_vasti"])
-def test_equilibrium_fiber_length_agrees_with_opensim(case, tree_and_cache):
+def test_equilibrium_fiber_length_agrees_with_opensim(case, frames):
     """Random activations, path lengths and speeds (the fiber's share of the path's speed
     enters OpenSim's balance), the tendon slack or not."""
     osim = pytest.importorskip("opensim")
     model, name, changes = CASES[case]
     muscle = muscle_of(model, name, **changes)
-    ours, theirs = Kinetree(muscle, tree_and_cache), OpenSimSlider(osim, muscle)
+    ours, theirs = Kinetree(muscle, frames), OpenSimSlider(osim, muscle)
     p = muscle.properties
     lopt, lts = p["optimal_fiber_length"], p["tendon_slack_length"]
     rng = np.random.default_rng(11)
@@ -268,12 +268,12 @@ def test_equilibrium_fiber_length_agrees_with_opensim(case, tree_and_cache):
     assert compared >= 12
 
 
-def test_equilibrium_on_a_short_path_is_the_minimum_fiber_length(tree_and_cache):
+def test_equilibrium_on_a_short_path_is_the_minimum_fiber_length(frames):
     """A path too short for any balance leaves the fiber at its minimum length, which
     OpenSim accepts (with a warning), at rest and moving."""
     osim = pytest.importorskip("opensim")
     muscle = muscle_of("arm26", "TRIlong")
-    ours, theirs = Kinetree(muscle, tree_and_cache), OpenSimSlider(osim, muscle)
+    ours, theirs = Kinetree(muscle, frames), OpenSimSlider(osim, muscle)
     lmin = muscle.get_minimum_fiber_length()
     length = muscle.properties["tendon_slack_length"] * 0.9 + 0.05 * lmin
     for speed in (0.0, -0.5):
@@ -281,11 +281,11 @@ def test_equilibrium_on_a_short_path_is_the_minimum_fiber_length(tree_and_cache)
         assert theirs.equilibrate(0.5, length, speed) == lmin
 
 
-def test_equilibrium_balances_fiber_and_tendon_forces(tree_and_cache):
+def test_equilibrium_balances_fiber_and_tendon_forces(frames):
     """A still fiber at the equilibrium length carries the tendon's force along the
     tendon (active plus passive, times cos(phi)), to OpenSim's tolerance."""
     muscle = muscle_of("arm26", "TRIlong")
-    k = Kinetree(muscle, tree_and_cache)
+    k = Kinetree(muscle, frames)
     p = muscle.properties
     for a, stretch in ((0.2, 1.0), (0.7, 1.3), (1.0, 0.8)):
         length = p["tendon_slack_length"] * 1.02 + p["optimal_fiber_length"] * stretch
@@ -332,12 +332,12 @@ def test_force_velocity_inverse_inverts_the_relation():
     assert tm.force_velocity_inverse(0.7, 0.8, -1.2, 0.25, 1.4, 0.95, 1e-12) == (0.0, True)
 
 
-def test_fiber_at_its_minimum_length_does_not_shorten(tree_and_cache):
+def test_fiber_at_its_minimum_length_does_not_shorten(frames):
     """A fiber state at (or below) the minimum length whose tendon pulls less than the
     passive fiber does stays still and carries no active force; the tendon keeps its
     force."""
     muscle = muscle_of("arm26", "TRIlong")
-    k = Kinetree(muscle, tree_and_cache)
+    k = Kinetree(muscle, frames)
     lmin = muscle.get_minimum_fiber_length()
     lts = muscle.properties["tendon_slack_length"]
     for lce in (lmin, 0.9 * lmin):

@@ -55,7 +55,7 @@ class CoordinateActuator(Actuator):
 
 
 @helper(forceinline=False)
-def calc(ai, af, z, zdot, controls, length, speed, tree, cache, body_forces,
+def calc(ai, af, z, zdot, controls, length, speed, R_GB, p_GB, body_forces,
          mobility_forces, out):
     """af[at] = optimal force: τ = optimal force x control on u[ai[MOBILITY]]."""
     control = controls[ai[CONTROL]]

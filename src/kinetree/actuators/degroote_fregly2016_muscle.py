@@ -355,7 +355,7 @@ def _layout(ai, af, z, controls):
 
 # ---------------------------------------------------------------- the kind's functions
 @helper(forceinline=False, error_model="numpy")
-def calc(ai, af, z, zdot, controls, length, speed, tree, cache, body_forces,
+def calc(ai, af, z, zdot, controls, length, speed, R_GB, p_GB, body_forces,
          mobility_forces, out):
     """The muscle's tendon force (N) and outputs (``fiber_dynamics``); da/dt and the
     normalized tendon force's rate (1/s) into ``zdot`` for the states it has."""

@@ -16,9 +16,10 @@ _WRITE = types.Array(types.float64, 1, "C")
 
 
 def _calc_signature():
-    tree, cache = numba_types()
+    _, cache = numba_types()
+    frames = [cache.types[cache.fields.index(name)] for name in ("R_GB", "p_GB")]
     return types.float64(_ROW, _READ, _READ, _WRITE, _READ, types.float64, types.float64,
-                         tree, cache, types.Array(types.float64, 2, "C"), _WRITE, _WRITE)
+                         *frames, types.Array(types.float64, 2, "C"), _WRITE, _WRITE)
 
 
 def _equilibrate_signature():
@@ -26,14 +27,16 @@ def _equilibrate_signature():
 
 
 calc = switch("actuators", "calc", _calc_signature, default=np.nan)
-"""calc(kinds, code, ai, af, z, zdot, controls, length, speed, tree, cache, body_forces,
+"""calc(kinds, code, ai, af, z, zdot, controls, length, speed, R_GB, p_GB, body_forces,
 mobility_forces, out) -> tension: the actuator of row ``ai`` (its parameters ``af``,
 from its first), of type ``code``: writes its z derivatives into ``zdot`` (the whole
 State's, at its row's Z on), its outputs into ``out`` (its row, ``actuator.OUT_*``), adds
 any force it applies itself (a coordinate, point or torque actuator) into the body or
 mobility forces, and returns the tension (N) its path carries, 0 for one without a path.
 ``z`` and ``controls`` are the State's whole arrays; ``length`` (m) and ``speed`` (m/s)
-are its path's. NaN for a code not in ``kinds``."""
+are its path's; R_GB and p_GB are the bodies' orientations and origins in Ground (the
+tree's cache itself is not passed: a call through an address copies every argument).
+NaN for a code not in ``kinds``."""
 
 equilibrate = switch("actuators", "equilibrate", _equilibrate_signature, default=0)
 """equilibrate(kinds, code, ai, af, z, controls, length, speed, out) -> status: set the
@@ -54,8 +57,8 @@ def actuator_sweep(kinds, act_i, act_f, z, zdot, controls, lengths, speeds, tens
         p = ai[PATH]
         length = lengths[p] if p >= 0 else 0.0
         speed = speeds[p] if p >= 0 else 0.0
-        tension = calc(kinds, ai[CODE], ai, act_f, z, zdot, controls, length, speed, tree,
-                       cache, body_forces, mobility_forces, out[k])
+        tension = calc(kinds, ai[CODE], ai, act_f, z, zdot, controls, length, speed,
+                       cache.R_GB, cache.p_GB, body_forces, mobility_forces, out[k])
         if p >= 0:
             tensions[p] = tension
 

@@ -510,7 +510,7 @@ def _activation(ai, af, z, controls):
 
 # ---------------------------------------------------------------- the kind's functions
 @helper(forceinline=False)
-def calc(ai, af, z, zdot, controls, length, speed, tree, cache, body_forces,
+def calc(ai, af, z, zdot, controls, length, speed, R_GB, p_GB, body_forces,
          mobility_forces, out):
     """The muscle's tendon force (N) and outputs; da/dt and the fiber velocity (m/s) into
     ``zdot`` for the states it has (``fiber_dynamics``)."""

@@ -57,7 +57,7 @@ class PointActuator(Actuator):
 
 
 @helper(forceinline=False)
-def calc(ai, af, z, zdot, controls, length, speed, tree, cache, body_forces,
+def calc(ai, af, z, zdot, controls, length, speed, R_GB, p_GB, body_forces,
          mobility_forces, out):
     """af[at:] = [optimal force, point (3), unit direction (3)]."""
     b, at, flags = ai[BODY1], ai[AT], ai[FLAGS]
@@ -65,11 +65,11 @@ def calc(ai, af, z, zdot, controls, length, speed, tree, cache, body_forces,
     force = af[at] * control
     d = vec3(af[at + 4:at + 7])
     if flags & FORCE_IS_GLOBAL == 0:
-        d = rotate3(cache.R_GB[b], d)
+        d = rotate3(R_GB[b], d)
     if flags & POINT_IS_GLOBAL:
-        r = sub3(vec3(af[at + 1:at + 4]), vec3(cache.p_GB[b]))
+        r = sub3(vec3(af[at + 1:at + 4]), vec3(p_GB[b]))
     else:
-        r = rotate3(cache.R_GB[b], vec3(af[at + 1:at + 4]))
+        r = rotate3(R_GB[b], vec3(af[at + 1:at + 4]))
     add_station_force(body_forces, b, r, (force * d[0], force * d[1], force * d[2]))
     out[OUT_FORCE] = force
     out[OUT_EXCITATION] = control

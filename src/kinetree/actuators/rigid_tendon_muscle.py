@@ -205,7 +205,7 @@ def fiber_dynamics(af, at, activation, length, speed, out):
 
 # ---------------------------------------------------------------- the kind's functions
 @helper(forceinline=False, error_model="numpy")
-def calc(ai, af, z, zdot, controls, length, speed, tree, cache, body_forces,
+def calc(ai, af, z, zdot, controls, length, speed, R_GB, p_GB, body_forces,
          mobility_forces, out):
     """The muscle's tendon force (N) and outputs at its excitation (``fiber_dynamics``);
     it has no states."""

@@ -410,7 +410,7 @@ def isometric_fiber_length(af, at, activation, length, out):
 
 # ---------------------------------------------------------------- the kind's functions
 @helper(forceinline=False, error_model="numpy")
-def calc(ai, af, z, zdot, controls, length, speed, tree, cache, body_forces,
+def calc(ai, af, z, zdot, controls, length, speed, R_GB, p_GB, body_forces,
          mobility_forces, out):
     """The muscle's tendon force (N) and outputs (``fiber_dynamics``); da/dt and the
     fiber velocity (m/s) into ``zdot``."""

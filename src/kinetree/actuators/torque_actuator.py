@@ -54,7 +54,7 @@ class TorqueActuator(Actuator):
 
 
 @helper(forceinline=False)
-def calc(ai, af, z, zdot, controls, length, speed, tree, cache, body_forces,
+def calc(ai, af, z, zdot, controls, length, speed, R_GB, p_GB, body_forces,
          mobility_forces, out):
     """af[at:] = [optimal force, unit axis (3)]."""
     a, b, at = ai[BODY1], ai[BODY2], ai[AT]
@@ -62,7 +62,7 @@ def calc(ai, af, z, zdot, controls, length, speed, tree, cache, body_forces,
     torque = af[at] * control
     axis = vec3(af[at + 1:at + 4])
     if ai[FLAGS] & TORQUE_IS_GLOBAL == 0:
-        axis = rotate3(cache.R_GB[a], axis)
+        axis = rotate3(R_GB[a], axis)
     for i in range(3):
         body_forces[a, i] += torque * axis[i]
         body_forces[b, i] -= torque * axis[i]
