@@ -339,7 +339,7 @@ def tendon_force_length_curve(strain_at_one_norm_force=0.049,
 
 
 # ---------------------------------------------------------------- evaluation
-@helper
+@helper(error_model="numpy")
 def _bezier(c, k, u):
     """The quintic Bézier of the six control points c[k:k+6] at u (Bernstein form)."""
     v = 1.0 - u
@@ -349,7 +349,7 @@ def _bezier(c, k, u):
             + 5.0 * u2 * u2 * v * c[k + 4] + u2 * u2 * u * c[k + 5])
 
 
-@helper
+@helper(error_model="numpy")
 def _bezier_du(c, k, u):
     """d/du of the quintic Bézier c[k:k+6] at u: 5 times the quartic of its differences."""
     v = 1.0 - u
@@ -360,7 +360,7 @@ def _bezier_du(c, k, u):
                   + u2 * u2 * (c[k + 5] - c[k + 4]))
 
 
-@helper
+@helper(error_model="numpy")
 def _bezier_du2(c, k, u):
     """d²/du² of the quintic Bézier c[k:k+6] at u: 20 times the cubic of its second
     differences."""
@@ -371,7 +371,7 @@ def _bezier_du2(c, k, u):
                    + u * u * u * (c[k + 5] - 2.0 * c[k + 4] + c[k + 3]))
 
 
-@helper
+@helper(error_model="numpy")
 def _section_of(c, at, x):
     """The offset in ``c`` of the section of the curve at ``at`` holding x in its
     [start, end) (the last section also holds its end), or -1."""
@@ -386,7 +386,7 @@ def _section_of(c, at, x):
     return -1
 
 
-@helper
+@helper(error_model="numpy")
 def _solve_u(c, k, x):
     """u in [0, 1] where the section's x(u) = x: from the cubic Hermite interpolation of
     the section's table, Newton's method kept inside the table interval's bracket (x(u)
@@ -427,7 +427,7 @@ def _solve_u(c, k, x):
     return u
 
 
-@helper
+@helper(error_model="numpy")
 def curve(c, at, x):
     """(y, dy/dx) of the curve stored at c[at:] (module docstring) at x: linear beyond
     its domain, NaN for a NaN x."""
@@ -442,13 +442,13 @@ def curve(c, at, x):
     return _bezier(c, k + 6, u), _bezier_du(c, k + 6, u) / _bezier_du(c, k, u)
 
 
-@helper
+@helper(error_model="numpy")
 def curve_value(c, at, x):
     """y of the curve stored at c[at:] at x."""
     return curve(c, at, x)[0]
 
 
-@helper
+@helper(error_model="numpy")
 def curve_derivative(c, at, x, order):
     """The ``order``-th derivative (0, 1 or 2) of the curve stored at c[at:] at x, as
     OpenSim's calcDerivative (the second is 0 beyond the domain); NaN for another order."""

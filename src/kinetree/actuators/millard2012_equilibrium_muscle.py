@@ -117,9 +117,12 @@ _MUSCLE = {
 _PROPERTIES = dict(_MUSCLE)
 for _curve, _values in _CURVES.items():
     _PROPERTIES.update({f"{_curve}.{key}": value for key, value in _values.items()})
-# the curves follow the properties: active force-length (5 sections), force-velocity
-# and its inverse (4 each), fiber and tendon force-length (2 each)
-C_FAL = len(_PROPERTIES)
+# then the pennation model's constants (``geometry``), derived from the properties
+(D_H, D_SIN_MAX, D_PENNATED_MIN, D_PENNATED_MIN_AT, D_LCE_MIN) = range(
+    len(_PROPERTIES), len(_PROPERTIES) + 5)
+# the curves follow: active force-length (5 sections), force-velocity and its inverse (4
+# each), fiber and tendon force-length (2 each)
+C_FAL = len(_PROPERTIES) + 5
 C_FV = C_FAL + curves.curve_size(5)
 C_FV_INVERSE = C_FV + curves.curve_size(4)
 C_FPE = C_FV_INVERSE + curves.curve_size(4)
@@ -248,7 +251,8 @@ class Millard2012EquilibriumMuscle(Muscle):
         ])
 
     def _params(self) -> list[float]:
-        return [float(v) for v in self.properties.values()] + list(self._curves())
+        properties = [float(v) for v in self.properties.values()]
+        return properties + list(_geometry_of(properties)) + list(self._curves())
 
     def _states(self) -> tuple[str, ...]:
         return tuple(s for s, dropped in (
@@ -280,25 +284,29 @@ class Millard2012EquilibriumMuscle(Muscle):
 
 
 # ---------------------------------------------------------------- pennation
-@helper
-def geometry(af, at):
+def _geometry_of(p: list[float]) -> tuple[float, ...]:
     """(parallelogram height h (m), sine of the maximum pennation, the pennation model's
     minimum fiber length (m), the same along the tendon (m), the muscle's minimum fiber
-    length (m)) of the muscle whose parameters begin at af[at]: the fixed-width
+    length (m)) of the muscle of properties ``p`` (in their order): the fixed-width
     pennation keeps the fiber's thickness h = l_opt sin(phi_opt)."""
-    lopt, phi_max = af[at + P_LOPT], af[at + P_MAX_PENNATION]
-    h = lopt * math.sin(af[at + P_PHI_OPT])
+    lopt, phi_max = p[P_LOPT], p[P_MAX_PENNATION]
+    h = lopt * math.sin(p[P_PHI_OPT])
     sin_max = math.sin(phi_max)
-    if phi_max > SIGNIFICANT_REAL:
-        pennated_min = h / sin_max
-    else:
-        pennated_min = lopt * 0.01
-    active_min = af[at + P_MIN_ACTIVE_LENGTH] * lopt
+    pennated_min = h / sin_max if phi_max > SIGNIFICANT_REAL else lopt * 0.01
+    active_min = p[P_MIN_ACTIVE_LENGTH] * lopt
     return (h, sin_max, pennated_min, pennated_min * math.cos(phi_max),
             max(SIGNIFICANT_REAL, max(active_min, pennated_min)))
 
 
-@helper
+@helper(error_model="numpy")
+def geometry(af, at):
+    """``_geometry_of`` the muscle whose parameters begin at af[at], as its parameters
+    hold it."""
+    return (af[at + D_H], af[at + D_SIN_MAX], af[at + D_PENNATED_MIN],
+            af[at + D_PENNATED_MIN_AT], af[at + D_LCE_MIN])
+
+
+@helper(error_model="numpy")
 def pennation_angle(lce, phi_opt, phi_max, h, sin_max, pennated_min):
     """The pennation angle (rad) of a fiber of length lce (m): asin(h / lce), the
     maximum once the fiber is that short, 0 for an unpennated muscle."""
@@ -310,7 +318,7 @@ def pennation_angle(lce, phi_opt, phi_max, h, sin_max, pennated_min):
     return phi_max
 
 
-@helper
+@helper(error_model="numpy")
 def dpennation_dlength(lce, h):
     """d(phi)/d(lce) (rad/m) of the fixed-width pennation at fiber length lce (m)."""
     r = h / lce
@@ -318,7 +326,7 @@ def dpennation_dlength(lce, h):
 
 
 # ---------------------------------------------------------------- physics
-@helper
+@helper(error_model="numpy")
 def activation_derivative(activation, excitation, tau_act, tau_deact, min_activation):
     """da/dt (1/s) of OpenSim's first-order activation dynamics: the activation, clamped
     to [min_activation, 1], approaches the excitation with a time constant that grows
@@ -331,7 +339,7 @@ def activation_derivative(activation, excitation, tau_act, tau_deact, min_activa
     return (excitation - a) / tau
 
 
-@helper
+@helper(error_model="numpy")
 def damped_fiber_velocity(fiso, a, fal, fpe, fse, beta, cos_phi, c, at_fv, at_fv_inverse):
     """(normalized fiber velocity, force-velocity multiplier, converged) where the damped
     fiber force a fal fv + fpe + beta v (times fiso, along the tendon) equals the tendon
@@ -353,7 +361,7 @@ def damped_fiber_velocity(fiso, a, fal, fpe, fse, beta, cos_phi, c, at_fv, at_fv
     return -1.0, fv, False
 
 
-@helper
+@helper(error_model="numpy")
 def fiber_dynamics(af, at, activation, fiber_length, length, speed, out):
     """The muscle of parameters af[at:] with (clamped) ``activation`` and, with an
     elastic tendon, state ``fiber_length`` (m), on a path of ``length`` (m) lengthening
@@ -435,7 +443,7 @@ def fiber_dynamics(af, at, activation, fiber_length, length, speed, out):
     return tension, dlce
 
 
-@helper
+@helper(error_model="numpy")
 def equilibrium_fiber_length(af, at, activation, length):
     """(fiber length (m), status) where the fiber force along the tendon balances the
     tendon force at a path ``length`` (m), the fiber still (OpenSim's
@@ -496,7 +504,7 @@ def equilibrium_fiber_length(af, at, activation, length):
     return lce, FAILED_EQUILIBRIUM
 
 
-@helper
+@helper(error_model="numpy")
 def _activation(ai, af, z, controls):
     """(activation clamped as OpenSim's activation model clamps it, its index in z or -1
     without activation dynamics)."""
@@ -509,7 +517,7 @@ def _activation(ai, af, z, controls):
 
 
 # ---------------------------------------------------------------- the kind's functions
-@helper(forceinline=False)
+@helper(forceinline=False, error_model="numpy")
 def calc(ai, af, z, zdot, controls, length, speed, R_GB, p_GB, body_forces,
          mobility_forces, out):
     """The muscle's tendon force (N) and outputs; da/dt and the fiber velocity (m/s) into
@@ -530,7 +538,7 @@ def calc(ai, af, z, zdot, controls, length, speed, R_GB, p_GB, body_forces,
     return tension
 
 
-@helper(forceinline=False)
+@helper(forceinline=False, error_model="numpy")
 def equilibrate(ai, af, z, controls, length, speed, out):
     """Set the fiber length state where the fiber, still, balances the tendon at the
     path's ``length`` and the current activation (OpenSim's
