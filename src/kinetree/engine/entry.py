@@ -16,13 +16,34 @@ compiled code instead (``native_address``) and call it through that address
 """
 
 import numba
+from numba._dispatcher import compute_fingerprint
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 from numba.np.arrayobj import make_array
 
+_signatures: dict = {}
+"""{(dispatcher, the arguments' fingerprints): their numba types}: a realization plan made
+for every copy of a State would otherwise type its model and data (hundreds of arrays)
+each time, a millisecond."""
+
+
+def _fingerprint(value):
+    """A key equal for values of one numba type: numba's own fingerprint (made in C, as
+    its dispatchers make it), field by field in a tuple holding values it has none for."""
+    try:
+        return compute_fingerprint(value)
+    except NotImplementedError:
+        pass
+    if isinstance(value, tuple):
+        return type(value), tuple(_fingerprint(v) for v in value)
+    return numba.typeof(value)
+
 
 def _compiled(dispatcher, arguments: tuple):
-    signature = tuple(numba.typeof(a) for a in arguments)
+    key = (dispatcher, tuple(_fingerprint(a) for a in arguments))
+    signature = _signatures.get(key)
+    if signature is None:
+        signature = _signatures[key] = tuple(numba.typeof(a) for a in arguments)
     compiled = dispatcher.overloads.get(signature)
     if compiled is None:
         dispatcher.compile(signature)
