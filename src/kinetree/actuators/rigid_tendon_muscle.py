@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from kinetree.actuators._curve_muscle import CurveMuscle, curve
 from kinetree.actuators.actuator import (
     AT,
     CONTROL,
@@ -31,14 +32,8 @@ from kinetree.actuators.actuator import (
     OUT_POWER,
     OUT_TENDON_FORCE,
     OUT_TENDON_LENGTH,
-    Muscle,
 )
-from kinetree.errors import InvalidArgumentError
-from kinetree.io.osim_functions import function_of
 from kinetree.jit import helper
-from kinetree.math import function_table
-from kinetree.math.functions import Function
-from kinetree.math.opensim_functions import SimmSpline
 from kinetree.registry import ACTUATORS
 
 _SQRT_EPS = math.sqrt(float(np.finfo(float).eps))
@@ -84,17 +79,7 @@ _DEFAULT_POINTS = {
          1.774455]),
 }
 
-# the column of ``out`` that holds a curve's argument while calc evaluates it: the
-# records read their argument from an array, and the outputs are one at hand
-_ARGUMENT = OUT_POWER
-
-
-def default_curve(name: str) -> Function:
-    """OpenSim's default Function of the curve property ``name``."""
-    return SimmSpline(*_DEFAULT_POINTS[name])
-
-
-class RigidTendonMuscle(Muscle):
+class RigidTendonMuscle(CurveMuscle):
     """``RigidTendonMuscle(name, path, active_force_length_curve=None,
     passive_force_length_curve=None, force_velocity_curve=None, **properties)``:
     OpenSim's muscle of that name (module docstring). Its curves are kinetree Functions
@@ -105,66 +90,27 @@ class RigidTendonMuscle(Muscle):
     CODE = ACTUATORS["rigid_tendon_muscle"]
     PROPERTIES = _PROPERTIES
     STATES = ()
+    CURVES = CURVES
+    DEFAULT_POINTS = _DEFAULT_POINTS
+    HEAD = _HEAD
 
     def __init__(self, name: str, path=None, active_force_length_curve=None,
                  passive_force_length_curve=None, force_velocity_curve=None, **properties):
-        given = dict(zip(CURVES, (active_force_length_curve, passive_force_length_curve,
-                                  force_velocity_curve)))
-        self.curves = {}
-        for key, function in given.items():
-            function = default_curve(key) if function is None else function
-            if function_table.record(function, [_ARGUMENT]) is None:
-                raise InvalidArgumentError(
-                    f"RigidTendonMuscle {name!r}: {key} is {type(function).__name__}; it "
-                    f"must be a Function of one argument kinetree compiles (SimmSpline, "
-                    f"PiecewiseLinear, Spline, Polynomial, Linear, Constant, GCVSpline, "
-                    f"or a Multiplier of one).")
-            self.curves[key] = function
-        super().__init__(name, path, **properties)
-
-    @classmethod
-    def osim_properties(cls, element) -> dict:
-        """Its properties in an .osim ``<RigidTendonMuscle>``, its curves (``<SimmSpline>``
-        and the like inside ``<active_force_length_curve>``, ...) as Functions."""
-        found = super().osim_properties(element)
-        where = f"{element.tag} {element.get('name')!r}"
-        for key in CURVES:
-            holder = element.find(key)
-            inner = None if holder is None else next(iter(holder), None)
-            if inner is not None:
-                found[key] = function_of(inner, f"{where}: {key}")
-        return found
+        super().__init__(name, path, dict(zip(CURVES, (
+            active_force_length_curve, passive_force_length_curve, force_velocity_curve))),
+            **properties)
 
     def check_properties(self, where: str) -> None:
-        p = self.properties
-        self.positive(where, p, "max_isometric_force", "optimal_fiber_length",
+        self.positive(where, self.properties, "max_isometric_force", "optimal_fiber_length",
                       "max_contraction_velocity")
-        if not p["tendon_slack_length"] >= 0.0:
-            raise InvalidArgumentError(
-                f"{where}: tendon_slack_length is {p['tendon_slack_length']}; it must be "
-                f">= 0.")
-        if not 0.0 <= p["pennation_angle_at_optimal"] < math.pi / 2:
-            raise InvalidArgumentError(
-                f"{where}: pennation_angle_at_optimal is {p['pennation_angle_at_optimal']}"
-                f"; it must be in [0, pi/2) rad.")
+        self.check_tendon_and_pennation(where)
 
-    def _params(self) -> list[float]:
+    def _derived(self) -> list[float]:
         p = self.properties
-        records = [function_table.record(self.curves[key], [_ARGUMENT]) for key in CURVES]
-        starts, at = [], _HEAD
-        for r in records:
-            starts.append(float(at))
-            at += len(r)
-        width = p["optimal_fiber_length"] * math.sin(p["pennation_angle_at_optimal"])
-        return ([float(v) for v in p.values()] + [width, *starts]
-                + [float(v) for r in records for v in r])
+        return [p["optimal_fiber_length"] * math.sin(p["pennation_angle_at_optimal"])]
 
 
-@helper(error_model="numpy")
-def _curve(af, at, out, x):
-    """The curve whose record is at af[at:] at argument ``x``."""
-    out[_ARGUMENT] = x
-    return function_table.evaluate(af, at, out)[0]
+default_curve = RigidTendonMuscle.default_curve
 
 
 @helper(error_model="numpy")
@@ -183,9 +129,9 @@ def fiber_dynamics(af, at, activation, length, speed, out):
         lce = along
         cos_phi = 1.0
     lce_n = lce / lopt
-    fal = _curve(af, at + int(af[at + P_AT_FAL]), out, lce_n)
-    fpe = min(max(_curve(af, at + int(af[at + P_AT_FPE]), out, lce_n), 0.0), 10.0)
-    fv = _curve(af, at + int(af[at + P_AT_FV]), out, speed / (lopt * af[at + P_VMAX]))
+    fal = curve(af, at + int(af[at + P_AT_FAL]), out, lce_n)
+    fpe = min(max(curve(af, at + int(af[at + P_AT_FPE]), out, lce_n), 0.0), 10.0)
+    fv = curve(af, at + int(af[at + P_AT_FV]), out, speed / (lopt * af[at + P_VMAX]))
     active = fiso * (activation * fal * fv)
     passive = fiso * fpe
     tension = (active + passive) * cos_phi

@@ -31,6 +31,7 @@ import math
 
 import numpy as np
 
+from kinetree.actuators._curve_muscle import CurveMuscle, curve
 from kinetree.actuators.actuator import (
     AT,
     CONTROL,
@@ -46,15 +47,10 @@ from kinetree.actuators.actuator import (
     OUT_POWER,
     OUT_TENDON_FORCE,
     OUT_TENDON_LENGTH,
-    Muscle,
     Z,
 )
 from kinetree.errors import InvalidArgumentError
-from kinetree.io.osim_functions import function_of
 from kinetree.jit import helper
-from kinetree.math import function_table
-from kinetree.math.functions import Function
-from kinetree.math.opensim_functions import SimmSpline
 from kinetree.registry import ACTUATORS
 
 _PROPERTIES = {
@@ -119,17 +115,7 @@ _DEFAULT_POINTS = {
         [0.0, 0.0, 0.0, 0.0, 0.035, 0.12, 0.26, 0.55, 1.17, 2.0, 2.0, 2.0, 2.0]),
 }
 
-# the column of ``out`` that holds a curve's argument while it is evaluated: the records
-# read their argument from an array, and the outputs are one at hand (written last)
-_ARGUMENT = OUT_POWER
-
-
-def default_curve(name: str) -> Function:
-    """OpenSim's default Function of the curve property ``name``."""
-    return SimmSpline(*_DEFAULT_POINTS[name])
-
-
-class Schutte1993Muscle_Deprecated(Muscle):
+class Schutte1993Muscle_Deprecated(CurveMuscle):
     """``Schutte1993Muscle_Deprecated(name, path, tendon_force_length_curve=None,
     active_force_length_curve=None, passive_force_length_curve=None, **properties)``:
     OpenSim's muscle of that name (module docstring). Its curves are kinetree Functions
@@ -141,41 +127,17 @@ class Schutte1993Muscle_Deprecated(Muscle):
     CODE = ACTUATORS["schutte1993_muscle"]
     PROPERTIES = _PROPERTIES
     STATES = ("activation", "fiber_length")
+    CURVES = CURVES
+    DEFAULT_POINTS = _DEFAULT_POINTS
+    HEAD = _HEAD
 
     def __init__(self, name: str, path=None, tendon_force_length_curve=None,
                  active_force_length_curve=None, passive_force_length_curve=None,
                  **properties):
-        given = dict(zip(CURVES, (tendon_force_length_curve, active_force_length_curve,
-                                  passive_force_length_curve)))
         self.passive_exponential = passive_force_length_curve is None
-        self.curves = {}
-        for key, function in given.items():
-            function = default_curve(key) if function is None else function
-            if function_table.record(function, [_ARGUMENT]) is None:
-                raise InvalidArgumentError(
-                    f"Schutte1993Muscle_Deprecated {name!r}: {key} is "
-                    f"{type(function).__name__}; it must be a Function of one argument "
-                    f"kinetree compiles (SimmSpline, PiecewiseLinear, Spline, Polynomial, "
-                    f"Linear, Constant, GCVSpline, or a Multiplier of one).")
-            self.curves[key] = function
-        super().__init__(name, path, **properties)
-
-    @classmethod
-    def osim_properties(cls, element) -> dict:
-        """Its properties in an .osim ``<Schutte1993Muscle_Deprecated>``, its curves as
-        Functions: a ``<SimmSpline name="tendon_force_length_curve">`` (OpenSim 4's
-        form) or a ``<tendon_force_length_curve>`` holding one, and the like."""
-        found = super().osim_properties(element)
-        where = f"{element.tag} {element.get('name')!r}"
-        for key in CURVES:
-            holder = element.find(key)
-            inner = None if holder is None else next(iter(holder), None)
-            if inner is None:
-                inner = next((child for child in element if child.get("name") == key),
-                             None)
-            if inner is not None:
-                found[key] = function_of(inner, f"{where}: {key}")
-        return found
+        super().__init__(name, path, dict(zip(CURVES, (
+            tendon_force_length_curve, active_force_length_curve,
+            passive_force_length_curve))), **properties)
 
     def check_properties(self, where: str) -> None:
         p = self.properties
@@ -186,39 +148,21 @@ class Schutte1993Muscle_Deprecated(Muscle):
                 raise InvalidArgumentError(
                     f"{where}: {key} is true, which OpenSim does not implement for "
                     f"Schutte1993Muscle_Deprecated; set it false.")
-        if not p["tendon_slack_length"] >= 0.0:
-            raise InvalidArgumentError(
-                f"{where}: tendon_slack_length is {p['tendon_slack_length']}; it must be "
-                f">= 0.")
-        if not 0.0 <= p["pennation_angle_at_optimal"] < math.pi / 2:
-            raise InvalidArgumentError(
-                f"{where}: pennation_angle_at_optimal is {p['pennation_angle_at_optimal']}"
-                f"; it must be in [0, pi/2) rad.")
+        self.check_tendon_and_pennation(where)
 
-    def _params(self) -> list[float]:
+    def _derived(self) -> list[float]:
         p = self.properties
-        records = [function_table.record(self.curves[key], [_ARGUMENT]) for key in CURVES]
-        starts, at = [], _HEAD
-        for r in records:
-            starts.append(float(at))
-            at += len(r)
-        width = p["optimal_fiber_length"] * math.sin(p["pennation_angle_at_optimal"])
-        return ([float(v) for v in p.values()]
-                + [width, 1.0 if self.passive_exponential else 0.0, *starts]
-                + [float(v) for r in records for v in r])
+        return [p["optimal_fiber_length"] * math.sin(p["pennation_angle_at_optimal"]),
+                1.0 if self.passive_exponential else 0.0]
 
     def _initial_z(self) -> list[float]:
         return [0.0, 0.0]
 
 
+
+default_curve = Schutte1993Muscle_Deprecated.default_curve
+
 # ---------------------------------------------------------------- the relations
-@helper(error_model="numpy")
-def _curve(af, at, out, x):
-    """The curve whose record is at af[at:] at argument ``x``."""
-    out[_ARGUMENT] = x
-    return function_table.evaluate(af, at, out)[0]
-
-
 @helper(error_model="numpy")
 def pennation(fiber_length, optimal_fiber_length, pennation_at_optimal):
     """The pennation angle (rad) of a fiber of ``fiber_length`` at a constant width
@@ -243,13 +187,13 @@ def tendon_force(af, at, out, normalized_tendon_length):
     strain = (normalized_tendon_length - slack) / slack
     if strain < 0.0:
         return 0.0
-    return _curve(af, at + int(af[at + P_AT_TENDON]), out, strain)
+    return curve(af, at + int(af[at + P_AT_TENDON]), out, strain)
 
 
 @helper(error_model="numpy")
 def active_force(af, at, out, normalized_fiber_length):
     """The active force-length multiplier at fiber length over optimal (unclamped)."""
-    return _curve(af, at + int(af[at + P_AT_ACTIVE]), out, normalized_fiber_length)
+    return curve(af, at + int(af[at + P_AT_ACTIVE]), out, normalized_fiber_length)
 
 
 @helper(error_model="numpy")
@@ -258,7 +202,7 @@ def passive_force(af, at, out, normalized_fiber_length):
     the passive curve, or OpenSim's exponential in place of its default."""
     if af[at + P_PASSIVE_EXPONENTIAL] != 0.0:
         return math.exp(8.0 * (normalized_fiber_length - 1.0)) / math.exp(4.0)
-    return _curve(af, at + int(af[at + P_AT_PASSIVE]), out, normalized_fiber_length)
+    return curve(af, at + int(af[at + P_AT_PASSIVE]), out, normalized_fiber_length)
 
 
 @helper(error_model="numpy")
@@ -375,7 +319,7 @@ def isometric_fiber_length(af, at, activation, length, out):
         fiber_force = (active + passive) * fiso * cos_factor
         strain = tendon / lts - 1.0
         f_tendon = 0.0 if strain < 0.0 else \
-            _curve(af, at + int(af[at + P_AT_TENDON]), out, strain) * fiso
+            curve(af, at + int(af[at + P_AT_TENDON]), out, strain) * fiso
         previous_error = error
         error = f_tendon - fiber_force
         if abs(error) <= ISOMETRIC_TOLERANCE:
@@ -390,7 +334,7 @@ def isometric_fiber_length(af, at, activation, length, out):
         else:
             # the tendon's stiffness (its curve's value, as OpenSim takes it) raised to
             # what would carry the fiber's force, lest the step overshoot
-            tendon_stiffness = _curve(af, at + int(af[at + P_AT_TENDON]), out, strain) \
+            tendon_stiffness = curve(af, at + int(af[at + P_AT_TENDON]), out, strain) \
                 * fiso / lts
             least = (active + passive) * _TENDON_MODULUS * fiso / (_TENDON_MAX_STRESS * lts)
             tendon_stiffness = max(tendon_stiffness, least)
