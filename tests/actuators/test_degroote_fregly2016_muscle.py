@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from opensim_slider import OpenSimSlider
 
 from kinetree.actuators import degroote_fregly2016_muscle as dm
 from kinetree.actuators.actuator import (
@@ -91,40 +92,22 @@ class Kinetree:
         return status, dict(zip(self.states, z))
 
 
-class OpenSimSlider:
+class OpenSimMuscle(OpenSimSlider):
     """OpenSim's DeGrooteFregly2016Muscle of the same properties pulling a block on a
     slider (along ground's x) from ground's origin: its path's length is the slider's q."""
 
     def __init__(self, osim, muscle: DeGrooteFregly2016Muscle):
-        model = osim.Model()
-        block = osim.Body("block", 2.0, osim.Vec3(0), osim.Inertia(0.1))
-        model.addBody(block)
-        joint = osim.SliderJoint("slider", model.getGround(), block)
-        model.addJoint(joint)
         m = osim.DeGrooteFregly2016Muscle()
         m.setName("m")
         for key, value in muscle.properties.items():
             getattr(m, f"set_{key}")(value)
-        m.addNewPathPoint("origin", model.getGround(), osim.Vec3(0))
-        m.addNewPathPoint("insertion", block, osim.Vec3(0))
-        model.addForce(m)
-        controller = osim.PrescribedController()
-        controller.addActuator(m)
-        controller.prescribeControlForActuator("m", osim.Constant(0.0))
-        model.addController(controller)
-        self.state = model.initSystem()
-        self.excitation = osim.Constant.safeDownCast(osim.PrescribedController.safeDownCast(
-            model.getControllerSet().get(0)).upd_ControlFunctions().get(0))
-        self.model = model
-        self.muscle = osim.DeGrooteFregly2016Muscle.safeDownCast(model.getMuscles().get(0))
-        self.coordinate = joint.upd_coordinates(0)
+        super().__init__(osim, m)
+        self.muscle = osim.DeGrooteFregly2016Muscle.safeDownCast(self.model.getMuscles().get(0))
         self.states = muscle._states()
 
     def _set(self, values: dict, excitation, length, speed):
         s = self.state
-        self.excitation.setValue(excitation)
-        self.coordinate.setValue(s, length, False)
-        self.coordinate.setSpeedValue(s, speed)
+        self.set_sample(excitation, length, speed)
         for name in self.states:
             if name in values:
                 self.model.setStateVariableValue(s, f"/forceset/m/{name}", values[name])
@@ -219,7 +202,7 @@ def relative_error(mine, ref, size):
 def test_outputs_and_derivatives_agree_with_opensim(case, frames):
     osim = pytest.importorskip("opensim")
     muscle = muscle_of(case)
-    ours, theirs = Kinetree(muscle, frames), OpenSimSlider(osim, muscle)
+    ours, theirs = Kinetree(muscle, frames), OpenSimMuscle(osim, muscle)
     p = muscle.properties
     fiso, lopt = p["max_isometric_force"], p["optimal_fiber_length"]
     scale = {OUT_TENDON_FORCE: fiso, OUT_FORCE: fiso, OUT_ACTIVE_FIBER_FORCE: fiso,
@@ -248,7 +231,7 @@ def test_equilibrium_agrees_with_opensim(case, frames):
     finds none, neither does kinetree."""
     osim = pytest.importorskip("opensim")
     muscle = muscle_of(case)
-    ours, theirs = Kinetree(muscle, frames), OpenSimSlider(osim, muscle)
+    ours, theirs = Kinetree(muscle, frames), OpenSimMuscle(osim, muscle)
     p = muscle.properties
     lopt, lts = p["optimal_fiber_length"], p["tendon_slack_length"]
     rng = np.random.default_rng(5)

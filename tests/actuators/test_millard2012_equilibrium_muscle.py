@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from opensim_slider import OpenSimSlider
 
 from kinetree.actuators import millard2012_equilibrium_muscle as mm
 from kinetree.actuators.actuator import (
@@ -86,17 +87,12 @@ class Kinetree:
 
 
 # ---------------------------------------------------------------- OpenSim's side
-class OpenSimSlider:
+class OpenSimMuscle(OpenSimSlider):
     """OpenSim's muscle of the same properties pulling a block on a slider (along
     ground's x) from ground's origin: its path's length is the slider's q."""
 
     def __init__(self, osim, muscle: Millard2012EquilibriumMuscle):
         p = muscle.properties
-        model = osim.Model()
-        block = osim.Body("block", 2.0, osim.Vec3(0), osim.Inertia(0.1))
-        model.addBody(block)
-        joint = osim.SliderJoint("slider", model.getGround(), block)
-        model.addJoint(joint)
         m = osim.Millard2012EquilibriumMuscle(
             "m", p["max_isometric_force"], p["optimal_fiber_length"],
             p["tendon_slack_length"], p["pennation_angle_at_optimal"])
@@ -115,27 +111,14 @@ class OpenSimSlider:
             if "." in key and value != -1.0:
                 name, prop = key.split(".")
                 getattr(curves[name], f"set_{prop}")(value)
-        m.addNewPathPoint("origin", model.getGround(), osim.Vec3(0))
-        m.addNewPathPoint("insertion", block, osim.Vec3(0))
-        model.addForce(m)
-        controller = osim.PrescribedController()
-        controller.addActuator(m)
-        controller.prescribeControlForActuator("m", osim.Constant(0.0))
-        model.addController(controller)
-        self.state = model.initSystem()
-        # the controller's own copy of the Constant, set per sample
-        self.excitation = osim.Constant.safeDownCast(osim.PrescribedController.safeDownCast(
-            model.getControllerSet().get(0)).upd_ControlFunctions().get(0))
-        self.model, self.muscle = model, osim.Millard2012EquilibriumMuscle.safeDownCast(
-            model.getMuscles().get(0))
-        self.coordinate = joint.upd_coordinates(0)
+        super().__init__(osim, m)
+        self.muscle = osim.Millard2012EquilibriumMuscle.safeDownCast(
+            self.model.getMuscles().get(0))
         self.states = muscle._states()
 
     def realize(self, activation, fiber_length, excitation, length, speed):
         s = self.state
-        self.excitation.setValue(excitation)
-        self.coordinate.setValue(s, length, False)
-        self.coordinate.setSpeedValue(s, speed)
+        self.set_sample(excitation, length, speed)
         if "activation" in self.states:
             self.model.setStateVariableValue(s, "/forceset/m/activation", activation)
         if "fiber_length" in self.states:
@@ -159,9 +142,7 @@ class OpenSimSlider:
 
     def equilibrate(self, activation, excitation, length):
         s = self.state
-        self.excitation.setValue(excitation)
-        self.coordinate.setValue(s, length, False)
-        self.coordinate.setSpeedValue(s, 0.0)
+        self.set_sample(excitation, length, 0.0)
         if "activation" in self.states:
             self.model.setStateVariableValue(s, "/forceset/m/activation", activation)
         self.model.equilibrateMuscles(s)
@@ -216,7 +197,7 @@ def compare(muscle, frames, n, seed):
     """The worst relative difference of kinetree's outputs and state derivatives from
     OpenSim's over n samples: {quantity: (difference, sample)}."""
     osim = pytest.importorskip("opensim")
-    ours, theirs = Kinetree(muscle, frames), OpenSimSlider(osim, muscle)
+    ours, theirs = Kinetree(muscle, frames), OpenSimMuscle(osim, muscle)
     fiso = muscle.properties["max_isometric_force"]
     scale = {OUT_TENDON_FORCE: fiso, OUT_ACTIVE_FIBER_FORCE: fiso,
              OUT_PASSIVE_FIBER_FORCE: fiso, OUT_POWER: fiso,
@@ -272,7 +253,7 @@ def test_equilibrium_fiber_length_agrees_with_opensim(case, frames):
     osim = pytest.importorskip("opensim")
     name, changes = CASES[case]
     muscle = muscle_of(rajagopal_elements()[name], **changes)
-    ours, theirs = Kinetree(muscle, frames), OpenSimSlider(osim, muscle)
+    ours, theirs = Kinetree(muscle, frames), OpenSimMuscle(osim, muscle)
     p = muscle.properties
     rng = np.random.default_rng(7)
     for k in range(15):
@@ -342,7 +323,7 @@ def test_without_activation_dynamics_the_activation_floor_is_opensims_default(
     osim = pytest.importorskip("opensim")
     name, changes = CASES["no_activation_dynamics"]
     muscle = muscle_of(rajagopal_elements()[name], **changes)
-    ours, theirs = Kinetree(muscle, frames), OpenSimSlider(osim, muscle)
+    ours, theirs = Kinetree(muscle, frames), OpenSimMuscle(osim, muscle)
     length = muscle.properties["tendon_slack_length"] + muscle.properties[
         "optimal_fiber_length"]
     for excitation, activation in ((0.03, 0.03), (0.005, 0.01), (1.3, 1.0)):

@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+from opensim_slider import OpenSimSlider
 
 from kinetree.actuators import rigid_tendon_muscle as rm
 from kinetree.actuators.actuator import (
@@ -52,16 +53,11 @@ def kinetree_calc(muscle, frames, excitation, length, speed):
     return tension, out
 
 
-class OpenSimSlider:
+class OpenSimMuscle(OpenSimSlider):
     """OpenSim's RigidTendonMuscle ``m`` pulling a block on a slider (along ground's x)
     from ground's origin: its path's length is the slider's q."""
 
     def __init__(self, osim, properties, curves):
-        model = osim.Model()
-        block = osim.Body("block", 2.0, osim.Vec3(0), osim.Inertia(0.1))
-        model.addBody(block)
-        joint = osim.SliderJoint("slider", model.getGround(), block)
-        model.addJoint(joint)
         m = osim.RigidTendonMuscle("m", properties["max_isometric_force"],
                                    properties["optimal_fiber_length"],
                                    properties["tendon_slack_length"],
@@ -69,24 +65,12 @@ class OpenSimSlider:
         m.set_max_contraction_velocity(properties["max_contraction_velocity"])
         for key, function in curves.items():
             getattr(m, f"set_{key}")(function)
-        m.addNewPathPoint("origin", model.getGround(), osim.Vec3(0))
-        m.addNewPathPoint("insertion", block, osim.Vec3(0))
-        model.addForce(m)
-        controller = osim.PrescribedController()
-        controller.addActuator(m)
-        controller.prescribeControlForActuator("m", osim.Constant(0.0))
-        model.addController(controller)
-        self.state = model.initSystem()
-        self.excitation = osim.Constant.safeDownCast(osim.PrescribedController.safeDownCast(
-            model.getControllerSet().get(0)).upd_ControlFunctions().get(0))
-        self.model, self.muscle = model, model.getMuscles().get(0)
-        self.coordinate = joint.upd_coordinates(0)
+        super().__init__(osim, m)
+        self.muscle = self.model.getMuscles().get(0)
 
     def realize(self, excitation, length, speed):
         s, m = self.state, self.muscle
-        self.excitation.setValue(excitation)
-        self.coordinate.setValue(s, length, False)
-        self.coordinate.setSpeedValue(s, speed)
+        self.set_sample(excitation, length, speed)
         self.model.realizeAcceleration(s)
         return m.getLength(s), m.getLengtheningSpeed(s), {
             OUT_FORCE: m.getActuation(s),
@@ -129,7 +113,7 @@ def test_outputs_agree_with_opensim(case, frames):
             for x, y in zip(xs, ys):
                 theirs[key].addPoint(x, y)
     muscle = RigidTendonMuscle("m", **ours, **properties)
-    slider = OpenSimSlider(osim, properties, theirs)
+    slider = OpenSimMuscle(osim, properties, theirs)
     rng = np.random.default_rng(len(case))
     worst = 0.0
     for k in range(48):

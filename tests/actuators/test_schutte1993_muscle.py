@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from opensim_slider import OpenSimSlider
 
 import kinetree as kt
 from kinetree.actuators import schutte1993_muscle as sm
@@ -79,18 +80,13 @@ def kinetree_equilibrium(muscle, activation, length):
     return z[1]
 
 
-class OpenSimSlider:
+class OpenSimMuscle(OpenSimSlider):
     """OpenSim's muscle ``m`` pulling a block on a slider (along ground's x) from ground's
     origin, so that its path's length is the slider's q: a new Schutte1993Muscle_Deprecated
     of ``properties`` (OpenSim's Python has no class for it: it is made by name), or a
     copy of wrist.osim's muscle ``wrist`` on the slider's path."""
 
     def __init__(self, osim, properties=None, wrist=None):
-        model = osim.Model()
-        block = osim.Body("block", 2.0, osim.Vec3(0), osim.Inertia(0.1))
-        model.addBody(block)
-        joint = osim.SliderJoint("slider", model.getGround(), block)
-        model.addJoint(joint)
         if wrist is None:
             m = osim.Muscle.safeDownCast(
                 osim.OpenSimObject.newInstanceOfType("Schutte1993Muscle_Deprecated"))
@@ -101,24 +97,12 @@ class OpenSimSlider:
             m = self._wrist.getMuscles().get(wrist).clone()     # a Muscle, owned here
             m.updGeometryPath().updPathPointSet().clearAndDestroy()
         m.setName("m")
-        m.addNewPathPoint("origin", model.getGround(), osim.Vec3(0))
-        m.addNewPathPoint("insertion", block, osim.Vec3(0))
-        model.addForce(m)
-        controller = osim.PrescribedController()
-        controller.addActuator(m)
-        controller.prescribeControlForActuator("m", osim.Constant(0.0))
-        model.addController(controller)
-        self.state = model.initSystem()
-        self.excitation = osim.Constant.safeDownCast(osim.PrescribedController.safeDownCast(
-            model.getControllerSet().get(0)).upd_ControlFunctions().get(0))
-        self.model, self.muscle = model, model.getMuscles().get(0)
-        self.coordinate = joint.upd_coordinates(0)
+        super().__init__(osim, m)
+        self.muscle = self.model.getMuscles().get(0)
 
     def realize(self, activation, fiber_length, excitation, length, speed):
         s, m, model = self.state, self.muscle, self.model
-        self.excitation.setValue(excitation)
-        self.coordinate.setValue(s, length, False)
-        self.coordinate.setSpeedValue(s, speed)
+        self.set_sample(excitation, length, speed)
         m.setActivation(s, activation)
         model.setStateVariableValue(s, "/forceset/m/fiber_length", fiber_length)
         model.realizeAcceleration(s)
@@ -151,10 +135,10 @@ def both(case, osim):
     """(kinetree's muscle, OpenSim's slider) of a test case."""
     if case == "defaults":
         return (Schutte1993Muscle_Deprecated("m", **DEFAULTS),
-                OpenSimSlider(osim, properties=DEFAULTS))
+                OpenSimMuscle(osim, properties=DEFAULTS))
     element = wrist_element("FCU")
     return (Schutte1993Muscle_Deprecated("m", **Schutte1993Muscle_Deprecated.osim_properties(
-        element)), OpenSimSlider(osim, wrist="FCU"))
+        element)), OpenSimMuscle(osim, wrist="FCU"))
 
 
 def states(muscle, rng, n):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from opensim_slider import OpenSimSlider
 
 from kinetree.actuators import thelen2003_muscle as tm
 from kinetree.actuators.actuator import (
@@ -85,17 +86,12 @@ class Kinetree:
         return status, z[1]
 
 
-class OpenSimSlider:
+class OpenSimMuscle(OpenSimSlider):
     """OpenSim's Thelen2003Muscle of the same properties pulling a block on a slider
     (along ground's x) from ground's origin: its path's length is the slider's q."""
 
     def __init__(self, osim, muscle: Thelen2003Muscle):
         p = muscle.properties
-        model = osim.Model()
-        block = osim.Body("block", 2.0, osim.Vec3(0), osim.Inertia(0.1))
-        model.addBody(block)
-        joint = osim.SliderJoint("slider", model.getGround(), block)
-        model.addJoint(joint)
         m = osim.Thelen2003Muscle("m", p["max_isometric_force"], p["optimal_fiber_length"],
                                   p["tendon_slack_length"], p["pennation_angle_at_optimal"])
         for key, value in p.items():
@@ -103,26 +99,12 @@ class OpenSimSlider:
                            "tendon_slack_length", "pennation_angle_at_optimal"):
                 getattr(m, f"set_{key}")(value)
         m.setMinControl(p["minimum_activation"])       # OpenSim refuses less
-        m.addNewPathPoint("origin", model.getGround(), osim.Vec3(0))
-        m.addNewPathPoint("insertion", block, osim.Vec3(0))
-        model.addForce(m)
-        controller = osim.PrescribedController()
-        controller.addActuator(m)
-        controller.prescribeControlForActuator("m", osim.Constant(0.0))
-        model.addController(controller)
-        self.state = model.initSystem()
-        # the controller's own copy of the Constant, set per sample
-        self.excitation = osim.Constant.safeDownCast(osim.PrescribedController.safeDownCast(
-            model.getControllerSet().get(0)).upd_ControlFunctions().get(0))
-        self.model = model
-        self.muscle = osim.Thelen2003Muscle.safeDownCast(model.getMuscles().get(0))
-        self.coordinate = joint.upd_coordinates(0)
+        super().__init__(osim, m)
+        self.muscle = osim.Thelen2003Muscle.safeDownCast(self.model.getMuscles().get(0))
 
     def _set(self, activation, excitation, length, speed):
         s = self.state
-        self.excitation.setValue(excitation)
-        self.coordinate.setValue(s, length, False)
-        self.coordinate.setSpeedValue(s, speed)
+        self.set_sample(excitation, length, speed)
         self.model.setStateVariableValue(s, "/forceset/m/activation", activation)
 
     def realize(self, activation, fiber_length, excitation, length, speed):
@@ -213,7 +195,7 @@ def test_outputs_and_derivatives_agree_with_opensim(case, frames):
     osim = pytest.importorskip("opensim")
     model, name, changes = CASES[case]
     muscle = muscle_of(model, name, **changes)
-    ours, theirs = Kinetree(muscle, frames), OpenSimSlider(osim, muscle)
+    ours, theirs = Kinetree(muscle, frames), OpenSimMuscle(osim, muscle)
     p = muscle.properties
     fiso, lopt = p["max_isometric_force"], p["optimal_fiber_length"]
     scale = {OUT_TENDON_FORCE: fiso, OUT_FORCE: fiso, OUT_ACTIVE_FIBER_FORCE: fiso,
@@ -248,7 +230,7 @@ def test_equilibrium_fiber_length_agrees_with_opensim(case, frames):
     osim = pytest.importorskip("opensim")
     model, name, changes = CASES[case]
     muscle = muscle_of(model, name, **changes)
-    ours, theirs = Kinetree(muscle, frames), OpenSimSlider(osim, muscle)
+    ours, theirs = Kinetree(muscle, frames), OpenSimMuscle(osim, muscle)
     p = muscle.properties
     lopt, lts = p["optimal_fiber_length"], p["tendon_slack_length"]
     rng = np.random.default_rng(11)
@@ -273,7 +255,7 @@ def test_equilibrium_on_a_short_path_is_the_minimum_fiber_length(frames):
     OpenSim accepts (with a warning), at rest and moving."""
     osim = pytest.importorskip("opensim")
     muscle = muscle_of("arm26", "TRIlong")
-    ours, theirs = Kinetree(muscle, frames), OpenSimSlider(osim, muscle)
+    ours, theirs = Kinetree(muscle, frames), OpenSimMuscle(osim, muscle)
     lmin = muscle.get_minimum_fiber_length()
     length = muscle.properties["tendon_slack_length"] * 0.9 + 0.05 * lmin
     for speed in (0.0, -0.5):
