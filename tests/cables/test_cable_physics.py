@@ -96,26 +96,32 @@ def test_power_is_minus_tension_times_length_dot():
 
 
 def spring_over_sphere():
-    """A mass on a Translation mobilizer pulled by a CableSpring over a Ground sphere."""
+    """A mass on a Translation mobilizer, 1.5 m below and 3 m beside a Ground sphere of
+    radius 1, pulled by a CableSpring from the sphere's other side, the cable wrapping
+    under it."""
     system = kt.MultibodySystem()
     matter = kt.SimbodyMatterSubsystem(system)
     forces = kt.GeneralForceSubsystem(system)
     tracker = CableTrackerSubsystem(system)
-    mass = kt.MobilizedBody.Translation(matter.Ground(), kt.Transform([3, -0.5, 0]),
+    mass = kt.MobilizedBody.Translation(matter.Ground(), kt.Transform([3, -1.5, 0]),
                                         a_body(), kt.Transform())
     path = CablePath(tracker, matter.Ground(), [-3, 0, 0], mass, [0, 0, 0])
     CableObstacle.Surface(path, matter.Ground(), kt.Transform(),
                           kt.ContactGeometry.Sphere(1.0)).set_contact_point_hints(
-        [0, 1, 0], [0, 1, 0])
-    path.get_span().set_smoothness_tolerance(1e-10)
+        [0, -1, 0], [0, -1, 0])
+    # the path's own error, at a smoothness tolerance of 1e-10, shows in the energy
+    # at 1e-6 accuracy: 9e-6 of it after 8 s, against 2.5e-6 at 1e-12
+    path.get_span().set_smoothness_tolerance(1e-12)
     spring = CableSpring(forces, path, 10.0, 5.0, 0.05)
     return system, path, mass, spring
 
 
 def test_cable_spring_over_sphere_conserves_energy():
+    """For 10 s, the mass swinging out of the cable's plane and back, the cable on the
+    sphere throughout, the mass never inside it (where the path is not defined)."""
     system, path, mass, spring = spring_over_sphere()
     state = system.realize_topology()
-    mass.set_u(state, [0.0, 0.5, 1.0])
+    mass.set_u(state, [0.0, 0.3, 1.0])
     system.realize(state, kt.Stage.ACCELERATION)
     assert path.get_span().is_in_contact_with_obstacle(state, 0)
     assert spring.get_tension(state) > 0.0
@@ -129,19 +135,16 @@ def test_cable_spring_over_sphere_conserves_energy():
     integ = kt.RungeKuttaMersonIntegrator(system)
     integ.set_accuracy(accuracy)
     ts = kt.TimeStepper(system, integ)
+    e0 = total(state)
     ts.initialize(state)
-    # counted from the first report on: the path solved from the contact hint in the
-    # initial State (6.54 m) is left for a shorter one (6.21 m) within the first step
-    ts.step_to(0.01)
-    e0 = total(ts.get_state())
     worst = 0.0
-    for t in np.arange(1, 11):
+    for t in np.arange(0.25, 10.01, 0.25):
         ts.step_to(float(t))
+        assert np.linalg.norm(mass.get_body_origin_location(ts.get_state())) > 1.0, t
         worst = max(worst, abs(total(ts.get_state()) - e0))
     final = ts.get_state()
-    assert spring.get_dissipated_energy(final) > 0.01 * e0    # it did dissipate
+    assert spring.get_dissipated_energy(final) > 0.1 * e0    # it did dissipate
     assert worst < 10 * accuracy * e0, (worst, e0)
-
 
 
 def test_a_hint_where_the_surface_has_no_normal_is_refused_naming_the_obstacle():

@@ -3,10 +3,11 @@
 A CableSpan runs from a station on its origin body, through via points (stations the
 cable passes through) and over obstacles (smooth surfaces fixed to bodies it may wrap
 over), to a station on its termination body. Its path is the shortest one that is smooth
-where it meets each surface it touches; it is solved at POSITION from the previous path
-kept in the State (an auto-update discrete variable, so each integrator step starts from
-the last), by the compiled solver of ``kinetree.cables.solver``. The cable applies no force
-of its own: a force element asks for ``apply_body_forces(state, tension, body_forces)``.
+where it meets each surface it touches; it is solved at POSITION, by the compiled solver
+of ``kinetree.cables.solver``, from the last path solved in the State (an auto-update
+discrete variable whose update value, as Simbody's, outlives changes of q). The cable
+applies no force of its own: a force element asks for
+``apply_body_forces(state, tension, body_forces)``.
 """
 
 from __future__ import annotations
@@ -352,8 +353,11 @@ class CableSpan:
                         f"the cable should first touch it.")
                 geo[i, surfaces.P_POINT:surfaces.P_POINT + 3] = x
                 geo[i, surfaces.Q_POINT:surfaces.Q_POINT + 3] = x
+        # The update value depends on INSTANCE only, as Simbody's: a change of q leaves it
+        # current, so the next solve starts from the last solved path rather than the
+        # variable's value (the hints, until an integrator step installs a path).
         self._geo_var = self._cables.allocate_auto_update_discrete_variable(
-            state, Stage.POSITION, geo, Stage.POSITION)
+            state, Stage.POSITION, geo, Stage.INSTANCE)
         self._pos_entry = self._cables.allocate_cache_entry(
             state, Stage.POSITION, Stage.INFINITY, None)
 
@@ -362,7 +366,8 @@ class CableSpan:
                          int(self._algorithm), self._max_step])
 
     def _solve(self, state) -> None:
-        """Solve the path from the previous one and cache the result."""
+        """Solve the path from the last one solved in this State (the update value while
+        it is current, else the discrete variable) and cache the result."""
         c = self._tree(state, Stage.POSITION, "realize_position").cache
         R_GB, p_GB = c.R_GB[self._obstacle_bodies], c.p_GB[self._obstacle_bodies]
         m = len(self._obstacles)
@@ -372,8 +377,10 @@ class CableSpan:
         R_GB, p_GB = c.R_GB[self._point_bodies], c.p_GB[self._point_bodies]
         points = p_GB + np.einsum("kij,kj->ki", R_GB, self._stations)
         subsystem = self._cables
+        warm = subsystem.is_discrete_var_update_value_realized(state, self._geo_var)
         geo = subsystem.upd_discrete_var_update_value(state, self._geo_var)
-        np.copyto(geo, subsystem.get_discrete_variable(state, self._geo_var))
+        if not warm:
+            np.copyto(geo, subsystem.get_discrete_variable(state, self._geo_var))
         result = np.zeros(solver.RESULT_HEAD + 6 * (len(self._via_points) + 1))
         solver.solve_cable(self._kinds, self._prm, X_GS, geo, self._hints, points,
                            self._seg_first, self._settings(), result)

@@ -648,6 +648,8 @@ class Integrator:
         state = self._advanced
         force = self._project_every_step
         tolerance = self.get_constraint_tolerance_in_use()
+        if self._auto_updates:
+            state._take_pending_update_values(self._scratch)
         try:
             if self._stepper is not None:      # the projection in compiled code
                 projected = self._stepper.project(self._y1, force, tolerance)

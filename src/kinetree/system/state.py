@@ -772,6 +772,18 @@ class State:
                     d.time = e.time
                     d.update.version = -1
 
+    def _take_pending_update_values(self, source: State) -> None:
+        """Take the current update values of ``source``'s auto-update discrete variables
+        (a State of the same System) as this one's, current here: the values a step's
+        stages computed in an integrator's work State carry on to the step's end, as
+        Simbody's one advanced State carries them (a cable path's warm start)."""
+        for mine, theirs in zip(self._parts, source._parts):
+            for d, e in zip(mine.discrete, theirs.discrete):
+                if d.update is not None and e.update is not None \
+                        and source._cache_is_current(theirs, e.update):
+                    d.update.value = _copy.deepcopy(e.update.value)
+                    d.update.version = self._version(d.update.earliest)
+
     def _allocate_cache(self, index: int, earliest, latest, value) -> int:
         part = self._part(index, "State.allocate_cache_entry")
         where = f"Subsystem '{part.name}'.allocate_cache_entry"
