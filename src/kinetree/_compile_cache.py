@@ -142,7 +142,7 @@ WARMED = "warmed-up"
 
 WARMUP_NOTICE = (
     "kinetree: this version's kernels are not compiled yet. Run `python -m kinetree warmup` "
-    "once (about 2 minutes of CPU, on every core; the README's `make` commands do it); "
+    "once (about 3 minutes of CPU, on every core; the README's `make` commands do it); "
     "until then a program compiles what it uses on its first run.")
 """What the first import of a version of kinetree whose kernels are not compiled logs
 (logger "kinetree", level WARNING), once for that version."""
