@@ -19,13 +19,10 @@ from kinetree.errors import InvalidArgumentError
 
 osim = pytest.importorskip("opensim")
 
-MODELS = Path(__file__).resolve().parents[3] / "shared" / "models" / "opensim"
+MODELS = Path(__file__).resolve().parents[2] / "models" / "opensim"
 GAIT2392 = MODELS / "gait2392_thelen2003muscle.osim"
 
 RTOL = 1e-12
-
-needs_gait2392 = pytest.mark.skipif(not GAIT2392.exists(),
-                                    reason=f"the model file {GAIT2392} is not present")
 
 # The GCVSpline of OpenSim's own Tug-of-War controller test (smooth data, 11 points).
 TUG_X = np.linspace(0.0, 1.0, 11)
@@ -148,7 +145,6 @@ def test_simm_spline_matches_opensim(case, opensim_function):
                    probe_points(x), (0, 1, 2))
 
 
-@needs_gait2392
 @pytest.mark.parametrize("axis", ["translation1", "translation2"])
 def test_gait2392_knee_splines_match_the_model_opensim_loads(axis):
     """The knee_r translations as OpenSim builds them from gait2392's file; a natural cubic
@@ -272,7 +268,6 @@ def test_gcv_spline_shape_outside_and_at_the_data():
 # ------------------------------------------------------------------------ Multiplier
 
 
-@needs_gait2392
 @pytest.mark.parametrize("inner", ["SimmSpline", "PiecewiseLinear", "Constant", "nested"])
 def test_multiplier_matches_opensim(inner, opensim_function):
     x, y = gait = knee_splines()["translation1"]
@@ -321,7 +316,6 @@ def test_opensim_polynomial_function_is_function_polynomial(opensim_function):
 # ------------------------------------------------------------ in a FunctionBased knee
 
 
-@needs_gait2392
 @pytest.mark.parametrize("euler", [False, True], ids=["quaternion", "euler"])
 def test_function_based_knee_on_opensim_functions_passes_check_mobilizer(euler):
     """gait2392's knee (rotation = q about z, SimmSpline translations), with a scaled copy
