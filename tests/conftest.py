@@ -1,6 +1,7 @@
 """What every test run shares: OpenSim, where it is installed, logs nowhere on disk."""
 
 import importlib.util
+import sys
 
 import pytest
 
@@ -14,3 +15,20 @@ def _opensim_writes_no_log_file():
 
         opensim.Logger.removeFileSink()
     yield
+
+
+_OPENSIM_DEFAULTS = ("Millard2012EquilibriumMuscle", "Thelen2003Muscle", "CoordinateActuator",
+                     "PointActuator", "TorqueActuator")
+"""The types of the bundled models' <defaults> (Rajagopal2016's) and of the tests' own."""
+
+
+@pytest.fixture(autouse=True)
+def _opensim_defaults_restored():
+    """OpenSim keeps the <defaults> of each file it reads as the defaults of every file it
+    reads later in the process: after each test its built-in ones are registered again,
+    so that a test's OpenSim reads a model as a fresh process would."""
+    yield
+    osim = sys.modules.get("opensim")
+    if osim is not None:
+        for name in _OPENSIM_DEFAULTS:
+            osim.OpenSimObject.registerType(getattr(osim, name)())

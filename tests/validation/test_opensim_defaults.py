@@ -26,15 +26,13 @@ muscles omit, OpenSim's built-in defaults being 0.04 and 0.05."""
 
 @pytest.fixture
 def tug_of_war_with_defaults(tmp_path):
-    """Tug_of_War.osim with DEFAULTS in its Model; OpenSim's registered default
-    Thelen2003Muscle restored afterwards (OpenSim keeps a file's defaults for every model
-    it reads later in the process)."""
+    """Tug_of_War.osim with DEFAULTS in its Model (tests/conftest.py restores OpenSim's
+    own defaults after the test)."""
     text = (MODELS / "Tug_of_War.osim").read_text()
     head = text.index(">", text.index("<Model ")) + 1
     path = tmp_path / "Tug_of_War.osim"
     path.write_text(text[:head] + DEFAULTS + text[head:])
-    yield path
-    osim.OpenSimObject.registerType(osim.Thelen2003Muscle())
+    return path
 
 
 def test_a_files_defaults_fill_in_what_its_muscles_omit(tug_of_war_with_defaults):
