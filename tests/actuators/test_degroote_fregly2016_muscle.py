@@ -25,13 +25,9 @@ from kinetree.actuators.actuator import (
     AT,
     CODE,
     CONTROL,
-    OUT_ACTIVATION,
     OUT_ACTIVE_FIBER_FORCE,
-    OUT_EXCITATION,
-    OUT_FIBER_LENGTH,
     OUT_FIBER_VELOCITY,
     OUT_FORCE,
-    OUT_NORMALIZED_FIBER_LENGTH,
     OUT_PASSIVE_FIBER_FORCE,
     OUT_PENNATION_ANGLE,
     OUT_POWER,
@@ -117,21 +113,8 @@ class OpenSimMuscle(OpenSimSlider):
         self._set({"activation": activation, "normalized_tendon_force": tendon_force},
                   excitation, length, speed)
         self.model.realizeAcceleration(s)
-        outputs = {OUT_FORCE: m.getActuation(s),
-                   OUT_ACTIVATION: m.getActivation(s),
-                   OUT_FIBER_LENGTH: m.getFiberLength(s),
-                   OUT_FIBER_VELOCITY: m.getFiberVelocity(s),
-                   OUT_TENDON_LENGTH: m.getTendonLength(s),
-                   OUT_TENDON_FORCE: m.getTendonForce(s),
-                   OUT_ACTIVE_FIBER_FORCE: m.getActiveFiberForce(s),
-                   OUT_PASSIVE_FIBER_FORCE: m.getPassiveFiberForce(s),
-                   OUT_PENNATION_ANGLE: m.getPennationAngle(s),
-                   OUT_NORMALIZED_FIBER_LENGTH: m.getNormalizedFiberLength(s),
-                   OUT_EXCITATION: m.getExcitation(s),
-                   OUT_POWER: -m.getTendonForce(s) * m.getLengtheningSpeed(s)}
-        derivatives = {name: self.model.getStateVariableDerivativeValue(
-            s, f"/forceset/m/{name}") for name in self.states}
-        return m.getLength(s), m.getLengtheningSpeed(s), outputs, derivatives
+        return (m.getLength(s), m.getLengtheningSpeed(s), self.outputs(),
+                self.derivatives(self.states))
 
     def equilibrate(self, activation, excitation, length, speed):
         """The states after OpenSim's equilibrateMuscles, or None where it throws."""

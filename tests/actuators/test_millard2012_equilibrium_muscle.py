@@ -25,6 +25,7 @@ from kinetree.actuators.actuator import (
     OUT_EXCITATION,
     OUT_FIBER_LENGTH,
     OUT_FIBER_VELOCITY,
+    OUT_FORCE,
     OUT_NORMALIZED_FIBER_LENGTH,
     OUT_PASSIVE_FIBER_FORCE,
     OUT_PENNATION_ANGLE,
@@ -125,20 +126,8 @@ class OpenSimMuscle(OpenSimSlider):
             self.model.setStateVariableValue(s, "/forceset/m/fiber_length", fiber_length)
         self.model.realizeAcceleration(s)
         m = self.muscle
-        outputs = {OUT_ACTIVATION: m.getActivation(s),
-                   OUT_FIBER_LENGTH: m.getFiberLength(s),
-                   OUT_FIBER_VELOCITY: m.getFiberVelocity(s),
-                   OUT_TENDON_LENGTH: m.getTendonLength(s),
-                   OUT_TENDON_FORCE: m.getTendonForce(s),
-                   OUT_ACTIVE_FIBER_FORCE: m.getActiveFiberForce(s),
-                   OUT_PASSIVE_FIBER_FORCE: m.getPassiveFiberForce(s),
-                   OUT_PENNATION_ANGLE: m.getPennationAngle(s),
-                   OUT_NORMALIZED_FIBER_LENGTH: m.getNormalizedFiberLength(s),
-                   OUT_EXCITATION: m.getExcitation(s),
-                   OUT_POWER: -m.getTendonForce(s) * m.getLengtheningSpeed(s)}
-        derivatives = {name: self.model.getStateVariableDerivativeValue(
-            s, f"/forceset/m/{name}") for name in self.states}
-        return m.getLength(s), m.getLengtheningSpeed(s), outputs, derivatives
+        return (m.getLength(s), m.getLengtheningSpeed(s), self.outputs(),
+                self.derivatives(self.states))
 
     def equilibrate(self, activation, excitation, length):
         s = self.state
@@ -190,7 +179,7 @@ COMPARED = {OUT_ACTIVATION: "activation", OUT_FIBER_LENGTH: "fiber length",
             OUT_PASSIVE_FIBER_FORCE: "passive fiber force",
             OUT_PENNATION_ANGLE: "pennation angle",
             OUT_NORMALIZED_FIBER_LENGTH: "normalized fiber length",
-            OUT_EXCITATION: "excitation", OUT_POWER: "power"}
+            OUT_EXCITATION: "excitation", OUT_POWER: "power", OUT_FORCE: "force"}
 
 
 def compare(muscle, frames, n, seed):
@@ -199,7 +188,7 @@ def compare(muscle, frames, n, seed):
     osim = pytest.importorskip("opensim")
     ours, theirs = Kinetree(muscle, frames), OpenSimMuscle(osim, muscle)
     fiso = muscle.properties["max_isometric_force"]
-    scale = {OUT_TENDON_FORCE: fiso, OUT_ACTIVE_FIBER_FORCE: fiso,
+    scale = {OUT_FORCE: fiso, OUT_TENDON_FORCE: fiso, OUT_ACTIVE_FIBER_FORCE: fiso,
              OUT_PASSIVE_FIBER_FORCE: fiso, OUT_POWER: fiso,
              OUT_FIBER_VELOCITY: muscle.properties["optimal_fiber_length"]}
     worst = {}

@@ -17,18 +17,10 @@ from kinetree.actuators.actuator import (
     AT,
     CODE,
     CONTROL,
-    OUT_ACTIVATION,
-    OUT_ACTIVE_FIBER_FORCE,
-    OUT_EXCITATION,
     OUT_FIBER_LENGTH,
-    OUT_FIBER_VELOCITY,
-    OUT_FORCE,
-    OUT_NORMALIZED_FIBER_LENGTH,
     OUT_PASSIVE_FIBER_FORCE,
     OUT_PENNATION_ANGLE,
-    OUT_POWER,
     OUT_TENDON_FORCE,
-    OUT_TENDON_LENGTH,
     PATH,
     Z,
 )
@@ -72,19 +64,7 @@ class OpenSimMuscle(OpenSimSlider):
         s, m = self.state, self.muscle
         self.set_sample(excitation, length, speed)
         self.model.realizeAcceleration(s)
-        return m.getLength(s), m.getLengtheningSpeed(s), {
-            OUT_FORCE: m.getActuation(s),
-            OUT_ACTIVATION: m.getActivation(s),
-            OUT_FIBER_LENGTH: m.getFiberLength(s),
-            OUT_FIBER_VELOCITY: m.getFiberVelocity(s),
-            OUT_TENDON_LENGTH: m.getTendonLength(s),
-            OUT_TENDON_FORCE: m.getTendonForce(s),
-            OUT_ACTIVE_FIBER_FORCE: m.getActiveFiberForce(s),
-            OUT_PASSIVE_FIBER_FORCE: m.getPassiveFiberForce(s),
-            OUT_PENNATION_ANGLE: m.getPennationAngle(s),
-            OUT_NORMALIZED_FIBER_LENGTH: m.getNormalizedFiberLength(s),
-            OUT_EXCITATION: m.getExcitation(s),
-            OUT_POWER: -m.getTendonForce(s) * m.getLengtheningSpeed(s)}
+        return m.getLength(s), m.getLengtheningSpeed(s), self.outputs()
 
 
 CASES = {  # id: (pennation at optimal, own curves)

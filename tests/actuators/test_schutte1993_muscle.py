@@ -28,18 +28,12 @@ from kinetree.actuators.actuator import (
     ACTUATOR_I_COLUMNS,
     ACTUATOR_OUTPUTS,
     CODE,
-    OUT_ACTIVATION,
     OUT_ACTIVE_FIBER_FORCE,
-    OUT_EXCITATION,
-    OUT_FIBER_LENGTH,
-    OUT_FIBER_VELOCITY,
     OUT_FORCE,
-    OUT_NORMALIZED_FIBER_LENGTH,
     OUT_PASSIVE_FIBER_FORCE,
     OUT_PENNATION_ANGLE,
     OUT_POWER,
     OUT_TENDON_FORCE,
-    OUT_TENDON_LENGTH,
 )
 from kinetree.actuators.schutte1993_muscle import Schutte1993Muscle_Deprecated
 from kinetree.errors import InvalidArgumentError
@@ -106,21 +100,9 @@ class OpenSimMuscle(OpenSimSlider):
         m.setActivation(s, activation)
         model.setStateVariableValue(s, "/forceset/m/fiber_length", fiber_length)
         model.realizeAcceleration(s)
+        rates = self.derivatives(("activation", "fiber_length"))
         return m.getLength(s), m.getLengtheningSpeed(s), {
-            OUT_FORCE: m.getActuation(s),
-            OUT_ACTIVATION: m.getActivation(s),
-            OUT_FIBER_LENGTH: m.getFiberLength(s),
-            OUT_FIBER_VELOCITY: m.getFiberVelocity(s),
-            OUT_TENDON_LENGTH: m.getTendonLength(s),
-            OUT_TENDON_FORCE: m.getTendonForce(s),
-            OUT_ACTIVE_FIBER_FORCE: m.getActiveFiberForce(s),
-            OUT_PASSIVE_FIBER_FORCE: m.getPassiveFiberForce(s),
-            OUT_PENNATION_ANGLE: m.getPennationAngle(s),
-            OUT_NORMALIZED_FIBER_LENGTH: m.getNormalizedFiberLength(s),
-            OUT_EXCITATION: m.getExcitation(s),
-            OUT_POWER: -m.getTendonForce(s) * m.getLengtheningSpeed(s),
-            ADOT: model.getStateVariableDerivativeValue(s, "/forceset/m/activation"),
-            LDOT: model.getStateVariableDerivativeValue(s, "/forceset/m/fiber_length")}
+            **self.outputs(), ADOT: rates["activation"], LDOT: rates["fiber_length"]}
 
     def equilibrium(self, activation, length):
         s, m = self.state, self.muscle

@@ -113,21 +113,8 @@ class OpenSimMuscle(OpenSimSlider):
         self.model.setStateVariableValue(s, "/forceset/m/fiber_length", fiber_length)
         self.model.realizeAcceleration(s)
         m = self.muscle
-        outputs = {OUT_ACTIVATION: m.getActivation(s),
-                   OUT_FIBER_LENGTH: m.getFiberLength(s),
-                   OUT_FIBER_VELOCITY: m.getFiberVelocity(s),
-                   OUT_TENDON_LENGTH: m.getTendonLength(s),
-                   OUT_TENDON_FORCE: m.getTendonForce(s),
-                   OUT_FORCE: m.getActuation(s),
-                   OUT_ACTIVE_FIBER_FORCE: m.getActiveFiberForce(s),
-                   OUT_PASSIVE_FIBER_FORCE: m.getPassiveFiberForce(s),
-                   OUT_PENNATION_ANGLE: m.getPennationAngle(s),
-                   OUT_NORMALIZED_FIBER_LENGTH: m.getNormalizedFiberLength(s),
-                   OUT_EXCITATION: m.getExcitation(s),
-                   OUT_POWER: -m.getTendonForce(s) * m.getLengtheningSpeed(s)}
-        derivatives = {name: self.model.getStateVariableDerivativeValue(
-            s, f"/forceset/m/{name}") for name in ("activation", "fiber_length")}
-        return m.getLength(s), m.getLengtheningSpeed(s), outputs, derivatives
+        return (m.getLength(s), m.getLengtheningSpeed(s), self.outputs(),
+                self.derivatives(("activation", "fiber_length")))
 
     def equilibrate(self, activation, length, speed):
         """The fiber length of OpenSim's equilibrateMuscles, or None where it throws."""

@@ -172,9 +172,11 @@ def active_force_length_curve(min_norm_active_fiber_length=0.47 - 0.0259,
 
 
 def _force_velocity_sections(fmax_e, dydx_c, dydx_near_c, dydx_iso, dydx_e, dydx_near_e,
-                             conc_curviness, ecc_curviness):
+                             conc_curviness, ecc_curviness, where):
     """The four sections of the force-velocity multiplier of the normalized fiber
-    velocity (-1 at the maximum shortening speed, 1 at the maximum lengthening speed)."""
+    velocity (-1 at the maximum shortening speed, 1 at the maximum lengthening speed),
+    its curvinesses checked."""
+    _check_curviness(where, conc_curviness, ecc_curviness)
     c_c, c_e = _scale_curviness(conc_curviness), _scale_curviness(ecc_curviness)
     x_c, y_c = -1.0, 0.0
     x_near_c = -0.9
@@ -220,11 +222,10 @@ def force_velocity_curve(concentric_slope_at_vmax=0.0, concentric_slope_near_vma
     _require(eccentric_slope_at_vmax <= eccentric_slope_near_vmax < fmax - 1, where,
              f"eccentric_slope_near_vmax is {eccentric_slope_near_vmax}; it must be in "
              f"[eccentric_slope_at_vmax, {fmax - 1}).")
-    _check_curviness(where, concentric_curviness, eccentric_curviness)
     sections = _force_velocity_sections(
         fmax, concentric_slope_at_vmax, concentric_slope_near_vmax, isometric_slope,
         eccentric_slope_at_vmax, eccentric_slope_near_vmax, concentric_curviness,
-        eccentric_curviness)
+        eccentric_curviness, where)
     return _pack(sections, -1.0, 1.0, 0.0, fmax, concentric_slope_at_vmax,
                  eccentric_slope_at_vmax)
 
@@ -254,11 +255,10 @@ def force_velocity_inverse_curve(concentric_slope_at_vmax=0.1,
     _require(eccentric_slope_at_vmax <= eccentric_slope_near_vmax < fmax - 1, where,
              f"eccentric_slope_near_vmax is {eccentric_slope_near_vmax}; it must be in "
              f"[eccentric_slope_at_vmax, {fmax - 1}).")
-    _check_curviness(where, concentric_curviness, eccentric_curviness)
     sections = _force_velocity_sections(
         fmax, concentric_slope_at_vmax, concentric_slope_near_vmax, isometric_slope,
         eccentric_slope_at_vmax, eccentric_slope_near_vmax, concentric_curviness,
-        eccentric_curviness)
+        eccentric_curviness, where)
     return _pack([(ys, xs) for xs, ys in sections], 0.0, fmax, -1.0, 1.0,
                  1 / concentric_slope_at_vmax, 1 / eccentric_slope_at_vmax)
 

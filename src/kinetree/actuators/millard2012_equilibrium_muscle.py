@@ -444,6 +444,24 @@ def fiber_dynamics(af, at, activation, fiber_length, length, speed, out):
 
 
 @helper(error_model="numpy")
+def _still_balance(af, at, activation, lce, length):
+    """(fiber force along the tendon less the tendon force (N), the fiber force (N), cos
+    and sin of the pennation, and the slopes of the active, passive and tendon curves) of
+    the still fiber of length lce (m) on a path of ``length`` (m): fv = 1 and no damping
+    force."""
+    fiso, lopt, lts = af[at + P_FISO], af[at + P_LOPT], af[at + P_LTS]
+    h, sin_max, pennated_min, _, _ = geometry(af, at)
+    phi = pennation_angle(lce, af[at + P_PHI_OPT], af[at + P_MAX_PENNATION], h, sin_max,
+                          pennated_min)
+    cos_phi, sin_phi = math.cos(phi), math.sin(phi)
+    fal, dfal = curve(af, at + C_FAL, lce / lopt)
+    fpe, dfpe = curve(af, at + C_FPE, lce / lopt)
+    fse, dfse = curve(af, at + C_FSE, (length - lce * cos_phi) / lts)
+    fiber = fiso * (activation * fal) + fiso * fpe
+    return fiber * cos_phi - fse * fiso, fiber, cos_phi, sin_phi, dfal, dfpe, dfse
+
+
+@helper(error_model="numpy")
 def equilibrium_fiber_length(af, at, activation, length):
     """(fiber length (m), status) where the fiber force along the tendon balances the
     tendon force at a path ``length`` (m), the fiber still (OpenSim's
@@ -451,23 +469,13 @@ def equilibrium_fiber_length(af, at, activation, length):
     from a tendon 1% past slack, to 1e-8 max_isometric_force; status 0 when balanced or
     when the fiber ends at its minimum length, FAILED_EQUILIBRIUM otherwise."""
     fiso, lopt, lts = af[at + P_FISO], af[at + P_LOPT], af[at + P_LTS]
-    beta = af[at + P_DAMPING]
-    if beta < MIN_DAMPING:
-        beta = 0.0
-    phi_opt, phi_max = af[at + P_PHI_OPT], af[at + P_MAX_PENNATION]
     h, sin_max, pennated_min, pennated_min_at, lce_min = geometry(af, at)
     tol = max(1e-8 * fiso, SIGNIFICANT_REAL * 10.0)
     along = length - lts * 1.01
     lce = math.sqrt(h * h + along * along) if along >= pennated_min_at else pennated_min
     lce = max(lce, lce_min)
-    # the fiber is still: fv = 1 and no damping force; the error and its slope at lce
-    phi = pennation_angle(lce, phi_opt, phi_max, h, sin_max, pennated_min)
-    cos_phi, sin_phi = math.cos(phi), math.sin(phi)
-    fal, dfal = curve(af, at + C_FAL, lce / lopt)
-    fpe, dfpe = curve(af, at + C_FPE, lce / lopt)
-    fse, dfse = curve(af, at + C_FSE, (length - lce * cos_phi) / lts)
-    fiber = fiso * (activation * fal) + fiso * fpe
-    err = fiber * cos_phi - fse * fiso
+    err, fiber, cos_phi, sin_phi, dfal, dfpe, dfse = _still_balance(af, at, activation,
+                                                                    lce, length)
     err_prev, lce_prev = err, lce
     iteration = 0
     while abs(err) > tol and iteration < EQUILIBRIUM_ITERATIONS:
@@ -485,13 +493,8 @@ def equilibrium_fiber_length(af, at, activation, length):
                 lce = lce_prev - np.sign(delta) * _SQRT_EPS
                 step = 0.0
             lce = max(lce, lce_min)
-            phi = pennation_angle(lce, phi_opt, phi_max, h, sin_max, pennated_min)
-            cos_phi, sin_phi = math.cos(phi), math.sin(phi)
-            fal, dfal = curve(af, at + C_FAL, lce / lopt)
-            fpe, dfpe = curve(af, at + C_FPE, lce / lopt)
-            fse, dfse = curve(af, at + C_FSE, (length - lce * cos_phi) / lts)
-            fiber = fiso * (activation * fal) + fiso * fpe
-            err = fiber * cos_phi - fse * fiso
+            err, fiber, cos_phi, sin_phi, dfal, dfpe, dfse = _still_balance(
+                af, at, activation, lce, length)
             if step <= _SQRT_EPS:
                 break
             step *= 0.5

@@ -355,6 +355,21 @@ def _balance_slopes(af, at, a, fv, lce, phi, cos_phi, tl, fm):
 
 
 @helper(error_model="numpy")
+def _moving_fiber_fv(af, at, a, speed, fal, cos_phi, tl, dfm_at_at, dft_dtl, tol):
+    """(force-velocity multiplier, converged) of the fiber of the muscle of parameters
+    af[at:] on a path lengthening at ``speed`` (m/s): the fiber takes the share of the
+    speed the tendon's and the fiber's stiffnesses along the tendon leave it (all of it
+    with a slack tendon of length ``tl`` (m)), as OpenSim's computeFiberEquilibrium."""
+    if abs(dfm_at_at + dft_dtl) > SIGNIFICANT_REAL and tl > af[at + P_LTS]:
+        dtl = (dfm_at_at / (dfm_at_at + dft_dtl)) * speed
+    else:
+        dtl = speed
+    velocity = (speed - dtl) * cos_phi / (af[at + P_VMAX] * af[at + P_LOPT])
+    return force_velocity_inverse(a, fal, velocity, af[at + P_AF], af[at + P_FLEN],
+                                  af[at + P_FV_THRESHOLD], tol)
+
+
+@helper(error_model="numpy")
 def equilibrium_fiber_length(af, at, a, length, speed):
     """(fiber length (m), status) balancing the fiber force along the tendon with the
     tendon force at activation ``a``, path ``length`` (m) and lengthening ``speed``
@@ -364,9 +379,8 @@ def equilibrium_fiber_length(af, at, a, length, speed):
     when balanced or when the fiber ends at its minimum length, FAILED_EQUILIBRIUM after
     20 iterations, FAILED_FV_INVERSE when the force-velocity relation cannot be inverted
     on the way."""
-    fiso, lopt, lts = af[at + P_FISO], af[at + P_LOPT], af[at + P_LTS]
-    vmax, lmin = af[at + P_VMAX], af[at + P_MIN_LENGTH]
-    caf, flen, threshold = af[at + P_AF], af[at + P_FLEN], af[at + P_FV_THRESHOLD]
+    fiso, lts = af[at + P_FISO], af[at + P_LTS]
+    lmin = af[at + P_MIN_LENGTH]
     tol = max(1e-8 * fiso, SIGNIFICANT_REAL * 10.0)
     lce = fiber_length_from_along_tendon(length - lts * 1.01, af[at + P_HEIGHT], lmin,
                                          af[at + P_MIN_ALONG])
@@ -375,13 +389,7 @@ def equilibrium_fiber_length(af, at, a, length, speed):
     fm = 0.0
     dfm_at, dfm_at_at, dft_dtl, dft_dlce = _balance_slopes(af, at, a, fv, lce, phi,
                                                            cos_phi, tl, fm)
-    # the fiber's share of the path's speed, then its force-velocity multiplier
-    if abs(dfm_at_at + dft_dtl) > SIGNIFICANT_REAL and tl > lts:
-        dtl = (dfm_at_at / (dfm_at_at + dft_dtl)) * speed
-    else:
-        dtl = speed
-    fv, ok = force_velocity_inverse(a, fal, (speed - dtl) * cos_phi / (vmax * lopt), caf,
-                                    flen, threshold, tol)
+    fv, ok = _moving_fiber_fv(af, at, a, speed, fal, cos_phi, tl, dfm_at_at, dft_dtl, tol)
     if not ok:
         return lce, FAILED_FV_INVERSE
     fm = (a * fal * fv + fpe) * fiso
@@ -412,12 +420,8 @@ def equilibrium_fiber_length(af, at, a, length, speed):
         err_prev, lce_prev = err, lce
         dfm_at, dfm_at_at, dft_dtl, dft_dlce = _balance_slopes(af, at, a, fv, lce, phi,
                                                                cos_phi, tl, fm)
-        if abs(dfm_at_at + dft_dtl) > SIGNIFICANT_REAL and tl > lts:
-            dtl = (dfm_at_at / (dfm_at_at + dft_dtl)) * speed
-        else:
-            dtl = speed
-        fv, ok = force_velocity_inverse(a, fal, (speed - dtl) * cos_phi / (vmax * lopt),
-                                        caf, flen, threshold, tol)
+        fv, ok = _moving_fiber_fv(af, at, a, speed, fal, cos_phi, tl, dfm_at_at, dft_dtl,
+                                  tol)
         if not ok:
             return lce, FAILED_FV_INVERSE
         iteration += 1

@@ -32,6 +32,7 @@ from kinetree.paths.wrap_object import (
     normalize_or_zero,
     positive,
     store_result,
+    store_wrap,
 )
 from kinetree.registry import WRAPS
 
@@ -293,9 +294,8 @@ def wrap_line(wi, wf, p1, p2, previous, result):
     """wf = [radius, length]. OpenSim's WrapCylinder wrapPathSegment in W."""
     code, r1, r2, length = cylinder_wrap(wf[0], wf[1], wi[AXIS], wi[SIGN], wi[SINGLE] == 0,
                                          vec3(p1), vec3(p2))
-    store_result(result, r1, r2, length)
     if code == WRAPPED or code == MANDATORY_WRAP:
-        for k in range(3):
-            previous[k] = r1[k]
-            previous[3 + k] = r2[k]
+        store_wrap(result, previous, r1, r2, length)
+    else:
+        store_result(result, r1, r2, length)
     return code

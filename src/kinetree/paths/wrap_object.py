@@ -163,6 +163,16 @@ def store_result(result, r1, r2, length):
     result[6] = length
 
 
+@helper(error_model="numpy")
+def store_wrap(result, previous, r1, r2, length):
+    """``store_result``, and the tangent points r1, r2 kept in ``previous`` (the
+    PathWrap's state, OpenSim's previous WrapResult) for the next wrap."""
+    store_result(result, r1, r2, length)
+    for k in range(3):
+        previous[k] = r1[k]
+        previous[3 + k] = r2[k]
+
+
 # ---------------------------------------------------------------- the Python objects
 
 def _vector(text: str | None, where: str, what: str) -> np.ndarray:

@@ -29,6 +29,7 @@ from kinetree.paths.wrap_object import (
     normalize_or_zero,
     positive,
     store_result,
+    store_wrap,
 )
 from kinetree.registry import WRAPS
 
@@ -162,9 +163,8 @@ def sphere_wrap(radius, axis, sign, p1, p2):
 def wrap_line(wi, wf, p1, p2, previous, result):
     """wf = [radius]. OpenSim's WrapSphere wrapPathSegment in W."""
     code, r1, r2, length = sphere_wrap(wf[0], wi[AXIS], wi[SIGN], vec3(p1), vec3(p2))
-    store_result(result, r1, r2, length)
     if code == WRAPPED or code == MANDATORY_WRAP:
-        for k in range(3):
-            previous[k] = r1[k]
-            previous[3 + k] = r2[k]
+        store_wrap(result, previous, r1, r2, length)
+    else:
+        store_result(result, r1, r2, length)
     return code

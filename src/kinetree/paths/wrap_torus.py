@@ -38,6 +38,7 @@ from kinetree.paths.wrap_object import (
     normalize_or_zero,
     positive,
     store_result,
+    store_wrap,
 )
 from kinetree.registry import WRAPS
 
@@ -367,9 +368,5 @@ def wrap_line(wi, wf, p1, p2, previous, result):
                     R_CW[0][1] * d[0] + R_CW[1][1] * d[1] + R_CW[2][1] * d[2],
                     R_CW[0][2] * d[0] + R_CW[1][2] * d[1] + R_CW[2][2] * d[2])
 
-        r1, r2 = to_torus(r1), to_torus(r2)
-        store_result(result, r1, r2, length)
-        for k in range(3):
-            previous[k] = r1[k]
-            previous[3 + k] = r2[k]
+        store_wrap(result, previous, to_torus(r1), to_torus(r2), length)
     return WRAPPED
