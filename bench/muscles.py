@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import opensim as osim
+from opensim_pose import copy_pose, random_pose
 from timing import interleaved_best
 
 import kinetree as kt
@@ -95,23 +96,11 @@ def simulation(name: str, t_final: float) -> None:
 
 def realization(name: str) -> None:
     om, ostate = opensim_driven(name)
-    rng = np.random.default_rng(0)
-    coordinates = om.getCoordinateSet()
-    for i in range(coordinates.getSize()):
-        c = coordinates.get(i)
-        if not (c.getLocked(ostate) or c.isDependent(ostate)):
-            c.setValue(ostate, rng.uniform(max(c.getRangeMin(), -1), min(c.getRangeMax(), 1)),
-                       False)
-            c.setSpeedValue(ostate, rng.uniform(-1, 1))
-    om.assemble(ostate)
+    random_pose(om, ostate, np.random.default_rng(0))
     om.equilibrateMuscles(ostate)
     om.realizeAcceleration(ostate)
     model, state = kinetree_driven(name)
-    for i in range(coordinates.getSize()):
-        c = coordinates.get(i)
-        k = model.coordinates[c.getName()]
-        k.set_value(state, c.getValue(ostate))
-        k.set_speed_value(state, c.getSpeedValue(ostate))
+    copy_pose(model, state, om, ostate)
     model.equilibrate_muscles(state)
     system = model.system
     q, u = state.get_q().copy(), state.get_u().copy()

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import opensim as osim
+from opensim_pose import copy_pose, random_pose
 from timing import interleaved_best
 
 import kinetree as kt
@@ -55,21 +56,10 @@ def measure(name: str) -> tuple:
     load_kt, model = best_of(lambda: load_osim(path, include_forces=False))
     load_os, (om, ostate) = best_of(lambda: opensim_model(path))
     state = model.get_default_state()
-    rng = np.random.default_rng(0)
-    coordinates = om.getCoordinateSet()
-    for i in range(coordinates.getSize()):
-        c = coordinates.get(i)
-        if not (c.getLocked(ostate) or c.isDependent(ostate)):
-            c.setValue(ostate, rng.uniform(max(c.getRangeMin(), -1), min(c.getRangeMax(), 1)),
-                       False)
-            c.setSpeedValue(ostate, rng.uniform(-1, 1))
-    om.assemble(ostate)
+    random_pose(om, ostate, np.random.default_rng(0))
     om.realizeAcceleration(ostate)
-    for i in range(coordinates.getSize()):
-        c = coordinates.get(i)
-        k = model.coordinates[c.getName()]
-        k.set_value(state, c.getValue(ostate))
-        k.set_speed_value(state, c.getSpeedValue(ostate))
+    copy_pose(model, state, om, ostate)
+    coordinates = om.getCoordinateSet()
     model.system.realize(state, kt.Stage.ACCELERATION)
     worst = max(abs(model.coordinates[coordinates.get(i).getName()].get_acceleration_value(state)
                     - coordinates.get(i).getAccelerationValue(ostate))
