@@ -26,21 +26,12 @@ the finite-difference tests of tests/cables.
 import math
 
 import numpy as np
+from cable_models import a_body, make_system
 
 import kinetree as kt
-from kinetree.cables import CableSpan, CableSpanAlgorithm, CableSubsystem, Cylinder, Torus
+from kinetree.cables import CableSpan, CableSpanAlgorithm, Cylinder, Torus
 
 PI = math.pi
-
-
-def make_system():
-    system = kt.MultibodySystem()
-    matter = kt.SimbodyMatterSubsystem(system)
-    return system, matter, CableSubsystem(system)
-
-
-def a_body():
-    return kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(1, 1, 1)))
 
 
 def translation(parent, p):

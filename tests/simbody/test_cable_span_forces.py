@@ -7,25 +7,12 @@ Simbody's ContactGeometry::Sphere is kinetree's ``ContactGeometry.Sphere``.
 import math
 
 import numpy as np
+from cable_models import free_body, make_system
 
 import kinetree as kt
-from kinetree.cables import CableSpan, CableSubsystem
+from kinetree.cables import CableSpan
 
 ANGLE = 45.0 / 180.0 * math.pi
-
-
-def make_system():
-    system = kt.MultibodySystem()
-    matter = kt.SimbodyMatterSubsystem(system)
-    return system, matter, CableSubsystem(system)
-
-
-def a_body():
-    return kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(1, 1, 1)))
-
-
-def free_body(matter, p):
-    return kt.MobilizedBody.Free(matter.Ground(), kt.Transform(p), a_body(), kt.Transform())
 
 
 def assert_forces(system, cable, expected):

@@ -8,22 +8,13 @@ shapes of the same names.
 
 import math
 
+from cable_models import free_body, make_system
+
 import kinetree as kt
-from kinetree.cables import CableSpan, CableSubsystem
+from kinetree.cables import CableSpan
 
 ANGLE = 45.0 / 180.0 * math.pi
 U = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
-
-
-def make_system():
-    system = kt.MultibodySystem()
-    matter = kt.SimbodyMatterSubsystem(system)
-    return system, matter, CableSubsystem(system)
-
-
-def free_body(matter, p):
-    body = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(1, 1, 1)))
-    return kt.MobilizedBody.Free(matter.Ground(), kt.Transform(p), body, kt.Transform())
 
 
 def assert_length_dot(system, cable, mobod, u, expected):
