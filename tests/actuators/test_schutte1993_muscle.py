@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from opensim_slider import OpenSimSlider
+from support import set_kinetree_coordinates, set_random_coordinates
 
 import kinetree as kt
 from kinetree.actuators import schutte1993_muscle as sm
@@ -307,12 +308,7 @@ def test_the_wrist_model_agrees_with_opensim(tmp_path):
     coordinates = om.getCoordinateSet()
     rng = np.random.default_rng(11)
     for moving in (True, False):
-        for i in range(coordinates.getSize()):
-            c = coordinates.get(i)
-            if not c.isDependent(ostate):
-                c.setValue(ostate, rng.uniform(max(c.getRangeMin(), -1.0),
-                                               min(c.getRangeMax(), 1.0)), False)
-                c.setSpeedValue(ostate, rng.uniform(-1.0, 1.0) if moving else 0.0)
+        set_random_coordinates(om, ostate, rng, moving)
         om.assemble(ostate)
         activations = rng.uniform(0.02, 1.0, len(names))
         excitations = rng.uniform(0.0, 1.0, len(names))
@@ -326,11 +322,7 @@ def test_the_wrist_model_agrees_with_opensim(tmp_path):
         om.setControls(ostate, controls)
         om.realizeAcceleration(ostate)
 
-        for i in range(coordinates.getSize()):
-            c = coordinates.get(i)
-            k = model.coordinates[c.getName()]
-            k.set_value(state, c.getValue(ostate))
-            k.set_speed_value(state, c.getSpeedValue(ostate))
+        set_kinetree_coordinates(model, state, om, ostate)
         for name, a in zip(names, activations):
             model.muscles[name].set_activation(state, a)
         model.set_controls(state, dict(zip(names, excitations)))
