@@ -140,10 +140,10 @@ def _qr_solve(r, d, qtb):
             cos = 0.5 / math.sqrt(0.25 + 0.25 * tan * tan)
             sin = cos * tan
         s = cos * r + sin * d
-        w = cos * qtb + sin * 0.0
+        w = cos * qtb
     if s == 0.0:
         return 0.0, s
-    return (w - 0.0) / s, s
+    return w / s, s
 
 
 @helper(error_model="numpy")
@@ -161,9 +161,9 @@ def _lm_parameter(r, diag, qtb, delta, par):
     # parl (0 for a singular r), the gradient's scaled norm over delta paru
     parl = 0.0
     if r != 0.0:
-        w = (diag * (diag * x / dxnorm) - 0.0) / r
+        w = diag * (diag * x / dxnorm) / r
         parl = ((fp / delta) / abs(w)) / abs(w)
-    gnorm = abs((0.0 + r * qtb) / diag)
+    gnorm = abs(r * qtb / diag)
     paru = gnorm / delta
     if paru == 0.0:
         paru = _DWARF / _dmin(delta, 0.1)
@@ -228,7 +228,7 @@ def lmdif(c, radius, x):
             qtf = f + householder * (-(householder * f) / householder)
         gnorm = 0.0
         if fnorm != 0.0 and acnorm != 0.0:
-            gnorm = _dmax(gnorm, abs((0.0 + r * (qtf / fnorm)) / acnorm))
+            gnorm = _dmax(gnorm, abs(r * (qtf / fnorm) / acnorm))
         if gnorm <= 0.0:
             return x, 4
         diag = _dmax(diag, acnorm)
@@ -246,7 +246,7 @@ def lmdif(c, radius, x):
             actred = -1.0
             if 0.1 * fnorm1 < fnorm:
                 actred = 1.0 - (fnorm1 / fnorm) * (fnorm1 / fnorm)
-            temp1 = abs(0.0 + r * step) / fnorm
+            temp1 = abs(r * step) / fnorm
             temp2 = (math.sqrt(par) * pnorm) / fnorm
             prered = temp1 * temp1 + (temp2 * temp2) / 0.5
             dirder = -(temp1 * temp1 + temp2 * temp2)
@@ -313,7 +313,7 @@ def _simbody_rotation(x, y, z):
         q = (x[2] - z[0], x[1] + y[0], 1.0 - (tr - 2.0 * y[1]), y[2] + z[1])
     else:
         q = (y[0] - x[1], x[2] + z[0], y[2] + z[1], 1.0 - (tr - 2.0 * z[2]))
-    scale = math.sqrt(0.0 + q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    scale = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
     if q[0] < 0.0:
         scale = -scale
     w, a, b, c = q[0] / scale, q[1] / scale, q[2] / scale, q[3] / scale
