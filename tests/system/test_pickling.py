@@ -25,6 +25,13 @@ def test_a_state_round_trips_through_pickle_and_realizes_the_same_udot():
         np.testing.assert_array_equal(back.get_y()[:q.size], q)
         system.realize(back, kt.Stage.ACCELERATION)
         assert not np.array_equal(back.get_u_dot(), state.get_u_dot())
+        # ... and what a body's pose reads, from the realized cache, is that new q's.
+        fresh = state.copy()
+        fresh.set_q(q)
+        system.realize(fresh, kt.Stage.ACCELERATION)
+        tip = system.get_matter_subsystem().get_mobilized_body(3)
+        np.testing.assert_array_equal(tip.get_body_origin_location(back),
+                                      tip.get_body_origin_location(fresh))
 
 
 def test_model_objects_pickle_and_deep_copy():

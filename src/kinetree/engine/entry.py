@@ -21,10 +21,11 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 from numba.np.arrayobj import make_array
 
-_signatures: dict = {}
-"""{(dispatcher, the arguments' fingerprints): their numba types}: a realization plan made
-for every copy of a State would otherwise type its model and data (hundreds of arrays)
-each time, a millisecond."""
+_compiled_of: dict = {}
+"""{(dispatcher, the arguments' fingerprints): its compiled version for them}: a
+realization plan made for every copy of a State would otherwise type its model and data
+(hundreds of arrays) each time, a millisecond, and hash those types to look the version
+up, a tenth of one."""
 
 
 def _fingerprint(value):
@@ -41,13 +42,14 @@ def _fingerprint(value):
 
 def _compiled(dispatcher, arguments: tuple):
     key = (dispatcher, tuple(_fingerprint(a) for a in arguments))
-    signature = _signatures.get(key)
-    if signature is None:
-        signature = _signatures[key] = tuple(numba.typeof(a) for a in arguments)
-    compiled = dispatcher.overloads.get(signature)
+    compiled = _compiled_of.get(key)
     if compiled is None:
-        dispatcher.compile(signature)
-        compiled = dispatcher.overloads[signature]
+        signature = tuple(numba.typeof(a) for a in arguments)
+        compiled = dispatcher.overloads.get(signature)
+        if compiled is None:
+            dispatcher.compile(signature)
+            compiled = dispatcher.overloads[signature]
+        _compiled_of[key] = compiled
     return compiled
 
 

@@ -154,9 +154,16 @@ class KindsType(types.Array):
                            readonly=True if readonly is None else readonly)
 
 
+@functools.cache
+def _kinds_type(family: str) -> KindsType:
+    """The KindsType of ``family``, made once: numba's making of a type (interned, but
+    built and hashed first) is most of the cost of typing a realization's arguments."""
+    return KindsType(family)
+
+
 @typeof_impl.register(Kinds)
 def _typeof_kinds(value, context):
-    return KindsType(value.family)
+    return _kinds_type(value.family)
 
 
 register_model(KindsType)(models.ArrayModel)

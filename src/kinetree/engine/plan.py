@@ -142,9 +142,10 @@ class RealizationPlan:
         return project.steps_entry(self.model, self.data)
 
     def _add(self, part: int, before: dict, after: dict) -> None:
-        for g in _HOOKS:
-            self._before[g] += [(part, work) for work in before.get(g, ())]
-            self._after[g] += [(part, work) for work in after.get(g, ())]
+        for g, works in before.items():
+            self._before[g] += [(part, work) for work in works]
+        for g, works in after.items():
+            self._after[g] += [(part, work) for work in works]
 
     def _plan(self, start: int, target: int) -> list:
         """The actions realizing stages ``start``..``target``: compiled calls over runs of

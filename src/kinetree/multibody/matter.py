@@ -92,7 +92,7 @@ class TreeData:
     buf: np.ndarray              # cache buffers (tree_model.allocate_cache)
     status: np.ndarray
     tree: TreeModel              # views of tree_i, tree_f
-    cache: TreeCache             # views of buf
+    _cache: TreeCache | None     # views of buf, made on first use of ``cache``
     body_forces: np.ndarray      # (nb, 6)
     mobility_forces: np.ndarray  # (nu,)
     qdotdot_work: np.ndarray     # (nq,)
@@ -101,12 +101,23 @@ class TreeData:
     lazy: dict = field(default_factory=dict)  # what was realized on request, and at which
                                  # (q, u) epochs (realize_position_kinematics, ...)
 
+    @property
+    def cache(self) -> TreeCache:
+        """The cache arrays (``tree_model.TreeCache``): views of ``buf``."""
+        if self._cache is None:
+            self._cache = cache_views(self.buf, self.status)
+        return self._cache
+
+    def __getstate__(self) -> dict:
+        """A pickle carries the buffers but not their views, which would come back as
+        arrays of their own: they are made again on first use."""
+        return {**self.__dict__, "_cache": None}
+
     def __deepcopy__(self, memo) -> TreeData:
-        """State.copy(): new cache buffers with views of them; the model buffers are
-        constant and shared."""
-        buf, status = self.buf.copy(), self.status.copy()
-        return TreeData(self.tree_i, self.tree_f, self.kinds, buf, status, self.tree,
-                        cache_views(buf, status), self.body_forces.copy(),
+        """State.copy(): new cache buffers (their views made when first used); the model
+        buffers are constant and shared."""
+        return TreeData(self.tree_i, self.tree_f, self.kinds, self.buf.copy(),
+                        self.status.copy(), self.tree, None, self.body_forces.copy(),
                         self.mobility_forces.copy(), self.qdotdot_work.copy(),
                         self.quaternion_q,
                         None if self.custom is None else copy.deepcopy(self.custom, memo),
@@ -217,8 +228,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
                         if b._default_q.size != b._default_q_euler.size
                         and tree.nq[b._index] == b._default_q.size]
         custom = self._custom
-        data = TreeData(tree_i, tree_f, tree.kinds, buf, status, tree,
-                        cache_views(buf, status),
+        data = TreeData(tree_i, tree_f, tree.kinds, buf, status, tree, None,
                         np.zeros((nb, 6)), np.zeros(int(tree.nu.sum())),
                         np.zeros(int(tree.nq.sum())),
                         np.array(quaternion_q, dtype=np.int64).reshape(-1, 4),
@@ -359,7 +369,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         con_i, con_index, con_f, con_buf = data.table
         return {"tree_i": d.tree_i, "tree_f": d.tree_f, "mobilizer_kinds": d.kinds,
                 "quaternion_q": d.quaternion_q, "constraint_kinds": data.kinds,
-                "con_i": con_i, "time": d.cache.time, "q": state._q[qs], "u": state._u[us],
+                "con_i": con_i, "time": d.buf[-1:], "q": state._q[qs], "u": state._u[us],
                 "qdot": state._qdot[qs], "udot": state._udot[us],
                 "qdotdot": state._qdotdot[qs], "qdotdot_work": d.qdotdot_work,
                 "buf": d.buf, "status": d.status, "body_forces": d.body_forces,
@@ -608,14 +618,8 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         """1 for a u whose hinge column turns the body (rad/s), 1/length scale for one that
         only translates it (m/s): from H at the current configuration."""
         d = self.get_tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.calc_u_unit_weights")
-        tree, H_cols = d.tree, d.cache.H_cols
-        w = np.ones(int(tree.nu.sum()))
-        inv_length = 1.0 / self.get_system().get_default_length_scale()
-        for b in range(1, len(tree.parent)):
-            u0, nu = tree.u_start[b], tree.nu[b]
-            turns = np.abs(H_cols[u0:u0 + nu, :3]).max(axis=1) > 0 if nu else []
-            w[u0:u0 + nu] = np.where(turns, 1.0, inv_length)
-        return w
+        turns = np.any(d.cache.H_cols[:int(d.tree.nu.sum()), :3] != 0.0, axis=1)
+        return np.where(turns, 1.0, 1.0 / self.get_system().get_default_length_scale())
 
     def calc_q_unit_weights(self, state) -> np.ndarray:
         """As the u weights, q for u; a quaternion's four q weigh 1 each and the q after

@@ -14,6 +14,7 @@ named views (``tree.parent``, ``cache.R_GB``) at no cost inside compiled code.
 
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 
 import numba
@@ -141,7 +142,7 @@ def take_view(buf, at, shape):
     below run compiled inside the kernels and as plain numpy in Python (their
     ``py_func``), which gives Python the same views without compiling a function that
     returns forty arrays to it."""
-    size = int(np.prod(shape))
+    size = math.prod(shape)
     return buf[at:at + size].reshape(shape), at + size
 
 

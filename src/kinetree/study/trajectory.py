@@ -27,7 +27,7 @@ import numpy as np
 from kinetree.errors import InvalidArgumentError, KinetreeWarning
 
 _KINDS = ("q", "u", "z")
-_PATTERN = {kind: re.compile(rf"(^|\.){kind}\d+$") for kind in _KINDS}
+_COORDINATE = re.compile(r"(?:^|\.)([quz])\d+$")
 
 
 _ACTUATOR_STATE = re.compile(r"^/forceset/[^/|]+/[^/|]+$")
@@ -37,10 +37,8 @@ the model that has that actuator."""
 
 def _kind_of(label: str) -> str | None:
     """'q', 'u' or 'z' for a coordinate label, None for an extra column."""
-    for kind in _KINDS:
-        if _PATTERN[kind].search(label):
-            return kind
-    return None
+    found = _COORDINATE.search(label)
+    return found.group(1) if found else None
 
 
 class Trajectory:
