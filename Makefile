@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml | $(PY)
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e ".[test,validation]"
+	$(PY) -m pip install --quiet -e ".[test,validation,ensemble]"
 	touch $@
 
 # Compiling kinetree's kernels is part of set-up: once per version of the source, on every

@@ -73,7 +73,16 @@ from kinetree.multibody import (
 )
 from kinetree.multibody.check_constraint import check_constraint
 from kinetree.multibody.check_mobilizer import check_mobilizer
-from kinetree.study import Assembler, AssemblyCondition, Markers, QValue, Trajectory, simulate
+from kinetree.study import (
+    Assembler,
+    AssemblyCondition,
+    Ensemble,
+    Markers,
+    QValue,
+    Trajectory,
+    simulate,
+    simulate_ensemble,
+)
 from kinetree.study.time_stepper import TimeStepper
 from kinetree.study.trc import read_trc
 from kinetree.system import Measure, Stage, State, Subsystem, System
@@ -178,6 +187,8 @@ __all__ = [
     "SemiExplicitEulerIntegrator",
     "SimbodyMatterSubsystem",
     "simulate",
+    "simulate_ensemble",
+    "Ensemble",
     "Stage",
     "StageTooLowError",
     "State",

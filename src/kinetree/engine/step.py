@@ -217,7 +217,7 @@ def _semi_explicit_step(model, y0, ydot0, h, y1, qdot, nu):
         y1[n] = y0[n] + h * qdot[n]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def run_steps(run):
     """Take steps of the integrator method ``run.control_i[METHOD]`` from (t1, y1, ẏ1)
     until t1 reaches the report time or the stop time, or the step limit is met.
@@ -236,7 +236,8 @@ def run_steps(run):
     ``run.project``. Otherwise the run asks its caller for each derivative, attempt and
     projection (step_control's NEED_* codes) and is called again to go on, so a model
     with Python in it takes the same steps. A call returns between steps once it has done
-    about WORK_PER_CALL body realizations, so that no compiled loop runs unbounded.
+    about WORK_PER_CALL body realizations, so that no compiled loop runs unbounded. It
+    releases the GIL while it runs: the members of an ensemble step in parallel threads.
     Returns 0, a request, SINGULAR or OVERFLOW from a realization, TOO_SMALL, DIVERGED or
     UNRESOLVED; after a failure the control arrays hold the last accepted step, and
     ``control_i[END_PENDING]`` says whether its end derivative is still owed."""

@@ -12,6 +12,8 @@ from kinetree.errors import InvalidArgumentError, NonFiniteError
 def potential_energy(value, where: str) -> float:
     """The potential energy (J) user code returned at ``where``, as a float: refused,
     naming ``where``, unless it is one finite real number."""
+    if type(value) is float and math.isfinite(value):
+        return value
     try:
         if isinstance(value, (str, bytes)) or np.ndim(value) != 0 \
                 or np.iscomplexobj(value):

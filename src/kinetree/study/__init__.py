@@ -2,10 +2,11 @@
 
 from kinetree.study.assembler import Assembler
 from kinetree.study.assembly_condition import AssemblyCondition, QValue
+from kinetree.study.ensemble import Ensemble, simulate_ensemble
 from kinetree.study.markers import Markers
 from kinetree.study.simulate import simulate
 from kinetree.study.time_stepper import TimeStepper
 from kinetree.study.trajectory import Trajectory
 
-__all__ = ["Assembler", "AssemblyCondition", "Markers", "QValue", "simulate", "TimeStepper",
-           "Trajectory"]
+__all__ = ["Assembler", "AssemblyCondition", "Ensemble", "Markers", "QValue", "simulate",
+           "simulate_ensemble", "TimeStepper", "Trajectory"]

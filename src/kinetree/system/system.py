@@ -376,6 +376,8 @@ class System:
         # "At now" allows the rounding of two periodic schedules meeting: 9 × (1/30) s
         # and 6 × 0.05 s are one ulp apart.
         at_now = 1e-12 * max(1.0, abs(now))
+        if not due:
+            return math.inf, []
         due = [(ti, o) for ti, o in due
                if ti > now or (include_current_time and ti >= now - at_now)]
         t = min((ti for ti, _ in due), default=math.inf)

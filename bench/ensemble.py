@@ -1,0 +1,163 @@
+"""Ensembles: many simulations of one model at once, against lone runs and MuJoCo's rollout.
+
+The model is the 10-pin chain of ``fig3_model`` under gravity; each member starts from
+its own first-joint angle and runs 1 s at a fixed step of 1 ms (kinetree's
+Runge-Kutta-Merson: Simbody has no classic RK4; MuJoCo's RK4), 101 reports.
+
+1. Threads: 256 members on 1 and on 2 threads, against a lone ``simulate`` of a member:
+   the cost per member on one thread over the lone run's, and the speed-up of 2 threads.
+2. MuJoCo: ``mujoco.rollout`` of the same 256 members on 2 threads, side by side: steps
+   per second per core of each.
+3. Dask: 200 members on a LocalCluster of 2 single-threaded worker processes: the wall
+   time over the ideal (200 lone runs shared by 2 cores), after a first ensemble that
+   loads the System and its compiled code on each worker. Then the same 200 with a
+   store, one worker killed once 40 members are stored: what the call returns, and a
+   rerun with the store, which runs only what was left.
+
+Run: ``.venv/bin/python bench/ensemble.py`` (the ``bench`` and ``ensemble`` extras).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import mujoco
+import numpy as np
+from fig3_model import build_kinetree, chain_tree, random_model
+from mujoco import rollout
+from realization import mujoco_tree
+
+import kinetree as kt
+
+H = 1e-3
+T_FINAL = 1.0
+SETTINGS = dict(integrator="RungeKuttaMerson", fixed_step_size=H, progress=False)
+
+
+def chain():
+    parents, kinds = chain_tree(10)
+    frames, bodies, q, u = random_model(parents)
+    system = build_kinetree(parents, kinds, frames, bodies)
+    state = system.realize_topology()
+    state.set_q(q)
+    state.set_u(u)
+    return system, state, (parents, frames, bodies, q, u)
+
+
+def first_angles(n: int) -> np.ndarray:
+    return np.linspace(-0.5, 0.5, n)
+
+
+def lone_seconds(system, state, repeats: int = 20) -> float:
+    kt.simulate(system, state, T_FINAL, **SETTINGS)
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        kt.simulate(system, state, T_FINAL, **SETTINGS)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def ensemble_seconds(system, state, n: int, **options) -> tuple[float, kt.Ensemble]:
+    parameters = {"Pin1.q0": first_angles(n)}
+    start = time.perf_counter()
+    ensemble = kt.simulate_ensemble(system, state, T_FINAL, parameters=parameters,
+                                    **SETTINGS, **options)
+    return time.perf_counter() - start, ensemble
+
+
+def threads(system, state) -> float:
+    n = 256
+    lone = lone_seconds(system, state)
+    one = min(ensemble_seconds(system, state, n, executor="threads", max_workers=1)[0]
+              for _ in range(2))
+    two = min(ensemble_seconds(system, state, n, executor="threads", max_workers=2)[0]
+              for _ in range(2))
+    print(f"[1] {n} members, 1 s each: a lone simulate {lone * 1e3:.2f} ms")
+    print(f"    1 thread  {one / n * 1e3:.2f} ms per member ({one / n / lone:.3f} of a lone "
+          f"run, target <= 1.1)")
+    print(f"    2 threads {two / n * 1e3:.2f} ms per member: {one / two:.2f}x one thread "
+          f"(target >= 1.8)")
+    return two
+
+
+def mujoco_rollout(model_parts, n: int, kinetree_two: float) -> None:
+    parents, frames, bodies, q, u = model_parts
+    model, data = mujoco_tree(parents, frames, bodies, H, "RK4")
+    spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+    states = np.empty((n, mujoco.mj_stateSize(model, spec)))
+    for i, angle in enumerate(first_angles(n)):
+        mujoco.mj_resetData(model, data)
+        data.qpos[:] = q
+        data.qpos[0] = angle
+        data.qvel[:] = u
+        mujoco.mj_getState(model, data, states[i], spec)
+    steps = int(round(T_FINAL / H))
+    datas = [mujoco.MjData(model) for _ in range(2)]
+    rollout.rollout(model, datas, states, nstep=steps)         # the pool, started
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        rollout.rollout(model, datas, states, nstep=steps)
+        best = min(best, time.perf_counter() - start)
+    per_core = n * steps / 2
+    print(f"[2] MuJoCo rollout, {n} members on 2 threads: {per_core / best / 1e3:.0f} k steps "
+          f"per second per core; kinetree {per_core / kinetree_two / 1e3:.0f} k "
+          f"({best / kinetree_two:.2f} of MuJoCo's rate, target >= 1)")
+
+
+def dask_runs(system, state, lone: float) -> None:
+    from distributed import Client, LocalCluster
+
+    n = 200
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        ensemble_seconds(system, state, 4, executor=client)          # each worker ready
+        wall, ensemble = ensemble_seconds(system, state, n, executor=client)
+        ideal = n * lone / 2
+        print(f"[3] Dask, {n} members on 2 worker processes: {wall:.2f} s, the ideal "
+              f"{ideal:.2f} s: overhead {100 * (wall / ideal - 1):.1f}% (target <= 5%)")
+        with tempfile.TemporaryDirectory() as folder:
+            store = Path(folder) / "store"
+            outcome = {}
+
+            def run():
+                try:
+                    outcome["ensemble"] = ensemble_seconds(system, state, n, executor=client,
+                                                           store=store)[1]
+                except Exception as error:      # a lost worker may end the call
+                    outcome["error"] = error
+
+            pids = client.run(os.getpid)             # {worker address: its process}
+            runner = threading.Thread(target=run)
+            runner.start()
+            while runner.is_alive() and len(list(store.glob("member-*.npz"))) < 40:
+                time.sleep(0.01)
+            os.kill(min(pids.values()), signal.SIGKILL)
+            runner.join()
+            stored = len(list(store.glob("member-*.npz")))
+            said = "completed" if "ensemble" in outcome else \
+                f"raised {type(outcome['error']).__name__}"
+            again = ensemble_seconds(system, state, n, executor=client, store=store)[1]
+            same = all(a.q.tobytes() == b.q.tobytes()
+                       for a, b in zip(again.trajectories, ensemble.trajectories))
+            print(f"    a worker killed after 40 members: the call {said} with {stored} "
+                  f"members stored; the rerun ran {again.stats['members_run']} and read "
+                  f"{again.stats['members_from_store']} from the store; all {n} equal the "
+                  f"first run's bit for bit: {same}")
+
+
+def main() -> None:
+    system, state, parts = chain()
+    two = threads(system, state)
+    mujoco_rollout(parts, 256, two)
+    dask_runs(system, state, lone_seconds(system, state))
+
+
+if __name__ == "__main__":
+    main()

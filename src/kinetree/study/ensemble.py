@@ -1,0 +1,519 @@
+"""simulate_ensemble: many simulations of one System, each a member with its own initial
+State and parameters, run at once on every core or on a Dask cluster.
+
+Each member is exactly ``simulate(system, its State, t_final, ...)``: the same steps and
+the same numbers, bit for bit, wherever it runs. Members of a model made of built-in
+elements run in threads (their steps are compiled code that releases the GIL); a model
+with Python in its realization runs in processes; a ``dask.distributed.Client`` sends
+them to its workers in chunks, each worker keeping the System (and its compiled code)
+from chunk to chunk. A member that fails is recorded with its error, its last good State
+and its reports so far, and the others go on. With a ``store`` (a folder), each finished
+member is written there as it finishes, and a later call with the same store runs only
+the members not yet there.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import hashlib
+import json
+import math
+import multiprocessing
+import os
+import pickle
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from kinetree.errors import InvalidArgumentError, KinetreeError, SimulationError
+from kinetree.study.simulate import coordinate_labels, simulate
+from kinetree.study.trajectory import Trajectory
+
+STORE_FORMAT = "kinetree-ensemble"
+STORE_VERSION = 1
+
+
+@dataclass
+class Failure:
+    """A member that did not reach ``t_final``: the ``error`` message, the last ``state``
+    it accepted (a run from it goes on) and the ``trajectory`` of its reports so far."""
+
+    error: str
+    state: object
+    trajectory: Trajectory | None
+
+
+@dataclass
+class Ensemble:
+    """What ``simulate_ensemble`` returns.
+
+    ``trajectories``: one Trajectory per member, in member order (a failed member's holds
+    its reports until it stopped). ``failures``: {member: Failure}. ``parameters``:
+    {column name: (members,) array} of the values each member ran with. ``stats``: the
+    executor used, the wall time (s), the members run now and those read from the store.
+    """
+
+    trajectories: list[Trajectory]
+    failures: dict[int, Failure] = field(default_factory=dict)
+    parameters: dict[str, np.ndarray] = field(default_factory=dict)
+    stats: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.trajectories)
+
+    def __getitem__(self, member: int) -> Trajectory:
+        return self.trajectories[member]
+
+    def __repr__(self) -> str:
+        return (f"<Ensemble of {len(self)} members, {len(self.failures)} failed, "
+                f"run on {self.stats.get('executor', '?')}>")
+
+    def to_xarray(self):
+        """One ``xarray.Dataset``: a variable per column of the members' Trajectories
+        (q, u, z and extra columns by their labels, as in .sto files), each over
+        (member, time); the parameters are coordinates along ``member`` (those setting
+        a q or u named ``initial <label>``). A member that
+        stopped early is NaN after its last report. Write it with ``to_netcdf`` or
+        ``to_zarr``."""
+        import xarray as xr
+
+        longest = max(self.trajectories, key=len)
+        t = longest.t
+        for member, traj in enumerate(self.trajectories):
+            if not np.array_equal(traj.t, t[:len(traj)]):
+                raise InvalidArgumentError(
+                    f"Ensemble.to_xarray: member {member} reports at other times than "
+                    f"member {self.trajectories.index(longest)} (its States start at "
+                    f"another time, or it ran with another report interval); a Dataset "
+                    f"needs one time axis: give every member the same start time.")
+        labels = longest.get_labels()[1:]
+        values = np.full((len(self), t.size, len(labels)), np.nan)
+        for member, traj in enumerate(self.trajectories):
+            values[member, :len(traj)] = traj._table()[:, 1:]
+        coords = {"member": np.arange(len(self)), "time": t}
+        # A parameter setting a q or u is named apart from that q's or u's variable.
+        coords.update({(f"initial {name}" if name in labels else name): ("member", column)
+                       for name, column in self.parameters.items()})
+        return xr.Dataset({label: (("member", "time"), values[:, :, j])
+                           for j, label in enumerate(labels)}, coords=coords,
+                          attrs={"failed_members": sorted(self.failures)})
+
+
+def simulate_ensemble(system, states, t_final: float, *, parameters=None, integrator=None,
+                      accuracy: float | None = None, report_interval: float | None = None,
+                      outputs: dict | None = None, executor=None, max_workers: int | None = None,
+                      store=None, progress: bool = True, **options) -> Ensemble:
+    """Simulate every member from its State to ``t_final`` (s), as ``simulate`` does.
+
+    - ``states``: the members' initial States (a list), or one State copied for each
+      member.
+    - ``parameters``: a table, one row per member: {column: sequence} (or a list of
+      {column: value} rows, or anything with ``to_dict("list")``, such as a DataFrame).
+      A column is a q or u label as Trajectory columns have them (``Pin1.q0``), or a
+      setter called as ``setter(state, value)`` on the member's State before it runs:
+      ``spring.set_stiffness``, ``gravity.set_magnitude``, ``coordinate.set_value`` of a
+      model loaded from a file.
+    - ``integrator``, ``accuracy``, ``report_interval``, ``outputs`` and ``options``: as
+      ``simulate``'s, the same for every member. With processes or Dask, ``outputs`` must
+      be functions defined at module level (they travel by pickle).
+    - ``executor``: None (threads when the model's steps are compiled throughout, else
+      processes), "threads", "processes", a ``concurrent.futures.Executor`` or a
+      ``dask.distributed.Client``; ``max_workers`` caps the threads or processes.
+    - ``store``: a folder; each finished member is written there, and a later call with
+      the same store and the same members runs only those not finished.
+    - ``progress``: a progress bar over members on stderr.
+
+    Bad input (a State of another System, a column naming nothing) is refused before any
+    member runs, naming the member and the column.
+    """
+    members = _members(system, states, parameters)
+    t_final = float(t_final)
+    if not math.isfinite(t_final):
+        raise InvalidArgumentError(f"simulate_ensemble: t_final must be a finite time (s), "
+                                   f"got {t_final!r}.")
+    late = [i for i, s in enumerate(members.states) if not t_final > s.get_time()]
+    if late:
+        raise InvalidArgumentError(
+            f"simulate_ensemble: member {late[0]}'s State is at t = "
+            f"{members.states[late[0]].get_time()!r} s, not before t_final = {t_final!r} s; "
+            f"ask for a later t_final.")
+    settings = dict(t_final=t_final, integrator=integrator, accuracy=accuracy,
+                    report_interval=report_interval, outputs=outputs, **options)
+    wall = time.perf_counter()
+    kind = _executor_kind(system, members.states[0], executor)
+    saved = _Store(store, system, members, settings) if store is not None else None
+    results: dict[int, tuple] = saved.load() if saved is not None else {}
+    pending = [i for i in range(len(members.states)) if i not in results]
+    bar = tqdm(total=len(members.states), initial=len(results), desc="ensemble",
+               unit="member", file=sys.stderr, disable=not progress)
+
+    def finished(member: int, result: tuple) -> None:
+        results[member] = result
+        if saved is not None:
+            saved.write(member, result)
+        bar.update(1)
+
+    with bar:
+        if pending:
+            if kind == "threads":
+                _run_threads(system, members.states, pending, settings, executor,
+                             max_workers, finished)
+            elif kind == "dask":
+                _run_dask(system, members.states, pending, settings, executor, finished)
+            else:
+                _run_pickled(system, members.states, pending, settings, executor,
+                             max_workers, finished)
+    trajectories, failures = [], {}
+    for member in range(len(members.states)):
+        trajectory, failure = _unpack(system, members.states[member], results[member])
+        trajectories.append(trajectory)
+        if failure is not None:
+            failures[member] = failure
+    stats = {"executor": kind, "wall_time_s": time.perf_counter() - wall,
+             "members_run": len(pending),
+             "members_from_store": len(members.states) - len(pending)}
+    return Ensemble(trajectories, failures, members.columns, stats)
+
+
+# ------------------------------------------------------------------ members
+@dataclass
+class _Members:
+    states: list
+    columns: dict[str, np.ndarray]
+
+
+def _members(system, states, parameters) -> _Members:
+    """Each member's initial State, its parameters applied, checked before any runs."""
+    table = _table(parameters)
+    rows = None if not table else len(next(iter(table.values())))
+    if isinstance(states, (list, tuple)):
+        if not states:
+            raise InvalidArgumentError("simulate_ensemble: states is empty; give one State "
+                                       "per member, or one State for all.")
+        if rows is not None and rows != len(states):
+            raise InvalidArgumentError(
+                f"simulate_ensemble: {len(states)} States but {rows} rows of parameters; "
+                f"give one row per member.")
+        given = list(states)
+    else:
+        given = [states] * (rows or 1)
+    for i, s in enumerate(given):
+        try:
+            system._check_state(s, "simulate_ensemble")
+        except KinetreeError as error:
+            raise InvalidArgumentError(
+                f"simulate_ensemble: member {i}: {error} Pass States of the System being "
+                f"simulated (system.get_default_state(), or copies of one).") from None
+    labels = coordinate_labels(system, given[0])
+    where = {label: ("q", k) for k, label in enumerate(labels["q"])}
+    where.update({label: ("u", k) for k, label in enumerate(labels["u"])})
+    prepared, columns = [], {}
+    for key in table:
+        if isinstance(key, str):
+            if key not in where:
+                some = ", ".join(labels["q"][:4]) + (", ..." if len(labels["q"]) > 4 else "")
+                raise InvalidArgumentError(
+                    f"simulate_ensemble: the parameters' column {key!r} names no q or u of "
+                    f"this System (its q are {some}); name a coordinate by its Trajectory "
+                    f"label, or give a setter such as spring.set_stiffness as the column.")
+        elif not callable(key):
+            raise InvalidArgumentError(
+                f"simulate_ensemble: the parameters' column {key!r} is neither a q or u "
+                f"label nor a setter(state, value); give one of those.")
+        columns[_column_name(key)] = np.asarray(table[key])
+    if len(columns) != len(table):
+        raise InvalidArgumentError(
+            f"simulate_ensemble: two parameters' columns have the same name "
+            f"({sorted(columns)}); give each setter of its own element.")
+    for i, s in enumerate(given):
+        s = s.copy()
+        for key, values in table.items():
+            value = values[i]
+            try:
+                if isinstance(key, str):
+                    kind, k = where[key]
+                    (s.upd_q() if kind == "q" else s.upd_u())[k] = float(value)
+                else:
+                    key(s, value)
+            except Exception as error:
+                raise InvalidArgumentError(
+                    f"simulate_ensemble: member {i}: setting {_column_name(key)} to "
+                    f"{value!r} failed: {type(error).__name__}: {error}; fix that row's "
+                    f"value.") from None
+        prepared.append(s)
+    return _Members(prepared, columns)
+
+
+def _table(parameters) -> dict:
+    """{column: sequence} of a parameters table (module docstring of simulate_ensemble)."""
+    if parameters is None:
+        return {}
+    if hasattr(parameters, "to_dict") and not isinstance(parameters, dict):
+        parameters = parameters.to_dict("list")
+    if isinstance(parameters, (list, tuple)):
+        keys = list(dict.fromkeys(k for row in parameters for k in row))
+        missing = [(i, k) for i, row in enumerate(parameters) for k in keys if k not in row]
+        if missing:
+            i, k = missing[0]
+            raise InvalidArgumentError(
+                f"simulate_ensemble: parameters row {i} has no value for "
+                f"{_column_name(k)}; give every row every column.")
+        parameters = {k: [row[k] for row in parameters] for k in keys}
+    if not isinstance(parameters, dict):
+        raise InvalidArgumentError(
+            f"simulate_ensemble: parameters must be a table, {{column: values}} or a list "
+            f"of rows, got {type(parameters).__name__}.")
+    lengths = {_column_name(k): len(v) for k, v in parameters.items()}
+    if len(set(lengths.values())) > 1:
+        raise InvalidArgumentError(
+            f"simulate_ensemble: the parameters' columns differ in length ({lengths}); "
+            f"give one value per member in each.")
+    return dict(parameters)
+
+
+def _column_name(key) -> str:
+    """A column's name: the label itself, or ``<element>.<setter>`` for a setter."""
+    if isinstance(key, str):
+        return key
+    owner = getattr(key, "__self__", None)
+    method = getattr(key, "__name__", type(key).__name__)
+    if owner is None:
+        return method
+    name = getattr(owner, "name", None)
+    if not isinstance(name, str):
+        get_name = getattr(owner, "get_name", None)
+        name = get_name() if callable(get_name) else type(owner).__name__
+    return f"{name}.{method}"
+
+
+# ---------------------------------------------------------------- running
+def _executor_kind(system, state, executor) -> str:
+    if executor is None:
+        stepper = getattr(system, "_compiled_stepper", None)
+        return "threads" if stepper is not None and stepper(state.copy()) is not None \
+            else "processes"
+    if isinstance(executor, str):
+        if executor not in ("threads", "processes"):
+            raise InvalidArgumentError(
+                f"simulate_ensemble: executor {executor!r} is not 'threads' or "
+                f"'processes'; or pass a concurrent.futures.Executor or a Dask Client.")
+        return executor
+    if type(executor).__module__.startswith("distributed"):
+        return "dask"
+    if isinstance(executor, cf.ThreadPoolExecutor):
+        return "threads"
+    if isinstance(executor, cf.Executor):
+        return "processes"
+    raise InvalidArgumentError(
+        f"simulate_ensemble: executor is a {type(executor).__name__}; give None, "
+        f"'threads', 'processes', a concurrent.futures.Executor or a dask Client.")
+
+
+def _run_member(system, state, settings: dict) -> tuple:
+    """One member: ("done", trajectory) or ("failed", message, last State, reports)."""
+    settings = dict(settings)
+    t_final = settings.pop("t_final")
+    try:
+        return ("done", simulate(system, state, t_final, progress=False, **settings))
+    except SimulationError as error:
+        return ("failed", str(error), error.state, error.trajectory)
+
+
+def _run_threads(system, states, pending, settings, executor, max_workers, finished):
+    pool = executor if isinstance(executor, cf.Executor) else cf.ThreadPoolExecutor(
+        max_workers=max_workers or os.cpu_count())
+    try:
+        futures = {pool.submit(_run_member, system, states[i], settings): i for i in pending}
+        for future in cf.as_completed(futures):
+            finished(futures[future], future.result())
+    finally:
+        if pool is not executor:
+            pool.shutdown(cancel_futures=True)
+
+
+def _chunks(pending: list, workers: int) -> list[list]:
+    """Runs of members for one task each: some eight per worker, for a progress that
+    moves and a balance of load, at one pickle of results per chunk."""
+    size = max(1, math.ceil(len(pending) / (8 * max(1, workers))))
+    return [pending[i:i + size] for i in range(0, len(pending), size)]
+
+
+_WORKER_SYSTEMS: dict[str, object] = {}
+"""In a worker process: {the digest of a pickled System: the System}, kept across chunks
+so that each worker unpickles (and loads the compiled code of) its System once."""
+
+
+def _worker_system(payload: bytes, digest: str):
+    system = _WORKER_SYSTEMS.get(digest)
+    if system is None:
+        _WORKER_SYSTEMS.clear()
+        system = _WORKER_SYSTEMS[digest] = pickle.loads(payload)
+    return system
+
+
+def run_chunk(payload: bytes, digest: str, states: list, settings: dict) -> list:
+    """In a worker: run each of ``states`` (a chunk of members) on the pickled System,
+    returning what travels back: (status, rows..., final State)."""
+    system = _worker_system(payload, digest)
+    return [_portable(_run_member(system, s, settings)) for s in states]
+
+
+def _portable(result: tuple) -> tuple:
+    """A member's result without its System: the rows and the last State."""
+    if result[0] == "done":
+        traj = result[1]
+        return ("done", _rows(traj), traj._template)
+    _, message, state, traj = result
+    return ("failed", message, state, None if traj is None else _rows(traj))
+
+
+def _rows(traj: Trajectory) -> dict:
+    return {"t": np.asarray(traj.t), "q": np.asarray(traj.q), "u": np.asarray(traj.u),
+            "z": np.asarray(traj.z), "columns": {k: np.asarray(v)
+                                                 for k, v in traj.columns.items()},
+            "stats": dict(traj.stats)}
+
+
+def _run_pickled(system, states, pending, settings, executor, max_workers, finished):
+    payload = pickle.dumps(system)
+    digest = hashlib.sha256(payload).hexdigest()
+    workers = max_workers or os.cpu_count() or 1
+    pool = executor if isinstance(executor, cf.Executor) else cf.ProcessPoolExecutor(
+        max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    try:
+        futures = {pool.submit(run_chunk, payload, digest, [states[i] for i in chunk],
+                               settings): chunk
+                   for chunk in _chunks(pending, workers)}
+        for future in cf.as_completed(futures):
+            for member, result in zip(futures[future], future.result()):
+                finished(member, result)
+    finally:
+        if pool is not executor:
+            pool.shutdown(cancel_futures=True)
+
+
+def _run_dask(system, states, pending, settings, client, finished):
+    from distributed import as_completed
+
+    payload = pickle.dumps(system)
+    digest = hashlib.sha256(payload).hexdigest()
+    shared = client.scatter(payload, broadcast=True, hash=False)
+    workers = len(client.scheduler_info().get("workers", {})) or 1
+    chunks = _chunks(pending, workers)
+    futures = client.map(run_chunk, [shared] * len(chunks), [digest] * len(chunks),
+                         [[states[i] for i in chunk] for chunk in chunks],
+                         [settings] * len(chunks), pure=False)
+    chunk_of = {future.key: chunk for future, chunk in zip(futures, chunks)}
+    for future in as_completed(futures):
+        for member, result in zip(chunk_of[future.key], future.result()):
+            finished(member, result)
+
+
+def _unpack(system, start, result: tuple) -> tuple:
+    """(the member's Trajectory, its Failure or None) from a result in any form."""
+    if result[0] == "done":
+        traj = result[1]
+        if not isinstance(traj, Trajectory):
+            traj = _trajectory(system, traj, result[2])
+        return traj, None
+    _, message, state, rows = result
+    if rows is not None and not isinstance(rows, Trajectory):
+        rows = _trajectory(system, rows, state)
+    return rows, Failure(message, state, rows)
+
+
+def _trajectory(system, rows: dict, final) -> Trajectory:
+    names = coordinate_labels(system, final)
+    return Trajectory(rows["t"], rows["q"], rows["u"], rows["z"], q_names=names["q"],
+                      u_names=names["u"], z_names=names["z"], columns=rows["columns"],
+                      stats=rows["stats"], template=final, name=system.get_name(),
+                      system=system)
+
+
+# ------------------------------------------------------------------ store
+class _Store:
+    """A folder of finished members: ``ensemble.json`` says which ensemble (a digest of
+    the members' initial States, parameters and settings), ``member-<k>.npz`` holds one
+    member's rows, last State's variables and outcome. Read without pickle."""
+
+    def __init__(self, folder, system, members: _Members, settings: dict):
+        self.folder = Path(folder)
+        self.system, self.members = system, members
+        self.key = self._key(members, settings)
+        manifest = self.folder / "ensemble.json"
+        if manifest.exists():
+            found = json.loads(manifest.read_text())
+            if found.get("format") != STORE_FORMAT or found.get("key") != self.key:
+                raise InvalidArgumentError(
+                    f"simulate_ensemble: the store {self.folder} holds another ensemble "
+                    f"(other members, parameters or settings); give a new folder, or "
+                    f"delete this one to start over.")
+        else:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            manifest.write_text(json.dumps({"format": STORE_FORMAT,
+                                            "version": STORE_VERSION, "key": self.key,
+                                            "members": len(members.states)}))
+
+    @staticmethod
+    def _key(members: _Members, settings: dict) -> str:
+        h = hashlib.sha256()
+        for s in members.states:
+            h.update(np.float64(s.get_time()).tobytes())
+            h.update(np.ascontiguousarray(s.get_y()).tobytes())
+        for name, column in members.columns.items():
+            h.update(name.encode())
+            h.update(repr(column.tolist()).encode())
+        described = {k: (v if isinstance(v, (int, float, str, type(None)))
+                         else getattr(v, "__name__", type(v).__name__))
+                     for k, v in settings.items() if k != "outputs"}
+        described["outputs"] = sorted(settings.get("outputs") or {})
+        h.update(json.dumps(described, sort_keys=True, default=str).encode())
+        return h.hexdigest()
+
+    def _path(self, member: int) -> Path:
+        return self.folder / f"member-{member:06d}.npz"
+
+    def write(self, member: int, result: tuple) -> None:
+        done = result[0] == "done"
+        if done:
+            traj = result[1]
+            rows = _rows(traj) if isinstance(traj, Trajectory) else traj
+            final = traj._template if isinstance(traj, Trajectory) else result[2]
+            message = ""
+        else:
+            _, message, final, traj = result
+            rows = None if traj is None else (
+                _rows(traj) if isinstance(traj, Trajectory) else traj)
+        arrays = {"final_t": np.float64(final.get_time()), "final_y": final.get_y(),
+                  "done": np.bool_(done), "error": np.str_(message)}
+        if rows is not None:
+            arrays.update(t=rows["t"], q=rows["q"], u=rows["u"], z=rows["z"],
+                          stats=np.str_(json.dumps(rows["stats"], default=str)),
+                          columns=np.array(list(rows["columns"]), dtype=str))
+            arrays.update({f"column:{k}": v for k, v in rows["columns"].items()})
+        partial = self._path(member).with_suffix(".part.npz")
+        np.savez(partial, **arrays)
+        os.replace(partial, self._path(member))     # a member is there whole, or not
+
+    def load(self) -> dict[int, tuple]:
+        found = {}
+        for member, start in enumerate(self.members.states):
+            path = self._path(member)
+            if not path.exists():
+                continue
+            with np.load(path, allow_pickle=False) as f:
+                final = start.copy()
+                final.set_time(float(f["final_t"]))
+                final.set_y(f["final_y"])
+                rows = None
+                if "t" in f:
+                    rows = {"t": f["t"], "q": f["q"], "u": f["u"], "z": f["z"],
+                            "columns": {k: f[f"column:{k}"] for k in f["columns"]},
+                            "stats": json.loads(str(f["stats"]))}
+                found[member] = ("done", rows, final) if bool(f["done"]) else \
+                    ("failed", str(f["error"]), final, rows)
+        return found
