@@ -14,13 +14,14 @@ EXPLICIT = {  # integrator: order of its propagated solution
     kt.ExplicitEulerIntegrator: 1,
     kt.RungeKutta2Integrator: 2,
     kt.RungeKutta3Integrator: 3,
+    kt.RungeKutta4Integrator: 4,
     kt.RungeKuttaMersonIntegrator: 4,
     kt.RungeKuttaFeldbergIntegrator: 5,
     kt.SemiExplicitEulerIntegrator: 1,
     kt.SemiExplicitEuler2Integrator: 1,
     kt.VerletIntegrator: 2,
 }
-ERROR_CONTROLLED = [c for c in EXPLICIT if c is not kt.SemiExplicitEulerIntegrator]
+ERROR_CONTROLLED = [c for c in EXPLICIT if c.has_error_control]
 
 
 def oscillator(mass=2.0, stiffness=50.0, x0=0.3, v0=-1.0):
@@ -433,3 +434,19 @@ def test_subsystem_events_scheduled_and_triggered():
     assert all(ids == [(kt.Stage.POSITION, 0)] for _, ids in osc.crossings)
     assert len(times) == len(expected)
     assert np.max(np.abs(np.array(times) - expected)) < 1e-9
+
+
+def test_runge_kutta4_takes_fixed_steps_of_four_realizations():
+    """Classic RK4: three stages and the step's end realized per step (Merson: five),
+    and no step without a step size, since it has no error estimate to choose one."""
+    system, state, exact = oscillator()
+    integ = kt.RungeKutta4Integrator(system, 0.01)
+    integ.initialize(state)
+    before = integ.get_num_realizations()
+    integ.step_to(1.0)
+    assert integ.get_num_steps_taken() == 100
+    assert integ.get_num_realizations() - before == 4 * 100
+    with pytest.raises(InvalidArgumentError, match="no error control"):
+        kt.RungeKutta4Integrator(system)
+    with pytest.raises(InvalidArgumentError, match="fixed_step_size"):
+        kt.simulate(system, state, 1.0, integrator="RungeKutta4", progress=False)

@@ -11,6 +11,7 @@ from kinetree.integrators.integrator import (
 )
 from kinetree.integrators.runge_kutta2 import RungeKutta2Integrator
 from kinetree.integrators.runge_kutta3 import RungeKutta3Integrator
+from kinetree.integrators.runge_kutta4 import RungeKutta4Integrator
 from kinetree.integrators.runge_kutta_feldberg import RungeKuttaFeldbergIntegrator
 from kinetree.integrators.runge_kutta_merson import RungeKuttaMersonIntegrator
 from kinetree.integrators.semi_explicit_euler import SemiExplicitEulerIntegrator
@@ -24,6 +25,7 @@ __all__ = [
     "Integrator",
     "RungeKutta2Integrator",
     "RungeKutta3Integrator",
+    "RungeKutta4Integrator",
     "RungeKuttaFeldbergIntegrator",
     "RungeKuttaMersonIntegrator",
     "SemiExplicitEuler2Integrator",
