@@ -186,5 +186,37 @@ def test_to_xarray_holds_the_trajectories_and_parameters():
         np.testing.assert_array_equal(data["energy"].values[member], traj.columns["energy"])
     np.testing.assert_array_equal(data["MobilityLinearSpring.set_stiffness"].values,
                                   parameters[spring.set_stiffness])
-    np.testing.assert_array_equal(data["initial Pin1.q0"].values, parameters["Pin1.q0"])
+    np.testing.assert_array_equal(data["initial_Pin1.q0"].values, parameters["Pin1.q0"])
     np.testing.assert_array_equal(data["Pin1.q0"].values[:, 0], parameters["Pin1.q0"])
+
+
+def test_a_store_sees_per_state_parameters_set_before_the_call(tmp_path):
+    system, state, spring, _ = pendulum()
+    store = tmp_path / "runs"
+    kt.simulate_ensemble(system, state, T_FINAL, parameters={"Pin1.q0": [0.1, 0.2]},
+                         store=store, progress=False)
+    stiffer = state.copy()
+    spring.set_stiffness(stiffer, 40.0)
+    with pytest.raises(InvalidArgumentError, match="holds another ensemble"):
+        kt.simulate_ensemble(system, stiffer, T_FINAL, parameters={"Pin1.q0": [0.1, 0.2]},
+                             store=store, progress=False)
+
+
+def test_a_member_failing_at_its_start_is_nan_in_the_dataset():
+    pytest.importorskip("xarray")
+    system, state, spring, _ = pendulum()
+    ensemble = kt.simulate_ensemble(system, state, T_FINAL, executor="threads",
+                                    parameters={"Pin1.q0": [0.1, float("nan")]},
+                                    progress=False)
+    assert sorted(ensemble.failures) == [1] and ensemble.trajectories[1] is None
+    assert "could not start" in ensemble.failures[1].error
+    data = ensemble.to_xarray()
+    assert np.isnan(data["Pin1.q0"].values[1]).all()
+    np.testing.assert_array_equal(data["Pin1.q0"].values[0], ensemble.trajectories[0].q[:, 0])
+
+
+def test_outputs_that_cannot_travel_to_processes_are_refused_by_name():
+    system, state, spring, _ = pendulum()
+    with pytest.raises(InvalidArgumentError, match="output 'tip'.*module level"):
+        kt.simulate_ensemble(system, state, T_FINAL, executor="processes",
+                             outputs={"tip": lambda s: s.get_q()[0]}, progress=False)

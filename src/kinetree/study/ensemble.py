@@ -32,6 +32,7 @@ from tqdm import tqdm
 from kinetree.errors import InvalidArgumentError, KinetreeError, SimulationError
 from kinetree.study.simulate import coordinate_labels, simulate
 from kinetree.study.trajectory import Trajectory
+from kinetree.system import state_file
 
 STORE_FORMAT = "kinetree-ensemble"
 STORE_VERSION = 1
@@ -52,9 +53,10 @@ class Ensemble:
     """What ``simulate_ensemble`` returns.
 
     ``trajectories``: one Trajectory per member, in member order (a failed member's holds
-    its reports until it stopped). ``failures``: {member: Failure}. ``parameters``:
-    {column name: (members,) array} of the values each member ran with. ``stats``: the
-    executor used, the wall time (s), the members run now and those read from the store.
+    its reports until it stopped; None for one that failed before its first report).
+    ``failures``: {member: Failure}. ``parameters``: {column name: (members,) array} of
+    the values each member ran with. ``stats``: the executor used, the wall time (s), the
+    members run now and those read from the store.
     """
 
     trajectories: list[Trajectory]
@@ -76,15 +78,20 @@ class Ensemble:
         """One ``xarray.Dataset``: a variable per column of the members' Trajectories
         (q, u, z and extra columns by their labels, as in .sto files), each over
         (member, time); the parameters are coordinates along ``member`` (those setting
-        a q or u named ``initial <label>``). A member that
+        a q or u named ``initial_<label>``). A member that
         stopped early is NaN after its last report. Write it with ``to_netcdf`` or
         ``to_zarr``."""
         import xarray as xr
 
-        longest = max(self.trajectories, key=len)
+        made = [traj for traj in self.trajectories if traj is not None]
+        if not made:
+            raise InvalidArgumentError(
+                "Ensemble.to_xarray: no member made a report (every one failed at its "
+                "start: see .failures).")
+        longest = max(made, key=len)
         t = longest.t
         for member, traj in enumerate(self.trajectories):
-            if not np.array_equal(traj.t, t[:len(traj)]):
+            if traj is not None and not np.array_equal(traj.t, t[:len(traj)]):
                 raise InvalidArgumentError(
                     f"Ensemble.to_xarray: member {member} reports at other times than "
                     f"member {self.trajectories.index(longest)} (its States start at "
@@ -93,10 +100,11 @@ class Ensemble:
         labels = longest.get_labels()[1:]
         values = np.full((len(self), t.size, len(labels)), np.nan)
         for member, traj in enumerate(self.trajectories):
-            values[member, :len(traj)] = traj._table()[:, 1:]
+            if traj is not None:
+                values[member, :len(traj)] = traj._table()[:, 1:]
         coords = {"member": np.arange(len(self)), "time": t}
         # A parameter setting a q or u is named apart from that q's or u's variable.
-        coords.update({(f"initial {name}" if name in labels else name): ("member", column)
+        coords.update({(f"initial_{name}" if name in labels else name): ("member", column)
                        for name, column in self.parameters.items()})
         return xr.Dataset({label: (("member", "time"), values[:, :, j])
                            for j, label in enumerate(labels)}, coords=coords,
@@ -168,8 +176,9 @@ def simulate_ensemble(system, states, t_final: float, *, parameters=None, integr
                 _run_pickled(system, members.states, pending, settings, executor,
                              max_workers, finished)
     trajectories, failures = [], {}
+    names = coordinate_labels(system, members.states[0])
     for member in range(len(members.states)):
-        trajectory, failure = _unpack(system, members.states[member], results[member])
+        trajectory, failure = _unpack(system, names, results[member])
         trajectories.append(trajectory)
         if failure is not None:
             failures[member] = failure
@@ -355,6 +364,13 @@ def _worker_system(payload: bytes, digest: str):
     return system
 
 
+def prepare_worker(payload: bytes, digest: str, state, settings: dict) -> None:
+    """In a worker: unpickle the System and run one short step of a member, so that its
+    compiled code is loaded before the members arrive (a second of a worker's start)."""
+    system = _worker_system(payload, digest)
+    _run_member(system, state, {**settings, "t_final": state.get_time() + 1e-6})
+
+
 def run_chunk(payload: bytes, digest: str, states: list, settings: dict) -> list:
     """In a worker: run each of ``states`` (a chunk of members) on the pickled System,
     returning what travels back: (status, rows..., final State)."""
@@ -378,12 +394,26 @@ def _rows(traj: Trajectory) -> dict:
             "stats": dict(traj.stats)}
 
 
+def _picklable(settings: dict, where: str) -> None:
+    """Refuse settings that cannot travel to another process, naming the culprit."""
+    for label, f in (settings.get("outputs") or {}).items():
+        try:
+            pickle.dumps(f)
+        except Exception:
+            raise InvalidArgumentError(
+                f"simulate_ensemble: the output '{label}' cannot be sent to {where} (a "
+                f"lambda or a function defined inside another): define it at module level, "
+                f"or run in threads (executor='threads').") from None
+
+
 def _run_pickled(system, states, pending, settings, executor, max_workers, finished):
+    _picklable(settings, "worker processes")
     payload = pickle.dumps(system)
     digest = hashlib.sha256(payload).hexdigest()
     workers = max_workers or os.cpu_count() or 1
     pool = executor if isinstance(executor, cf.Executor) else cf.ProcessPoolExecutor(
-        max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+        max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+        initializer=prepare_worker, initargs=(payload, digest, states[pending[0]], settings))
     try:
         futures = {pool.submit(run_chunk, payload, digest, [states[i] for i in chunk],
                                settings): chunk
@@ -399,8 +429,12 @@ def _run_pickled(system, states, pending, settings, executor, max_workers, finis
 def _run_dask(system, states, pending, settings, client, finished):
     from distributed import as_completed
 
+    _picklable(settings, "Dask workers")
     payload = pickle.dumps(system)
     digest = hashlib.sha256(payload).hexdigest()
+    # Every worker ready before the members go out, so that none waits on another's
+    # start; a worker that joins (or restarts) later gets the System with its first chunk.
+    client.run(prepare_worker, payload, digest, states[pending[0]], settings)
     shared = client.scatter(payload, broadcast=True, hash=False)
     workers = len(client.scheduler_info().get("workers", {})) or 1
     chunks = _chunks(pending, workers)
@@ -413,21 +447,21 @@ def _run_dask(system, states, pending, settings, client, finished):
             finished(member, result)
 
 
-def _unpack(system, start, result: tuple) -> tuple:
-    """(the member's Trajectory, its Failure or None) from a result in any form."""
+def _unpack(system, names: dict, result: tuple) -> tuple:
+    """(the member's Trajectory, its Failure or None) from a result in any form;
+    ``names`` are the System's q, u and z labels."""
     if result[0] == "done":
         traj = result[1]
         if not isinstance(traj, Trajectory):
-            traj = _trajectory(system, traj, result[2])
+            traj = _trajectory(system, names, traj, result[2])
         return traj, None
     _, message, state, rows = result
     if rows is not None and not isinstance(rows, Trajectory):
-        rows = _trajectory(system, rows, state)
+        rows = _trajectory(system, names, rows, state)
     return rows, Failure(message, state, rows)
 
 
-def _trajectory(system, rows: dict, final) -> Trajectory:
-    names = coordinate_labels(system, final)
+def _trajectory(system, names: dict, rows: dict, final) -> Trajectory:
     return Trajectory(rows["t"], rows["q"], rows["u"], rows["z"], q_names=names["q"],
                       u_names=names["u"], z_names=names["z"], columns=rows["columns"],
                       stats=rows["stats"], template=final, name=system.get_name(),
@@ -460,10 +494,22 @@ class _Store:
 
     @staticmethod
     def _key(members: _Members, settings: dict) -> str:
+        """A digest of what makes the members' runs: each initial State as a State file
+        holds it (the System's structure, t, q, u, z and the discrete variables, per-State
+        parameters included), the parameters and the settings."""
         h = hashlib.sha256()
         for s in members.states:
-            h.update(np.float64(s.get_time()).tobytes())
-            h.update(np.ascontiguousarray(s.get_y()).tobytes())
+            encoder = state_file.Encoder()
+            try:
+                header = state_file.encode_state(encoder, s._signature, s._t,
+                                                 s._state_parts())
+            except InvalidArgumentError:    # a variable no file can hold: its numbers only
+                header = {"signature": s._signature, "t": s._t}
+                encoder.arrays = {"y": s.get_y()}
+            h.update(json.dumps(header, sort_keys=True).encode())
+            for name in sorted(encoder.arrays):
+                h.update(name.encode())
+                h.update(np.ascontiguousarray(encoder.arrays[name]).tobytes())
         for name, column in members.columns.items():
             h.update(name.encode())
             h.update(repr(column.tolist()).encode())
