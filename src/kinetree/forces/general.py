@@ -315,8 +315,8 @@ class GeneralForceSubsystem(ForceSubsystem):
         """The enabled elements' potential energy (J); needs DYNAMICS."""
         self.get_system().require_stage(state, Stage.DYNAMICS,
                                         "GeneralForceSubsystem.calc_potential_energy")
-        rows, python = state._part_of(self, "GeneralForceSubsystem").cache[
-            self._enabled_rows_index].value
-        pe = self.get_cache_entry(state, self._pe_index)
+        cache = state._part_of(self, "GeneralForceSubsystem").cache
+        rows, python = cache[self._enabled_rows_index].value
+        pe = cache[self._pe_index].value        # realized with DYNAMICS, checked above
         return float(pe[rows].sum()
                      + sum(self._forces[k].calc_potential_energy(state) for k in python))

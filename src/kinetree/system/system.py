@@ -32,6 +32,7 @@ from kinetree.system.events import (
 )
 from kinetree.system.stage import STAGES, Stage
 from kinetree.system.state import State, _SubsystemPart
+from kinetree.system.subsystem import Subsystem
 from kinetree.system.threads import enter, leave
 
 _HOOK_NAMES = (None, "realize_topology", "realize_model", "realize_instance", "realize_time",
@@ -340,7 +341,7 @@ class System:
         accuracy))."""
         due = [(float(h.get_next_event_time(state, include_current_time)), h)
                for h in self._event_handlers if isinstance(h, ScheduledEventHandler)]
-        for ss in self._subsystems:
+        for ss in self._scheduling("calc_time_of_next_scheduled_event"):
             t, ids = ss.calc_time_of_next_scheduled_event(state, include_current_time)
             if ids:
                 due.append((float(t), SubsystemScheduledEvents(ss, ids)))
@@ -352,12 +353,19 @@ class System:
         subsystems' own, and who is due then (each callable as handle_event(state))."""
         due = [(float(r.get_next_event_time(state, include_current_time)), r)
                for r in self._event_reporters if isinstance(r, ScheduledEventReporter)]
-        for ss in self._subsystems:
+        for ss in self._scheduling("calc_time_of_next_scheduled_report"):
             t, ids = ss.calc_time_of_next_scheduled_report(state, include_current_time)
             if ids:
                 due.append((float(t), SubsystemScheduledEvents(ss, ids, report=True)))
         self._check_event_times(due, "get_next_event_time")
         return self._earliest(due, state.get_time(), include_current_time)
+
+    def _scheduling(self, method: str) -> list:
+        """The subsystems whose type overrides ``method`` (a scheduled event or report
+        time): the others have none, and asking each at every report costs a
+        microsecond."""
+        return [ss for ss in self._subsystems
+                if getattr(type(ss), method) is not getattr(Subsystem, method)]
 
     @staticmethod
     def _check_event_times(due, method: str) -> None:
