@@ -28,7 +28,7 @@ from pathlib import Path
 
 import mujoco
 import numpy as np
-from fig3_model import build_kinetree, chain_tree, random_model
+from fig3_model import pin_chain
 from mujoco import rollout
 from realization import mujoco_tree
 
@@ -37,16 +37,6 @@ import kinetree as kt
 H = 1e-3
 T_FINAL = 1.0
 SETTINGS = dict(integrator="RungeKutta4", fixed_step_size=H, progress=False)
-
-
-def chain():
-    parents, kinds = chain_tree(10)
-    frames, bodies, q, u = random_model(parents)
-    system = build_kinetree(parents, kinds, frames, bodies)
-    state = system.realize_topology()
-    state.set_q(q)
-    state.set_u(u)
-    return system, state, (parents, frames, bodies, q, u)
 
 
 def first_angles(n: int) -> np.ndarray:
@@ -153,7 +143,7 @@ def dask_runs(system, state, lone: float) -> None:
 
 
 def main() -> None:
-    system, state, parts = chain()
+    system, state, parts = pin_chain()
     two = threads(system, state)
     mujoco_rollout(parts, 256, two)
     dask_runs(system, state, lone_seconds(system, state))

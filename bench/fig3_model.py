@@ -82,6 +82,18 @@ def build_kinetree(parents, kinds, frames, bodies):
     return system
 
 
+def pin_chain(n=10):
+    """The n-pin chain in kinetree at its random q and u: (System, State, (parents,
+    frames, bodies, q, u)) for building the same chain elsewhere (MuJoCo, OpenSim)."""
+    parents, kinds = chain_tree(n)
+    frames, bodies, q, u = random_model(parents)
+    system = build_kinetree(parents, kinds, frames, bodies)
+    state = system.realize_topology()
+    state.set_q(q)
+    state.set_u(u)
+    return system, state, (parents, frames, bodies, q, u)
+
+
 def build_opensim(parents, kinds, frames, bodies):
     """The same tree in OpenSim (PinJoint about Z and SliderJoint along X of the inboard
     frame, as Simbody's Pin and Slider); returns the Model. Joint i + 1 is ``j{i + 1}``."""

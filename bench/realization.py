@@ -72,6 +72,7 @@ from fig3_model import (
     chain_tree,
     fig3_tree,
     opensim_coordinates,
+    pin_chain,
     random_model,
     set_opensim_state,
 )
@@ -491,12 +492,7 @@ def row6(args):
     h, n_check = 1e-3, 200
     print(f"\n[6] one fixed step (h = {h:g} s) of a 10-pin chain: kinetree's "
           f"Runge-Kutta-Merson vs MuJoCo's RK4")
-    parents, kinds = chain_tree(10)
-    frames, bodies, q, u = random_model(parents)
-    system = build_kinetree(parents, kinds, frames, bodies)
-    state = system.realize_topology()
-    state.set_q(q)
-    state.set_u(u)
+    system, state, (parents, frames, bodies, q, u) = pin_chain()
     model, data = mujoco_tree(parents, frames, bodies, h, "RK4")
 
     def start():
