@@ -8,7 +8,7 @@ they are there. The warm-up compiles them on every core, in parallel jobs:
   spring, a damper, a Ball constraint closing a loop, a sphere on a half space with
   compliant contact), assembled, realized and simulated briefly with the loop closed or
   open and with contact or without: the one compiled realization, the compiled steps,
-  the projection, the assembler;
+  the compiled reports, the projection, the assembler;
 - every other element kind, each function of it compiled by itself (``engine/kinds.py``);
 - then programs that use them: a model with every mobilizer kind, the matter
   subsystem's operators (mass matrix, Jacobians, inverse dynamics, constraint
@@ -91,6 +91,12 @@ def run() -> list[kt.Trajectory]:
         state.set_u(state.get_u())  # a State's read-only values given back, as programs do
         system.realize(state, kt.Stage.ACCELERATION)
         runs.append(kt.simulate(system, state, SIMULATED_TIME, progress=False))
+    # Open, without contact and in Euler angles: a model whose reports are taken in
+    # compiled code (engine/reports.py).
+    system, state = build_model(False, False)
+    system.get_matter_subsystem().set_use_euler_angles(state, True)
+    system.realize(state, kt.Stage.MODEL)
+    runs.append(kt.simulate(system, state, SIMULATED_TIME, progress=False))
     return runs
 
 

@@ -859,8 +859,9 @@ class Integrator:
             out[:] = self._y1
             return out
         s = (t - self._t0) / h
-        h00 = (1 + 2 * s) * (1 - s) ** 2
-        h10 = s * (1 - s) ** 2
+        r = 1 - s
+        h00 = (1 + 2 * s) * (r * r)
+        h10 = s * (r * r)
         h01 = s * s * (3 - 2 * s)
         h11 = s * s * (s - 1)
         np.multiply(self._y0, h00, out=out)

@@ -21,6 +21,8 @@ import numpy as np
 from tqdm import tqdm
 
 import kinetree.integrators as _integrators
+from kinetree.engine.forward import OVERFLOW
+from kinetree.engine.reports import REPORT_FAILED, RUN_FAILED, CompiledReports
 from kinetree.errors import (
     IntegrationError,
     InvalidArgumentError,
@@ -166,9 +168,30 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
             stats=integrator_statistics(integ, time.perf_counter() - wall), template=final,
             name=system.get_name(), system=system)
 
+    # The reports Python need not see are taken in compiled code once the compiled run
+    # of steps is under way (engine/reports.py): None until then, False where they may
+    # not be. The last report is Python's, which leaves the State where it would.
+    fast = None if checkpoint is None and max_steps is None and max_wall_time is None \
+        else False
     with bar:
         try:
-            for target in times:
+            while rows < n:
+                if fast is None and rows > 0 and CompiledReports.ready(integ):
+                    fast = CompiledReports.for_run(system, integ, stepper, outputs, n) \
+                        or False
+                if fast and rows < n - 1:
+                    done, stopped, code = fast.take(times, rows, integ._final_time, t, y,
+                                                    extra["energy"])
+                    if done > rows:
+                        bar.update(t[done - 1] - t[rows - 1])
+                    rows = done
+                    limits.check(integ)
+                    if stopped == RUN_FAILED and code != OVERFLOW:
+                        raise integ._failed_run(code)
+                    if stopped in (RUN_FAILED, REPORT_FAILED):
+                        fast = False    # Python takes the report again, and says why
+                    continue
+                target = times[rows]
                 status = stepper.step_to(target)
                 while status in _NOT_THERE_YET:
                     limits.check(integ)

@@ -1,0 +1,201 @@
+"""run_reports: a simulation's reports taken in compiled code, between its runs of steps.
+
+``simulate`` records y and the energy at every report time. Done in Python, each report
+is a return from the compiled run of steps and some fifteen microseconds of Python: a
+tenth of a small model's run, and in an ensemble's threads each return waits for the GIL.
+Where nothing in Python needs to see a report (no event handlers, reporters or triggers,
+no outputs but the energy; a model of built-in elements whose potential energy is its
+force elements' alone, without constraints or quaternions, so that an interpolated
+report is not projected), ``run_reports`` takes the runs of steps between reports and the
+reports themselves in one compiled call, with the GIL released. Its numbers are those
+of the Python reports, bit for bit: y at a step's end; inside a step the integrator's
+cubic Hermite interpolation, written in the same operations as ``Integrator._interpolate``,
+realized on the interpolated State's arrays; the kinetic energy by the same kernel, and
+the force elements' potential energies, which ``simulate`` sums as the force subsystem
+does.
+"""
+
+import numba
+import numpy as np
+
+from kinetree.engine.entry import call_native, native_address
+from kinetree.engine.forward import ACCELERATION, POSITION
+from kinetree.engine.step import _compiled_throughout, _copy, run_steps
+from kinetree.integrators.step_control import H_NEXT, STEP_LIMIT, T0, T1, T_REPORT, T_STOP
+from kinetree.multibody.kernels.energy import kinetic_energy
+
+REACHED, STEPPING, RUN_FAILED, REPORT_FAILED = 0, 1, 2, 3
+"""What stopped run_reports: every report it was asked for is made (REACHED); it returned
+between runs of steps so that Python may look in (STEPPING); a run of steps failed, or
+the realization of an interpolated report did (with the failure's code)."""
+
+
+@numba.njit(cache=True, nogil=True)
+def _hermite(t, t0, t1, y0, ydot0, y1, ydot1, out):
+    """y(t) inside the step [t0, t1] by cubic Hermite interpolation of its ends into
+    ``out``: Integrator._interpolate's operations, in its order."""
+    h = t1 - t0
+    if h <= 0:
+        for i in range(out.shape[0]):
+            out[i] = y1[i]
+        return
+    s = (t - t0) / h
+    r = 1 - s
+    h00 = (1 + 2 * s) * (r * r)
+    h10 = s * (r * r)
+    h01 = s * s * (3 - 2 * s)
+    h11 = s * s * (s - 1)
+    a, b = h * h10, h * h11
+    for i in range(out.shape[0]):
+        v = y0[i] * h00
+        v = v + a * ydot0[i]
+        v = v + h01 * y1[i]
+        out[i] = v + b * ydot1[i]
+
+
+@numba.njit(cache=True, nogil=True)
+def _record(model, data, k, kinetic, potential):
+    """The energies of the State realized in ``model`` and ``data`` as report ``k``'s:
+    the kinetic energy and the force elements' potential energies."""
+    kinetic[k] = kinetic_energy(model.tree_i, model.tree_f, model.mobilizer_kinds,
+                                data.buf, data.status)
+    for i in range(potential.shape[1]):
+        potential[k, i] = data.force_pe[i]
+
+
+@numba.njit(cache=True, nogil=True)
+def run_reports(run, steps, other, times, k, t_stop, t_rows, rows, kinetic, potential):
+    """Reports ``k`` up to the last but one of ``times`` (s): for each, steps of ``run``
+    (the compiled ``run_steps`` at address ``steps``) toward ``t_stop`` until its time is
+    reached or passed, then the State's time into ``t_rows[k]``, its y into ``rows[k]``
+    and its energies into ``kinetic[k]`` and ``potential[k]``; a report inside the last
+    step is interpolated and realized on ``other`` (the interpolated State's
+    Realization). Returns (the next report, what stopped it, a failure's code or 0)."""
+    control_f, control_i, work = run.control_f, run.control_i, run.work
+    y0, ydot0, y1, ydot1 = work[0], work[1], work[2], work[3]
+    last = times.shape[0] - 1
+    other_data = other.data
+    nq, nu = other_data.q.shape[0], other_data.u.shape[0]
+    while k < last:
+        target = times[k]
+        t1 = control_f[T1]
+        tol = 1e-14 * max(1.0, abs(t1))
+        if target < t1 - tol:
+            row = rows[k]
+            _hermite(target, control_f[T0], t1, y0, ydot0, y1, ydot1, row)
+            other_data.time[0] = target
+            _copy(row[:nq], other_data.q)
+            _copy(row[nq:nq + nu], other_data.u)
+            _copy(row[nq + nu:], other_data.z)
+            failed = call_native(other.address, POSITION, ACCELERATION, other.model,
+                                 other_data)
+            if failed != 0:
+                return k, REPORT_FAILED, failed
+            _record(other.model, other_data, k, kinetic, potential)
+            t_rows[k] = target
+            k += 1
+            continue
+        if target - t1 <= tol:
+            _copy(y1, rows[k])
+            _record(run.model, run.data, k, kinetic, potential)
+            t_rows[k] = t1
+            k += 1
+            continue
+        control_f[T_STOP], control_f[T_REPORT] = t_stop, target
+        control_i[STEP_LIMIT] = 0
+        failed = call_native(steps, run)
+        if failed != 0:
+            return k, RUN_FAILED, failed
+        if control_f[T1] < target - 1e-14 * max(1.0, abs(control_f[T1])):
+            return k, STEPPING, 0
+    return k, REACHED, 0
+
+
+
+class CompiledReports:
+    """``simulate``'s reports of one run taken by ``run_reports``, where they may be
+    (module docstring): made by ``for_run``, or None where Python must see the reports."""
+
+    def __init__(self, integrator, forces, entry, other, count: int):
+        self._integ = integrator
+        self._run, self._steps = entry
+        self._other = other.realization
+        state = integrator._advanced
+        self._enabled = state._part_of(forces, "simulate").cache[
+            forces._enabled_rows_index].value[0]
+        nf = other.data.force_pe.shape[0]
+        self._kinetic, self._potential = np.zeros(count), np.zeros((count, nf))
+
+    @classmethod
+    def for_run(cls, system, integrator, stepper, outputs: dict, count: int):
+        """The compiled reports of a ``simulate`` run driving ``stepper`` (a TimeStepper
+        of ``integrator``) with these ``outputs``, once its compiled run of steps is
+        under way; None if a report needs Python or the run is not compiled."""
+        from kinetree.forces.general import GeneralForceSubsystem
+        from kinetree.integrators.integrator import Integrator
+        from kinetree.multibody.matter import SimbodyMatterSubsystem
+        from kinetree.multibody.multibody_system import MultibodySystem
+
+        integ = integrator
+        if (not cls.ready(integ)
+                or list(outputs) != ["energy"] or outputs["energy"] != system.calc_energy
+                or any(getattr(type(system), name) is not getattr(MultibodySystem, name)
+                       for name in ("calc_energy", "calc_kinetic_energy",
+                                    "calc_potential_energy"))
+                or system._event_handlers or system._event_reporters
+                or system._scheduling("calc_time_of_next_scheduled_event")
+                or system._scheduling("calc_time_of_next_scheduled_report")
+                or integ._triggers or integ._return_every_internal_step
+                or not integ._allow_interpolation or integ._auto_updates
+                or type(integ)._interpolate is not Integrator._interpolate
+                or stepper._unhandled is not None or stepper._report_all_significant_states):
+            return None
+        forces = system._force_subsystems()
+        if len(forces) != 1 or type(forces[0]) is not GeneralForceSubsystem \
+                or type(system.get_matter_subsystem()).calc_kinetic_energy \
+                is not SimbodyMatterSubsystem.calc_kinetic_energy:
+            return None
+        advanced, interpolated = integ._advanced, integ._interpolated
+        plan = system._plan_of(advanced)
+        if plan.model.con_i.shape[0] or plan.model.quaternion_q.shape[0] \
+                or advanced._part_of(forces[0], "simulate").cache[
+                    forces[0]._enabled_rows_index].value[1]:
+            return None
+        other = system._plan_of(interpolated)
+        if not _compiled_throughout(system, interpolated, other):
+            return None
+        run = integ._stepper._entry[2]
+        return cls(integ, forces[0], (run, native_address(run_steps, (run,))), other,
+                   count)
+
+    @staticmethod
+    def ready(integrator) -> bool:
+        """Whether ``integrator``'s compiled run of steps is under way (its Run made, its
+        first step size chosen): what ``for_run`` takes over."""
+        compiled = integrator._stepper if integrator._runs_compiled else None
+        return compiled is not None and compiled._entry is not None \
+            and not np.isnan(integrator._control_f[H_NEXT])
+
+    def take(self, times, k: int, t_stop: float, t_rows, rows, energy) -> tuple[int, int, int]:
+        """Reports ``k`` on of ``times`` into simulate's ``t_rows``, ``rows`` and
+        ``energy`` (``run_reports``); returns (the next report, what stopped it, a
+        failure's code). The energy is the kinetic energy plus the force elements'
+        potential energies, summed as GeneralForceSubsystem.calc_potential_energy and
+        MultibodySystem.calc_potential_energy sum them."""
+        integ = self._integ
+        start = k
+        k, status, code = run_reports(self._run, self._steps, self._other, times, k, t_stop,
+                                      t_rows, rows, self._kinetic, self._potential)
+        t1 = integ._control_f.item(T1)
+        integ._stepper.mark_realized(t1)
+        if k > start:
+            # The integrator's current State is the last report's, as after Python's:
+            # the interpolated one (whose arrays run_reports wrote) if it was inside a step.
+            t_last = float(t_rows[k - 1])
+            integ._returned_time = t_last
+            integ._is_interpolated = t_last < t1
+            integ._write(integ._interpolated, t_last, rows[k - 1])
+        for j in range(start, k):
+            potential = float(self._potential[j][self._enabled].sum() + 0)
+            energy[j] = float(self._kinetic[j]) + ((0 + potential) + 0.0)
+        return k, status, code

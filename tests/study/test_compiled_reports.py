@@ -1,0 +1,135 @@
+"""simulate's reports taken in compiled code (engine/reports.py) are those Python takes,
+bit for bit: at step ends and interpolated inside steps, the energy column included, for
+a fixed step, error-controlled steps and a muscle-driven model; a run that diverges stops
+with the same error and reports; a model whose reports Python must see takes them in
+Python."""
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kinetree as kt
+import kinetree.engine.reports as reports
+from kinetree.errors import SimulationError
+from kinetree.io import load_osim
+
+MODELS = Path(__file__).resolve().parents[2] / "models" / "opensim"
+
+
+def chain(n=5):
+    """A chain of n pins under gravity with a spring at its first joint."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
+    body = kt.Body.Rigid(kt.MassProperties(1.0, [0.1, 0, 0], kt.Inertia(0.02, 0.03, 0.04)))
+    parent = matter.Ground()
+    for _ in range(n):
+        parent = kt.MobilizedBody.Pin(parent, kt.Transform([0, -0.4, 0]), body,
+                                      kt.Transform())
+    spring = kt.Force.MobilityLinearSpring(forces, matter.get_mobilized_body(1), 0, 30.0, 0.2)
+    state = system.realize_topology()
+    state.set_q(np.linspace(0.5, -0.3, n))
+    return system, state, spring
+
+
+class Counted:
+    """CompiledReports.take, counted; or, with ``allowed`` False, no compiled reports."""
+
+    def __init__(self, monkeypatch, allowed=True):
+        self.calls = 0
+        take = reports.CompiledReports.take
+
+        def counted(fast, *args):
+            self.calls += 1
+            return take(fast, *args)
+        monkeypatch.setattr(reports.CompiledReports, "take", counted)
+        if not allowed:
+            monkeypatch.setattr(reports.CompiledReports, "for_run",
+                                classmethod(lambda cls, *args: None))
+
+
+def both(monkeypatch, run):
+    """(``run()`` with Python's reports, ``run()`` with compiled ones, compiled calls)."""
+    with monkeypatch.context() as m:
+        Counted(m, allowed=False)
+        python = run()
+    with monkeypatch.context() as m:
+        compiled = Counted(m)
+        fast = run()
+    return python, fast, compiled.calls
+
+
+def assert_identical(a, b):
+    for name in ("t", "q", "u", "z"):
+        assert getattr(a, name).tobytes() == getattr(b, name).tobytes(), name
+    assert a.columns["energy"].tobytes() == b.columns["energy"].tobytes()
+    assert a.stats["steps_taken"] == b.stats["steps_taken"]
+    assert a.stats["realizations"] == b.stats["realizations"]
+    assert a.states()[-1].get_y().tobytes() == b.states()[-1].get_y().tobytes()
+
+
+@pytest.mark.parametrize("settings", [
+    dict(integrator="RungeKutta4", fixed_step_size=1e-3),            # reports at step ends
+    dict(accuracy=1e-6),                                             # inside steps
+    dict(accuracy=1e-3, report_interval=0.0137),
+    dict(integrator="RungeKuttaFeldberg", accuracy=1e-5, report_interval=0.003),
+], ids=["rk4-fixed", "merson", "merson-odd-interval", "feldberg"])
+def test_compiled_reports_are_pythons_bit_for_bit(monkeypatch, settings):
+    system, state, _ = chain()
+    python, fast, calls = both(monkeypatch, lambda: kt.simulate(
+        system, state, 1.0, progress=False, **settings))
+    assert calls > 0
+    assert_identical(python, fast)
+
+
+def test_a_muscle_driven_model_reports_the_same(monkeypatch):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = load_osim(MODELS / "gait10dof18musc.osim")
+    state = model.get_default_state()
+    model.equilibrate_muscles(state)
+    python, fast, calls = both(monkeypatch, lambda: kt.simulate(
+        model.system, state, 0.05, accuracy=1e-5, progress=False))
+    assert calls > 0
+    assert_identical(python, fast)
+
+
+def test_a_diverging_run_stops_with_the_same_error_and_reports(monkeypatch):
+    system, state, spring = chain()
+    spring.set_stiffness(state, 1e9)
+
+    def run():
+        with pytest.raises(SimulationError) as caught:
+            kt.simulate(system, state, 0.5, progress=False, integrator="RungeKutta4",
+                        fixed_step_size=1e-3, report_interval=1e-3)
+        return caught.value
+
+    python, fast, calls = both(monkeypatch, run)
+    assert calls > 0
+    assert str(python) == str(fast)
+    assert python.trajectory.q.tobytes() == fast.trajectory.q.tobytes()
+    assert python.state.get_y().tobytes() == fast.state.get_y().tobytes()
+
+
+def test_reports_python_must_see_are_taken_in_python(monkeypatch):
+    system, state, _ = chain()
+    kt.Constraint.Rod(system.get_matter_subsystem().Ground(), [0.3, -0.5, 0],
+                      system.get_matter_subsystem().get_mobilized_body(2), [0, 0, 0], 0.5)
+    counted = Counted(monkeypatch)
+    closed = system.realize_topology()
+    kt.Assembler(system).assemble(closed)
+    kt.simulate(system, closed, 0.1, progress=False)          # projected after each step
+    seen = []
+
+    class Reporter(kt.PeriodicEventReporter):
+        def handle_event(self, s):
+            seen.append(s.get_time())
+
+    plain, plain_state, _ = chain()
+    plain.add_event_reporter(Reporter(0.05))
+    kt.simulate(plain, plain_state, 0.2, progress=False)
+    assert counted.calls == 0
+    assert len(seen) == 5
