@@ -6,6 +6,7 @@ import pytest
 
 import kinetree as kt
 from kinetree import _compile_cache, cli, warmup
+from kinetree.engine import reports
 from kinetree.registry import FAMILIES, INLINE
 
 
@@ -31,9 +32,14 @@ def test_the_jobs_compile_every_kind_that_is_not_inline():
     assert then[0][1] is warmup._every_mobilizer
 
 
-def test_warmup_models_simulate_to_the_end():
+def test_warmup_models_simulate_to_the_end_and_take_compiled_reports(monkeypatch):
+    taken = []
+    take = reports.CompiledReports.take
+    monkeypatch.setattr(reports.CompiledReports, "take",
+                        lambda fast, *args: taken.append(1) or take(fast, *args))
     runs = warmup.run()
-    assert len(runs) == 4
+    assert len(runs) == 5
+    assert taken              # the last model's: the warm-up compiles run_reports
     for traj in runs:
         assert traj.stats["termination"] == "REACHED_FINAL_TIME"
         assert traj.t[-1] == warmup.SIMULATED_TIME
