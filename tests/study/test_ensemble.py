@@ -156,9 +156,10 @@ def test_bad_input_is_refused_before_any_member_runs():
                              parameters={"Pin1.q0": [0.1, 0.2, 0.3]}, progress=False)
 
 
-def test_a_store_resumes_running_only_the_members_not_finished(tmp_path):
+@pytest.mark.parametrize("executor", ["threads", "processes"])
+def test_a_store_resumes_running_only_the_members_not_finished(tmp_path, executor):
     system, state, spring, parameters = members()
-    settings = dict(parameters=parameters, accuracy=1e-6, executor="threads",
+    settings = dict(parameters=parameters, accuracy=1e-6, executor=executor, max_workers=2,
                     progress=False, store=tmp_path / "runs")
     first = kt.simulate_ensemble(system, state, T_FINAL, **settings)
     assert first.stats["members_run"] == 4

@@ -322,6 +322,32 @@ def _executor_kind(system, state, executor) -> str:
         f"'threads', 'processes', a concurrent.futures.Executor or a dask Client.")
 
 
+@dataclass
+class _PackedState:
+    """A State as it travels to and from other processes: its time and what a State file
+    holds of it (q, u, z and the discrete variables), a few kilobytes where the whole
+    State, its realization cache included, is some fifty."""
+
+    t: float
+    parts: list
+
+
+def _packed(state):
+    """``state`` to send: packed, unless it holds auto-update values pending in its
+    cache, which a State file does not keep and a run would use."""
+    if state is None or state._has_auto_update_variables():
+        return state
+    return _PackedState(state.get_time(), state._state_parts())
+
+
+def _unpacked(system, item):
+    """The State sent as ``item`` (``_packed``), rebuilt on ``system``'s default State."""
+    if not isinstance(item, _PackedState):
+        return item
+    return system.get_default_state()._load_parts(system, item.t, item.parts,
+                                                  "simulate_ensemble")
+
+
 def _run_member(system, state, settings: dict) -> tuple:
     """One member: ("done", trajectory) or ("failed", message, last State, reports)."""
     settings = dict(settings)
@@ -368,6 +394,7 @@ def prepare_worker(payload: bytes, digest: str, state, settings: dict) -> None:
     """In a worker: unpickle the System and run one short step of a member, so that its
     compiled code is loaded before the members arrive (a second of a worker's start)."""
     system = _worker_system(payload, digest)
+    state = _unpacked(system, state)
     _run_member(system, state, {**settings, "t_final": state.get_time() + 1e-6})
 
 
@@ -375,16 +402,16 @@ def run_chunk(payload: bytes, digest: str, states: list, settings: dict) -> list
     """In a worker: run each of ``states`` (a chunk of members) on the pickled System,
     returning what travels back: (status, rows..., final State)."""
     system = _worker_system(payload, digest)
-    return [_portable(_run_member(system, s, settings)) for s in states]
+    return [_portable(_run_member(system, _unpacked(system, s), settings)) for s in states]
 
 
 def _portable(result: tuple) -> tuple:
     """A member's result without its System: the rows and the last State."""
     if result[0] == "done":
         traj = result[1]
-        return ("done", _rows(traj), traj._template)
+        return ("done", _rows(traj), _packed(traj._template))
     _, message, state, traj = result
-    return ("failed", message, state, None if traj is None else _rows(traj))
+    return ("failed", message, _packed(state), None if traj is None else _rows(traj))
 
 
 def _rows(traj: Trajectory) -> dict:
@@ -413,10 +440,11 @@ def _run_pickled(system, states, pending, settings, executor, max_workers, finis
     workers = max_workers or os.cpu_count() or 1
     pool = executor if isinstance(executor, cf.Executor) else cf.ProcessPoolExecutor(
         max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-        initializer=prepare_worker, initargs=(payload, digest, states[pending[0]], settings))
+        initializer=prepare_worker,
+        initargs=(payload, digest, _packed(states[pending[0]]), settings))
     try:
-        futures = {pool.submit(run_chunk, payload, digest, [states[i] for i in chunk],
-                               settings): chunk
+        futures = {pool.submit(run_chunk, payload, digest,
+                               [_packed(states[i]) for i in chunk], settings): chunk
                    for chunk in _chunks(pending, workers)}
         for future in cf.as_completed(futures):
             for member, result in zip(futures[future], future.result()):
@@ -434,12 +462,12 @@ def _run_dask(system, states, pending, settings, client, finished):
     digest = hashlib.sha256(payload).hexdigest()
     # Every worker ready before the members go out, so that none waits on another's
     # start; a worker that joins (or restarts) later gets the System with its first chunk.
-    client.run(prepare_worker, payload, digest, states[pending[0]], settings)
+    client.run(prepare_worker, payload, digest, _packed(states[pending[0]]), settings)
     shared = client.scatter(payload, broadcast=True, hash=False)
     workers = len(client.scheduler_info().get("workers", {})) or 1
     chunks = _chunks(pending, workers)
     futures = client.map(run_chunk, [shared] * len(chunks), [digest] * len(chunks),
-                         [[states[i] for i in chunk] for chunk in chunks],
+                         [[_packed(states[i]) for i in chunk] for chunk in chunks],
                          [settings] * len(chunks), pure=False)
     chunk_of = {future.key: chunk for future, chunk in zip(futures, chunks)}
     for future in as_completed(futures):
@@ -453,9 +481,10 @@ def _unpack(system, names: dict, result: tuple) -> tuple:
     if result[0] == "done":
         traj = result[1]
         if not isinstance(traj, Trajectory):
-            traj = _trajectory(system, names, traj, result[2])
+            traj = _trajectory(system, names, traj, _unpacked(system, result[2]))
         return traj, None
     _, message, state, rows = result
+    state = _unpacked(system, state)
     if rows is not None and not isinstance(rows, Trajectory):
         rows = _trajectory(system, names, rows, state)
     return rows, Failure(message, state, rows)
@@ -534,6 +563,7 @@ class _Store:
             _, message, final, traj = result
             rows = None if traj is None else (
                 _rows(traj) if isinstance(traj, Trajectory) else traj)
+        final = _unpacked(self.system, final)
         arrays = {"final_t": np.float64(final.get_time()), "final_y": final.get_y(),
                   "done": np.bool_(done), "error": np.str_(message)}
         if rows is not None:
