@@ -133,3 +133,15 @@ def test_reports_python_must_see_are_taken_in_python(monkeypatch):
     kt.simulate(plain, plain_state, 0.2, progress=False)
     assert counted.calls == 0
     assert len(seen) == 5
+
+
+def test_compiled_reports_come_back_to_python_between_reports_of_a_long_run(monkeypatch):
+    """A run of more than WORK_PER_CALL body realizations returns to Python on the way
+    (where an interrupt is seen), then goes on: one body, a million realizations."""
+    system, state, _ = chain(n=1)
+    counted = Counted(monkeypatch)
+    traj = kt.simulate(system, state, 2.6, integrator="RungeKutta4", fixed_step_size=1e-5,
+                       report_interval=0.01, progress=False)
+    assert traj.stats["realizations"] > reports.WORK_PER_CALL // 2
+    assert counted.calls >= 2
+    assert traj.t[-1] == 2.6 and len(traj) == 261

@@ -21,7 +21,16 @@ import numpy as np
 from kinetree.engine.entry import call_native, native_address
 from kinetree.engine.forward import ACCELERATION, POSITION
 from kinetree.engine.step import _compiled_throughout, _copy, run_steps
-from kinetree.integrators.step_control import H_NEXT, STEP_LIMIT, T0, T1, T_REPORT, T_STOP
+from kinetree.integrators.step_control import (
+    H_NEXT,
+    REALIZATIONS,
+    STEP_LIMIT,
+    T0,
+    T1,
+    T_REPORT,
+    T_STOP,
+    WORK_PER_CALL,
+)
 from kinetree.multibody.kernels.energy import kinetic_energy
 
 REACHED, STEPPING, RUN_FAILED, REPORT_FAILED = 0, 1, 2, 3
@@ -76,7 +85,15 @@ def run_reports(run, steps, other, times, k, t_stop, t_rows, rows, kinetic, pote
     last = times.shape[0] - 1
     other_data = other.data
     nq, nu = other_data.q.shape[0], other_data.u.shape[0]
+    # As a run of steps does, return between reports once about WORK_PER_CALL body
+    # realizations are done, so that Python may look in (an interrupt, the clock).
+    budget = WORK_PER_CALL // max(1, run.model.tree_i.shape[0])
+    realizations_end = control_i[REALIZATIONS] + budget
+    interpolated = 0
+    start = k
     while k < last:
+        if k > start and control_i[REALIZATIONS] + interpolated >= realizations_end:
+            return k, STEPPING, 0
         target = times[k]
         t1 = control_f[T1]
         tol = 1e-14 * max(1.0, abs(t1))
@@ -93,6 +110,7 @@ def run_reports(run, steps, other, times, k, t_stop, t_rows, rows, kinetic, pote
                 return k, REPORT_FAILED, failed
             _record(other.model, other_data, k, kinetic, potential)
             t_rows[k] = target
+            interpolated += 1
             k += 1
             continue
         if target - t1 <= tol:
