@@ -86,6 +86,39 @@ def set_kinetree_coordinates(model, state, opensim_model, opensim_state):
     return names
 
 
+def set_random_muscle_state(model, state, opensim_model, opensim_state, rng, moving=True):
+    """A random pose of a muscle-driven model in both engines: random coordinates
+    (``set_random_coordinates``), and each muscle a random activation in [0.02, 1] and
+    excitation in [0, 1], equilibrated and realized to ACCELERATION in OpenSim, then the
+    same in ``state`` (of the ``load_osim`` Model ``model``). Returns the muscles' names,
+    in OpenSim's order."""
+    om, ostate = opensim_model, opensim_state
+    muscles = om.getMuscles()
+    names = [muscles.get(i).getName() for i in range(muscles.getSize())]
+    actuators = [om.getActuators().get(i).getName() for i in range(om.getActuators().getSize())]
+    set_random_coordinates(om, ostate, rng, moving)
+    om.assemble(ostate)
+    activations = rng.uniform(0.02, 1.0, len(names))
+    excitations = rng.uniform(0.0, 1.0, len(names))
+    for name, a in zip(names, activations):
+        muscles.get(name).setActivation(ostate, a)
+    om.equilibrateMuscles(ostate)
+    om.realizeVelocity(ostate)
+    controls = om.getControls(ostate)
+    for name, e in zip(names, excitations):
+        controls.set(actuators.index(name), float(e))
+    om.setControls(ostate, controls)
+    om.realizeAcceleration(ostate)
+
+    set_kinetree_coordinates(model, state, om, ostate)
+    for name, a in zip(names, activations):
+        model.muscles[name].set_activation(state, a)
+    model.set_controls(state, dict(zip(names, excitations)))
+    model.equilibrate_muscles(state)
+    model.system.realize(state, kt.Stage.ACCELERATION)
+    return names
+
+
 def assert_udot_matches_opensim(model, state, opensim_model, opensim_state, label=""):
     """``set_kinetree_coordinates``, then u̇ of every coordinate against OpenSim's (in
     ``opensim_state``, realized to Acceleration) to 1e-8 relative. Returns the names."""

@@ -21,9 +21,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from opensim_slider import OpenSimSlider
-from support import set_kinetree_coordinates, set_random_coordinates
+from support import set_random_muscle_state
 
-import kinetree as kt
 from kinetree.actuators import schutte1993_muscle as sm
 from kinetree.actuators.actuator import (
     ACTUATOR_I_COLUMNS,
@@ -304,30 +303,10 @@ def test_the_wrist_model_agrees_with_opensim(tmp_path):
     muscles = om.getMuscles()
     names = [muscles.get(i).getName() for i in range(muscles.getSize())]
     assert names == list(model.muscles)
-    actuators = [om.getActuators().get(i).getName() for i in range(om.getActuators().getSize())]
     coordinates = om.getCoordinateSet()
     rng = np.random.default_rng(11)
     for moving in (True, False):
-        set_random_coordinates(om, ostate, rng, moving)
-        om.assemble(ostate)
-        activations = rng.uniform(0.02, 1.0, len(names))
-        excitations = rng.uniform(0.0, 1.0, len(names))
-        for name, a in zip(names, activations):
-            muscles.get(name).setActivation(ostate, a)
-        om.equilibrateMuscles(ostate)
-        om.realizeVelocity(ostate)
-        controls = om.getControls(ostate)
-        for name, e in zip(names, excitations):
-            controls.set(actuators.index(name), float(e))
-        om.setControls(ostate, controls)
-        om.realizeAcceleration(ostate)
-
-        set_kinetree_coordinates(model, state, om, ostate)
-        for name, a in zip(names, activations):
-            model.muscles[name].set_activation(state, a)
-        model.set_controls(state, dict(zip(names, excitations)))
-        model.equilibrate_muscles(state)
-        model.system.realize(state, kt.Stage.ACCELERATION)
+        set_random_muscle_state(model, state, om, ostate, rng, moving)
         zdot = dict(zip(model.actuator_subsystem.z_labels(), state.get_z_dot()))
         pulling = 0
         for name in names:

@@ -30,9 +30,9 @@ from support import (
     opensim_path_is_consistent,
     set_kinetree_coordinates,
     set_random_coordinates,
+    set_random_muscle_state,
 )
 
-import kinetree as kt
 from kinetree.io import OsimSkippedWarning, load_osim
 
 osim = pytest.importorskip("opensim")
@@ -64,28 +64,7 @@ def test_every_muscle_matches_opensim(name):
     rng = np.random.default_rng(11)
     inconsistent = []
     for moving in (True, False):
-        set_random_coordinates(om, ostate, rng, moving)
-        om.assemble(ostate)
-        activations = rng.uniform(0.02, 1.0, len(names))
-        excitations = rng.uniform(0.0, 1.0, len(names))
-        for name_, a in zip(names, activations):
-            muscles.get(name_).setActivation(ostate, a)
-        om.equilibrateMuscles(ostate)
-        om.realizeVelocity(ostate)
-        controls = om.getControls(ostate)
-        actuators = [om.getActuators().get(i).getName()
-                     for i in range(om.getActuators().getSize())]
-        for name_, e in zip(names, excitations):
-            controls.set(actuators.index(name_), float(e))
-        om.setControls(ostate, controls)
-        om.realizeAcceleration(ostate)
-
-        set_kinetree_coordinates(model, state, om, ostate)
-        for name_, a in zip(names, activations):
-            model.muscles[name_].set_activation(state, a)
-        model.set_controls(state, dict(zip(names, excitations)))
-        model.equilibrate_muscles(state)
-        model.system.realize(state, kt.Stage.ACCELERATION)
+        set_random_muscle_state(model, state, om, ostate, rng, moving)
         for name_ in names:
             m, k = muscles.get(name_), model.muscles[name_]
             where = f"{name} {name_}"
