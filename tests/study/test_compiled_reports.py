@@ -85,6 +85,24 @@ def test_compiled_reports_are_pythons_bit_for_bit(monkeypatch, settings):
     assert_identical(python, fast)
 
 
+def test_a_model_of_many_force_elements_reports_the_same_energy(monkeypatch):
+    """More than eight potential energies: numpy sums those pairwise, and the compiled
+    reports' energy must still be calc_potential_energy's to the last bit."""
+    system, state, _ = chain()
+    forces = next(system.get_subsystem(i) for i in range(system.get_num_subsystems())
+                  if isinstance(system.get_subsystem(i), kt.GeneralForceSubsystem))
+    matter = system.get_matter_subsystem()
+    for b in range(1, 6):
+        kt.Force.MobilityLinearSpring(forces, matter.get_mobilized_body(b), 0, 3.0 * b, 0.1)
+        kt.Force.MobilityLinearDamper(forces, matter.get_mobilized_body(b), 0, 0.01)
+    state = system.realize_topology()
+    state.set_q(np.linspace(0.5, -0.3, 5))
+    python, fast, calls = both(monkeypatch, lambda: kt.simulate(
+        system, state, 1.0, accuracy=1e-6, progress=False))
+    assert calls > 0
+    assert_identical(python, fast)
+
+
 def test_a_muscle_driven_model_reports_the_same(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

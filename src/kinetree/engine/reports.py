@@ -129,7 +129,6 @@ def run_reports(run, steps, other, times, k, t_stop, t_rows, rows, kinetic, pote
     return k, REACHED, 0
 
 
-
 class CompiledReports:
     """``simulate``'s reports of one run taken by ``run_reports``, where they may be
     (module docstring): made by ``for_run``, or None where Python must see the reports."""
@@ -213,6 +212,8 @@ class CompiledReports:
             integ._returned_time = t_last
             integ._is_interpolated = t_last < t1
             integ._write(integ._interpolated, t_last, rows[k - 1])
+        # Row by row: numpy sums a row alone in another order than a row of a matrix,
+        # and calc_potential_energy sums one State's alone.
         for j in range(start, k):
             potential = float(self._potential[j][self._enabled].sum() + 0)
             energy[j] = float(self._kinetic[j]) + ((0 + potential) + 0.0)

@@ -258,7 +258,7 @@ def _members(system, states, parameters) -> _Members:
 
 
 def _table(parameters) -> dict:
-    """{column: sequence} of a parameters table (module docstring of simulate_ensemble)."""
+    """{column: sequence} of a parameters table (simulate_ensemble's docstring says what one is)."""
     if parameters is None:
         return {}
     if hasattr(parameters, "to_dict") and not isinstance(parameters, dict):
