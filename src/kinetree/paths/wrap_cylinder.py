@@ -45,6 +45,7 @@ _DN = (0.0, 0.0, 1.0)
 _MAX_ITERATIONS = 100
 _TANGENCY = 0.1 * math.pi / 180.0
 _COS_TANGENCY = math.cos(_TANGENCY)
+_COS_TANGENCY_SQUARED = _COS_TANGENCY * _COS_TANGENCY
 """OpenSim slides a tangent point until the path's angle to the axis on either side of it
 differs by at most this (rad), at most _MAX_ITERATIONS times."""
 
@@ -116,33 +117,59 @@ def _angle(a, b):
 
 
 @helper(error_model="numpy")
-def _axis_cosine_sine(v):
-    """(cos, sin) of the angle between v and the axis z; (0, 1) for a vector shorter than
-    machine epsilon, whose direction OpenSim takes as zero."""
-    horizontal = v[0] * v[0] + v[1] * v[1]
-    mag = math.sqrt(horizontal + v[2] * v[2])
+def _axis_cosine_sine(squared, root, z):
+    """(cos, sin) of the angle to the axis z of a vector of squared length ``squared``
+    whose part across the axis has length ``root`` and whose part along it is z; (0, 1)
+    for a vector shorter than machine epsilon, whose direction OpenSim takes as zero."""
+    mag = math.sqrt(squared)
     if mag < _EPS:
         return 0.0, 1.0
-    return v[2] / mag, math.sqrt(horizontal) / mag
+    return z / mag, root / mag
 
 
 @helper(error_model="numpy")
-def _adjust_tangent_point(pt, r, w):
-    """OpenSim's _adjust_tangent_point: (moved, r) with r slid along the axis toward
-    tangency where the lines pt-r and r-w meet the axis at angles differing by more
-    than _TANGENCY. The angles are compared by the cosine of their difference, and r
-    moves 1.5 times the way to the point of the axis-parallel line through r nearest
-    the line pt-w (NaN where that line runs along the axis, as OpenSim's)."""
-    ca, sa = _axis_cosine_sine(sub3(r, pt))
-    cb, sb = _axis_cosine_sine(sub3(w, r))
-    if not ca * cb + sa * sb < _COS_TANGENCY:
-        return False, r
-    d = sub3(w, pt)
-    horizontal = d[0] * d[0] + d[1] * d[1]
-    if abs(d[2]) < _EPS or horizontal <= _ROUNDOFF * (horizontal + d[2] * d[2]):
-        return True, (r[0], r[1], math.nan)
-    s = ((r[0] - pt[0]) * d[0] + (r[1] - pt[1]) * d[1]) / horizontal
-    return True, (r[0], r[1], r[2] + 1.5 * (pt[2] + s * d[2] - r[2]))
+def _slide_constants(pt, r, wx, wy):
+    """What sliding r along the axis (between the path point pt and the helix point w
+    of x, y = wx, wy) keeps: the squared lengths across the axis of r - pt and w - r
+    with their roots, that of w - pt, and the fraction s of w - pt across the axis at
+    which r lies."""
+    ax, ay = r[0] - pt[0], r[1] - pt[1]
+    bx, by = wx - r[0], wy - r[1]
+    dx, dy = wx - pt[0], wy - pt[1]
+    ha = ax * ax + ay * ay
+    hb = bx * bx + by * by
+    hd = dx * dx + dy * dy
+    return ha, math.sqrt(ha), hb, math.sqrt(hb), hd, (ax * dx + ay * dy) / hd
+
+
+SETTLED, SLIDES, TO_NAN = 0, 1, 2
+"""What OpenSim's _adjust_tangent_point does to a tangent point: leaves it, slides it
+along the axis, or sets its z to NaN (where the line it aims at runs along the axis)."""
+
+
+@helper(error_model="numpy")
+def _slide(pt_z, r_z, w_z, k):
+    """How OpenSim's _adjust_tangent_point moves the tangent point r (z = r_z) between the
+    path point pt and the helix point w (``k`` from _slide_constants): it slides where
+    the lines pt-r and r-w meet the axis at angles differing by more than _TANGENCY,
+    compared by the cosine of their difference."""
+    ha, root_a, hb, root_b, hd, _ = k
+    a_z, b_z = r_z - pt_z, w_z - r_z
+    a2, b2 = ha + a_z * a_z, hb + b_z * b_z
+    if a2 < _EPS * _EPS or b2 < _EPS * _EPS:
+        ca, sa = _axis_cosine_sine(a2, root_a, a_z)
+        cb, sb = _axis_cosine_sine(b2, root_b, b_z)
+        settled = not ca * cb + sa * sb < _COS_TANGENCY
+    else:
+        # cos(angle of a - angle of b) = (a_z b_z + |a_xy| |b_xy|) / (|a| |b|), squared
+        cosine = a_z * b_z + root_a * root_b
+        settled = not (cosine <= 0.0 or cosine * cosine < _COS_TANGENCY_SQUARED * (a2 * b2))
+    if settled:
+        return SETTLED
+    d_z = w_z - pt_z
+    if abs(d_z) < _EPS or hd <= _ROUNDOFF * (hd + d_z * d_z):
+        return TO_NAN
+    return SLIDES
 
 
 @helper(forceinline=False, error_model="numpy")
@@ -151,29 +178,63 @@ def _spiral(p1, p2, r1, r2, radius, long_wrap, adjust):
     way round for ``long_wrap``; with ``adjust`` (a path of several PathWraps) the
     tangent points are first slid along the axis to tangency with the helix, looking at
     its first and last pieces, up to _MAX_ITERATIONS times (OpenSim's slides rarely
-    settle: most paths take them all)."""
+    settle: most paths take them all).
+
+    A slide moves only the points' z: the turn of the helix, its pieces' ends across the
+    axis and the parts across the axis of the tangency test are worked out once for each
+    count of pieces, and a slide is an affine map of (z1, z2). OpenSim moves r1 1.5
+    times the way to the point s1 of the line p1-w1 (w1 = z1 + t (z2 - z1), the
+    helix's point at t), then r2 likewise toward the line p2-w2 with w2 = z1' + (1 - t)
+    (z2 - z1) taken from the moved r1; each new z is written here from the old z1, z2."""
     sense = -1.0 if long_wrap else 1.0
+    theta = math.atan2(r1[0] * r2[1] - r1[1] * r2[0], r1[0] * r2[0] + r1[1] * r2[1])
+    if long_wrap:
+        theta = 2.0 * math.pi - theta
+    x = radius * theta
+    # the helix turns sense t theta to its point at t, sense (1 - t) theta to that at 1 - t
+    cos_theta, sin_theta = math.cos(theta), sense * math.sin(theta)
+    z1, z2 = r1[2], r2[2]
+    pieces = -1
+    t = 0.0
+    k1 = k2 = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    one = (0.0, 0.0, 0.0)       # z1' after r1's slide: one . (z1, z2, 1)
+    both = (0.0, 0.0, 0.0)      # z2' after both slides
+    two = (0.0, 0.0, 0.0)       # z2' after r2's slide alone
     iterations = 0
     while True:
-        axial = r2[2] - r1[2]
-        theta = math.atan2(r1[0] * r2[1] - r1[1] * r2[0], r1[0] * r2[0] + r1[1] * r2[1])
-        if long_wrap:
-            theta = 2.0 * math.pi - theta
-        x = radius * theta
+        axial = z2 - z1
         length = math.sqrt(x * x + axial * axial)
         if not adjust or iterations >= _MAX_ITERATIONS or not length / _SEGMENT >= 2.0:
-            return r1, r2, length
-        t = 1.0 / int(length / _SEGMENT)
-        # the helix's point at t, and (OpenSim turns the already moved r1) at 1 - t
-        c, s = math.cos(sense * t * theta), math.sin(sense * t * theta)
-        moved1, r1 = _adjust_tangent_point(
-            p1, r1, (c * r1[0] - s * r1[1], s * r1[0] + c * r1[1], r1[2] + t * axial))
-        c, s = math.cos(sense * (1.0 - t) * theta), math.sin(sense * (1.0 - t) * theta)
-        moved2, r2 = _adjust_tangent_point(
-            p2, r2, (c * r1[0] - s * r1[1], s * r1[0] + c * r1[1],
-                     r1[2] + (1.0 - t) * axial))
-        if not (moved1 or moved2):
-            return r1, r2, length
+            return (r1[0], r1[1], z1), (r2[0], r2[1], z2), length
+        if int(length / _SEGMENT) != pieces:
+            pieces = int(length / _SEGMENT)
+            t = 1.0 / pieces
+            c1, s1 = math.cos(t * theta), sense * math.sin(t * theta)
+            c2, s2 = cos_theta * c1 + sin_theta * s1, sin_theta * c1 - cos_theta * s1
+            k1 = _slide_constants(p1, r1, c1 * r1[0] - s1 * r1[1], s1 * r1[0] + c1 * r1[1])
+            k2 = _slide_constants(p2, r2, c2 * r1[0] - s2 * r1[1], s2 * r1[0] + c2 * r1[1])
+            s1, s2 = 1.5 * k1[5], 1.5 * k2[5]
+            one = (s1 * (1.0 - t) - 0.5, s1 * t, (1.5 - s1) * p1[2])
+            two = (s2 * t, s2 * (1.0 - t) - 0.5, (1.5 - s2) * p2[2])
+            both = (s2 * one[0] - s2 * (1.0 - t), two[1] + s2 * one[1], two[2] + s2 * one[2])
+        slide1 = _slide(p1[2], z1, z1 + t * axial, k1)
+        if slide1 == SETTLED:
+            new1 = z1
+        elif slide1 == SLIDES:
+            new1 = one[0] * z1 + one[1] * z2 + one[2]
+        else:
+            new1 = math.nan
+        slide2 = _slide(p2[2], z2, new1 + (1.0 - t) * axial, k2)
+        if slide2 == SETTLED:
+            if slide1 == SETTLED:
+                return (r1[0], r1[1], z1), (r2[0], r2[1], z2), length
+        elif slide2 == TO_NAN or slide1 == TO_NAN:
+            z2 = math.nan
+        elif slide1 == SLIDES:
+            z2 = both[0] * z1 + both[1] * z2 + both[2]
+        else:
+            z2 = two[0] * z1 + two[1] * z2 + two[2]
+        z1 = new1
         iterations += 1
 
 
