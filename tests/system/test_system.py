@@ -175,6 +175,35 @@ def test_load_refuses_file_of_another_topology(tmp_path):
         State.load(bogus, system)
 
 
+def test_load_rebuilds_the_model_only_where_the_file_changes_a_model_stage_value(tmp_path):
+    class Counting(Subsystem):
+        models = 0
+
+        def realize_topology(self, state):
+            self.flag = self.allocate_discrete_variable(state, Stage.MODEL, np.array([1.0]))
+
+        def realize_model(self, state):
+            Counting.models += 1
+            self.allocate_q(state, np.zeros(2))
+
+    system = System()
+    sub = Counting(system)
+    system.realize_topology()
+    state = system.get_default_state()
+    state.set_q([1.0, 2.0])
+    state.save(tmp_path / "same.kts")
+    sub.set_discrete_variable(state, sub.flag, np.array([2.0]))
+    system.realize_model(state)
+    state.save(tmp_path / "changed.kts")
+    before = Counting.models
+    loaded = State.load(tmp_path / "same.kts", system)
+    assert Counting.models == before
+    np.testing.assert_array_equal(loaded.get_q(), [1.0, 2.0])
+    loaded = State.load(tmp_path / "changed.kts", system)
+    assert Counting.models == before + 1
+    np.testing.assert_array_equal(sub.get_discrete_variable(loaded, sub.flag), [2.0])
+
+
 def test_load_restores_model_stage_choices(tmp_path):
     class Flexible(Subsystem):
         def realize_topology(self, state):

@@ -326,7 +326,8 @@ def _executor_kind(system, state, executor) -> str:
 class _PackedState:
     """A State as it travels to and from other processes: its time and what a State file
     holds of it (q, u, z and the discrete variables), a few kilobytes where the whole
-    State, its realization cache included, is some fifty."""
+    State, its realization cache included, is some fifty. The q, u and z go as lists
+    of floats, which a pickle holds inline: a Dask message carries each array apart."""
 
     t: float
     parts: list
@@ -337,7 +338,11 @@ def _packed(state):
     cache, which a State file does not keep and a run would use."""
     if state is None or state._has_auto_update_variables():
         return state
-    return _PackedState(state.get_time(), state._state_parts())
+    parts = state._state_parts()
+    for part in parts:
+        for key in ("q", "u", "z"):
+            part[key] = part[key].tolist()
+    return _PackedState(state.get_time(), parts)
 
 
 def _unpacked(system, item):
@@ -371,10 +376,15 @@ def _run_threads(system, states, pending, settings, executor, max_workers, finis
 
 
 def _chunks(pending: list, workers: int) -> list[list]:
-    """Runs of members for one task each: some eight per worker, for a progress that
-    moves and a balance of load, at one pickle of results per chunk."""
-    size = max(1, math.ceil(len(pending) / (8 * max(1, workers))))
-    return [pending[i:i + size] for i in range(0, len(pending), size)]
+    """Runs of members for one task each, shrinking as they go (a quarter of each
+    worker's share of what is left): few tasks, one pickle of results each, and a last
+    task of one member, so that no worker idles long while another finishes."""
+    chunks, at = [], 0
+    while at < len(pending):
+        size = max(1, math.ceil((len(pending) - at) / (4 * max(1, workers))))
+        chunks.append(pending[at:at + size])
+        at += size
+    return chunks
 
 
 _WORKER_SYSTEMS: dict[str, object] = {}
@@ -491,10 +501,11 @@ def _unpack(system, names: dict, result: tuple) -> tuple:
 
 
 def _trajectory(system, names: dict, rows: dict, final) -> Trajectory:
-    return Trajectory(rows["t"], rows["q"], rows["u"], rows["z"], q_names=names["q"],
+    traj = Trajectory(rows["t"], rows["q"], rows["u"], rows["z"], q_names=names["q"],
                       u_names=names["u"], z_names=names["z"], columns=rows["columns"],
-                      stats=rows["stats"], template=final, name=system.get_name(),
-                      system=system)
+                      stats=rows["stats"], name=system.get_name(), system=system)
+    traj._template = final      # rebuilt for this Trajectory alone: no copy needed
+    return traj
 
 
 # ------------------------------------------------------------------ store

@@ -1015,11 +1015,14 @@ class State:
                     f"wrote for this System.")
             return state_file.like(d.value, value)
 
-        # Model-stage discrete variables decide which variables exist: set them first.
+        # Model-stage discrete variables decide which variables exist: set them first;
+        # one the file leaves as it is keeps the Model stage (and its tree) realized.
         for p, rec in zip(self._parts, saved):
             for j, (d, entry) in enumerate(zip(p.discrete, rec["discrete"])):
                 if d.stage <= _MODEL:
-                    self._set_discrete_value(d, load_value(p, j, d, entry))
+                    value = load_value(p, j, d, entry)
+                    if not state_file.same(d.value, value):
+                        self._set_discrete_value(d, value)
         system.realize_model(self)
         for p, rec in zip(self._parts, saved):
             sizes = (len(rec["q"]), len(rec["u"]), len(rec["z"]), len(rec["discrete"]))

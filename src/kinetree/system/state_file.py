@@ -363,6 +363,22 @@ def like(default, value):
     return value
 
 
+def same(a, b) -> bool:
+    """Whether two values of the kinds a State file holds are equal: of one class, with
+    equal contents (arrays also of one dtype and shape; a NaN is unequal to itself)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, np.ndarray):
+        return a.dtype == b.dtype and a.shape == b.shape and bool(np.all(a == b))
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(map(same, a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if a is None or isinstance(a, (bool, int, float, str, complex, np.generic)):
+        return bool(a == b)
+    return False
+
+
 def mismatch(value, default, at: str = "its value") -> str | None:
     """What makes ``value``, read from a file, unfit to replace ``default``, the System's
     own value of a discrete variable, or None if nothing does. A file may change a value,
