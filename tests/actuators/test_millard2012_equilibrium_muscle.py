@@ -182,9 +182,18 @@ COMPARED = {OUT_ACTIVATION: "activation", OUT_FIBER_LENGTH: "fiber length",
             OUT_EXCITATION: "excitation", OUT_POWER: "power", OUT_FORCE: "force"}
 
 
+def _balance(out, fiso):
+    """|fiber force along the tendon - tendon force| / fiso of a muscle's outputs: what
+    the damped fiber velocity is solved for."""
+    along = (out[OUT_ACTIVE_FIBER_FORCE] + out[OUT_PASSIVE_FIBER_FORCE]) * math.cos(
+        out[OUT_PENNATION_ANGLE])
+    return abs(along - out[OUT_TENDON_FORCE]) / fiso
+
+
 def compare(muscle, frames, n, seed):
     """The worst relative difference of kinetree's outputs and state derivatives from
-    OpenSim's over n samples: {quantity: (difference, sample)}."""
+    OpenSim's over n samples: {quantity: (difference, sample)}; for a damped elastic
+    muscle also each side's worst force balance (``_balance``) where the fiber moves."""
     osim = pytest.importorskip("opensim")
     ours, theirs = Kinetree(muscle, frames), OpenSimMuscle(osim, muscle)
     fiso = muscle.properties["max_isometric_force"]
@@ -199,11 +208,22 @@ def compare(muscle, frames, n, seed):
         assert tension == out[OUT_TENDON_FORCE]
         pairs = [(COMPARED[c], out[c], v, scale.get(c, 1.0)) for c, v in outputs.items()]
         pairs += [(f"d/dt {name}", zdot[name], v, 1.0) for name, v in derivatives.items()]
-        for name, mine, ref, size in pairs:
-            error = abs(mine - ref) / max(abs(ref), 1e-3 * size)
+        errors = [(name, abs(mine - ref) / max(abs(ref), 1e-3 * size))
+                  for name, mine, ref, size in pairs]
+        p = muscle.properties
+        if p["fiber_damping"] > 0 and not p["ignore_tendon_compliance"] \
+                and out[OUT_FIBER_VELOCITY] != 0.0:
+            errors += [("balance (kinetree)", _balance(out, fiso)),
+                       ("balance (OpenSim)", _balance(outputs, fiso))]
+        for name, error in errors:
             if error >= worst.get(name, (-1.0,))[0]:
                 worst[name] = (error, sample)
     return worst
+
+
+SOLVED = ("fiber velocity", "d/dt fiber_length", "active fiber force", "passive fiber force")
+"""What depends on the damped fiber velocity, which OpenSim solves only until the forces
+balance to 1e-10 fiso, and kinetree to round-off: these differ by OpenSim's residual."""
 
 
 CASES = {  # id: (Rajagopal muscle, property changes)
@@ -232,7 +252,9 @@ def test_outputs_and_derivatives_agree_with_opensim(case, frames):
     muscle = muscle_of(rajagopal_elements()[name], **changes)
     worst = compare(muscle, frames, 60, seed=len(case))
     report = {k: f"{v[0]:.1e}" for k, v in worst.items()}
-    bad = {k: v for k, v in worst.items() if not v[0] < 1e-10}
+    tolerance = {name: 1e-7 for name in SOLVED}
+    tolerance.update({"balance (kinetree)": 1e-13, "balance (OpenSim)": 1e-10 + 1e-13})
+    bad = {k: v for k, v in worst.items() if not v[0] < tolerance.get(k, 1e-10)}
     assert not bad, (report, bad)
 
 

@@ -6,12 +6,14 @@ A curve is a flat float array, so that it can live in a muscle's parameters:
 ``[n, x0, x1, y0, y1, dydx0, dydx1]`` (its number of sections, its domain, the values and
 slopes at the domain's ends), then per section its six x control points and its six y
 control points, then a table of u(x) at NODES + 1 equally spaced x across the section:
-u and du/dx at each. Each section is x(u), y(u) for u in [0, 1], x increasing in u; a value
-at x finds the section, starts from the table's cubic Hermite interpolation of u(x) and
-polishes x(u) = x by Newton's method (one or two steps), then evaluates y(u) and its
-derivatives by the chain rule. The constructions and their checks are OpenSim's; the
-solution of x(u) = x is carried to machine precision (OpenSim stops within 2.2e-14 of x),
-so values agree with OpenSim's to about 1e-13.
+u and du/dx at each, then x(u) and y(u) in power form. Each section is x(u), y(u) for u
+in [0, 1], x increasing in u; a value at x finds the section, starts from the table's
+cubic Hermite interpolation of u(x) and polishes x(u) = x by Newton's method (one or two
+steps), then evaluates y(u) and its derivatives by the chain rule. The polynomials are
+evaluated in power form, a value and its slope in one Horner pass, as OpenSim does. The
+constructions and their checks are OpenSim's; the solution of x(u) = x is carried to
+machine precision (OpenSim stops within 2.2e-14 of x), so values agree with OpenSim's to
+about 1e-13.
 """
 
 from __future__ import annotations
@@ -30,9 +32,11 @@ NODES = 16
 """Intervals of a section's table of u(x)."""
 _TABLE = 12
 """Offset in a section of its table of u(x)."""
-SECTION = _TABLE + 2 * (NODES + 1)
+_POWER = _TABLE + 2 * (NODES + 1)
+"""Offset in a section of its x(u) and y(u) in power form."""
+SECTION = _POWER + 12
 """Floats per section: six x then six y control points, then (u, du/dx) at NODES + 1
-equally spaced x."""
+equally spaced x, then the coefficients of u^0 to u^5 of x(u) and of y(u)."""
 
 _EPS = np.finfo(float).eps
 _ROOT_EPS = math.sqrt(_EPS)
@@ -112,6 +116,12 @@ def _u_table(xs: tuple) -> list[float]:
     return table.ravel().tolist()
 
 
+def _power_form(points) -> list[float]:
+    """The coefficients of u^0 to u^5 of the quintic Bézier of six control points."""
+    return [sum(points[i] * math.comb(5, i) * math.comb(5 - i, j - i) * (-1) ** (j - i)
+                for i in range(j + 1)) for j in range(6)]
+
+
 def _pack(sections, x0, x1, y0, y1, dydx0, dydx1) -> np.ndarray:
     """The flat array of a curve of ``sections`` [(xs, ys), ...] (module docstring)."""
     out = [float(len(sections)), x0, x1, y0, y1, dydx0, dydx1]
@@ -119,6 +129,8 @@ def _pack(sections, x0, x1, y0, y1, dydx0, dydx1) -> np.ndarray:
         out.extend(xs)
         out.extend(ys)
         out.extend(_u_table(tuple(float(x) for x in xs)))
+        out.extend(_power_form([float(x) for x in xs]))
+        out.extend(_power_form([float(y) for y in ys]))
     return np.asarray(out, dtype=float)
 
 
@@ -340,35 +352,26 @@ def tendon_force_length_curve(strain_at_one_norm_force=0.049,
 
 # ---------------------------------------------------------------- evaluation
 @helper(error_model="numpy")
-def _bezier(c, k, u):
-    """The quintic Bézier of the six control points c[k:k+6] at u (Bernstein form)."""
-    v = 1.0 - u
-    u2, v2 = u * u, v * v
-    return (v2 * v2 * v * c[k] + 5.0 * u * v2 * v2 * c[k + 1]
-            + 10.0 * u2 * v2 * v * c[k + 2] + 10.0 * u2 * u * v2 * c[k + 3]
-            + 5.0 * u2 * u2 * v * c[k + 4] + u2 * u2 * u * c[k + 5])
+def _poly(c, k, u):
+    """(p(u), dp/du) of the quintic of coefficients c[k:k+6] (of u^0 to u^5), by Horner."""
+    p = c[k + 5]
+    d = p
+    p = p * u + c[k + 4]
+    d = d * u + p
+    p = p * u + c[k + 3]
+    d = d * u + p
+    p = p * u + c[k + 2]
+    d = d * u + p
+    p = p * u + c[k + 1]
+    d = d * u + p
+    return p * u + c[k], d
 
 
 @helper(error_model="numpy")
-def _bezier_du(c, k, u):
-    """d/du of the quintic Bézier c[k:k+6] at u: 5 times the quartic of its differences."""
-    v = 1.0 - u
-    u2, v2 = u * u, v * v
-    return 5.0 * (v2 * v2 * (c[k + 1] - c[k]) + 4.0 * u * v2 * v * (c[k + 2] - c[k + 1])
-                  + 6.0 * u2 * v2 * (c[k + 3] - c[k + 2])
-                  + 4.0 * u2 * u * v * (c[k + 4] - c[k + 3])
-                  + u2 * u2 * (c[k + 5] - c[k + 4]))
-
-
-@helper(error_model="numpy")
-def _bezier_du2(c, k, u):
-    """d²/du² of the quintic Bézier c[k:k+6] at u: 20 times the cubic of its second
-    differences."""
-    v = 1.0 - u
-    return 20.0 * (v * v * v * (c[k + 2] - 2.0 * c[k + 1] + c[k])
-                   + 3.0 * u * v * v * (c[k + 3] - 2.0 * c[k + 2] + c[k + 1])
-                   + 3.0 * u * u * v * (c[k + 4] - 2.0 * c[k + 3] + c[k + 2])
-                   + u * u * u * (c[k + 5] - 2.0 * c[k + 4] + c[k + 3]))
+def _poly_du2(c, k, u):
+    """d²p/du² of the quintic of coefficients c[k:k+6]."""
+    return ((20.0 * c[k + 5] * u + 12.0 * c[k + 4]) * u + 6.0 * c[k + 3]) * u \
+        + 2.0 * c[k + 2]
 
 
 @helper(error_model="numpy")
@@ -407,14 +410,14 @@ def _solve_u(c, k, x):
          + (3.0 * s2 - 2.0 * s3) * hi + (s3 - s2) * h * c[r + 3])
     u = min(max(u, lo), hi)
     for _ in range(60):
-        f = _bezier(c, k, u) - x
+        f, d = _poly(c, k + _POWER, u)
+        f -= x
         if f == 0.0:
             break
         if f < 0.0:
             lo = u
         else:
             hi = u
-        d = _bezier_du(c, k, u)
         nxt = u - f / d if d > 0.0 else -1.0
         if lo <= nxt <= hi:
             if abs(nxt - u) < 1e-9:
@@ -439,7 +442,30 @@ def curve(c, at, x):
     if k < 0:
         return np.nan, np.nan
     u = _solve_u(c, k, x)
-    return _bezier(c, k + 6, u), _bezier_du(c, k + 6, u) / _bezier_du(c, k, u)
+    y, dy = _poly(c, k + _POWER + 6, u)
+    return y, dy / _poly(c, k + _POWER, u)[1]
+
+
+@helper(error_model="numpy")
+def locate(c, at, x):
+    """(k, u): the offset in ``c`` of the section of the curve at ``at`` holding x and
+    the u where its x(u) = x; k = -1 beyond the domain (where the curve is linear) and
+    for a NaN x."""
+    if not (c[at + 1] <= x <= c[at + 2]):
+        return -1, 0.0
+    k = _section_of(c, at, x)
+    if k < 0:
+        return -1, 0.0
+    return k, _solve_u(c, k, x)
+
+
+@helper(error_model="numpy")
+def on_section(c, k, u):
+    """(x, y, dy/dx, dx/du) of the section at c[k:] at u: the curve's point at a u
+    known without solving for it (a Newton iteration in u)."""
+    x, dx = _poly(c, k + _POWER, u)
+    y, dy = _poly(c, k + _POWER + 6, u)
+    return x, y, dy / dx, dx
 
 
 @helper(error_model="numpy")
@@ -462,6 +488,6 @@ def curve_derivative(c, at, x, order):
     if k < 0:
         return np.nan
     u = _solve_u(c, k, x)
-    dx, dy = _bezier_du(c, k, u), _bezier_du(c, k + 6, u)
-    ddx, ddy = _bezier_du2(c, k, u), _bezier_du2(c, k + 6, u)
+    dx, dy = _poly(c, k + _POWER, u)[1], _poly(c, k + _POWER + 6, u)[1]
+    ddx, ddy = _poly_du2(c, k + _POWER, u), _poly_du2(c, k + _POWER + 6, u)
     return (ddy * dx - dy * ddx) / (dx * dx * dx)

@@ -345,19 +345,40 @@ def damped_fiber_velocity(fiso, a, fal, fpe, fse, beta, cos_phi, c, at_fv, at_fv
     fiber force a fal fv + fpe + beta v (times fiso, along the tendon) equals the tendon
     force fse fiso: Newton's method from the undamped solution, to 1e-10 fiso as OpenSim;
     the velocity is -1 when it fails to converge, as OpenSim's. Where the slope vanishes
-    (a muscle of almost no strength) it stops there, where OpenSim tries a random step."""
+    (a muscle of almost no strength) it stops there, where OpenSim tries a random step.
+
+    Inside a section of the force-velocity curve the unknown is the section's parameter
+    u (v = x(u), fv = y(u)): a step costs two polynomials, where a step in v would solve
+    x(u) = v again. A step that leaves the section is taken in v. Once within OpenSim's
+    tolerance, one more step in u carries the balance to round-off, so that the result
+    does not depend on the path to it (OpenSim's own stops anywhere within 1e-10 fiso)."""
     tol = max(1.0e-10 * fiso, SIGNIFICANT_REAL * 100.0)
     fv = (fse / max(cos_phi, 0.01) - fpe) / (max(a, 0.01) * max(fal, 0.01))
     v = min(max(curve(c, at_fv_inverse, fv)[0], -1.0), 1.0)
+    k, u = curves.locate(c, at_fv, v)
     for _ in range(DAMPED_ITERATIONS):
-        fv, dfv = curve(c, at_fv, v)
+        dv_du = 0.0
+        if k >= 0:
+            v, fv, dfv, dv_du = curves.on_section(c, k, u)
+        else:
+            fv, dfv = curve(c, at_fv, v)
         err = (fiso * (a * fal * fv) + (fiso * fpe + fiso * beta * v)) * cos_phi - fse * fiso
-        if abs(err) <= tol:
-            return v, fv, True
         slope = fiso * (a * fal * dfv + beta) * cos_phi
+        if abs(err) <= tol:
+            if k >= 0 and abs(slope) > SIGNIFICANT_REAL:
+                u_last = u - err / (slope * dv_du)
+                if 0.0 <= u_last <= 1.0:
+                    v, fv, _, _ = curves.on_section(c, k, u_last)
+            return v, fv, True
         if abs(slope) <= SIGNIFICANT_REAL:
             break
+        if k >= 0:
+            u_next = u - err / (slope * dv_du)
+            if 0.0 <= u_next <= 1.0:
+                u = u_next
+                continue
         v -= err / slope
+        k, u = curves.locate(c, at_fv, v)
     return -1.0, fv, False
 
 
