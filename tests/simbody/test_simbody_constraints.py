@@ -103,21 +103,6 @@ def unit(v):
     return v / np.linalg.norm(v)
 
 
-def needs(*names):
-    """Skip the test while kinetree lacks any of ``names`` ("Class.method", looked up in
-    the kinetree package); it runs once they all exist."""
-    def exists(name):
-        obj = kt
-        for part in name.split("."):
-            if not hasattr(obj, part):
-                return False
-            obj = getattr(obj, part)
-        return True
-    missing = [name for name in names if not exists(name)]
-    return pytest.mark.skipif(bool(missing),
-                              reason=f"kinetree has no {', '.join(missing)} yet")
-
-
 def create_system():
     """Simbody's createSystem: a chain of NUM_BODIES bodies, each on a Gimbal (a Universal
     for body 6, a Ball for body 8) to the previous one, from Ground. Returns the system and
@@ -162,7 +147,6 @@ def chain_ends(matter):
     return matter.get_mobilized_body(1), matter.get_mobilized_body(NUM_BODIES)
 
 
-@needs("MobilizedBody.get_body_origin_acceleration")
 def test_ball_constraint():
     """testBallConstraint: a Ball between the origins of the first and last bodies; their
     separation and relative velocity vanish to 1e-10 and equal the constraint's position
@@ -204,7 +188,6 @@ def test_constant_angle_constraint():
     constraint_test(np.dot(w1 - w2, perp_dir), constraint.get_velocity_error(state))
 
 
-@needs("MobilizedBody.get_body_angular_acceleration")
 def test_constant_orientation_constraint():
     """testConstantOrientationConstraint: frames r1 = Rx(0.2) on the first body and
     r2 = Ry(π/2) on the last keep x2 ⟂ y1, y2 ⟂ z1, z2 ⟂ x1 (the constraint alone does not
@@ -246,7 +229,6 @@ def test_constant_speed_constraint():
     machine_test(state, first.get_one_u_dot(state, 1), constraint.get_acceleration_error(state))
 
 
-@needs("MobilizedBody.find_station_at_ground_point")
 def test_no_slip1d_constraint():
     """testNoSlip1DConstraint: at the Ground point p = (1, 0.5, -2), the material points
     of the first and last bodies there have equal velocity along n = y (to 1e-10, the
@@ -271,8 +253,6 @@ def test_no_slip1d_constraint():
     machine_test(state, np.dot(a1 - a2, n), constraint.get_acceleration_error(state))
 
 
-@needs("MobilizedBody.find_station_location_in_another_body",
-       "MobilizedBody.find_station_velocity_in_another_body")
 def test_point_in_plane_constraint():
     """testPointInPlaneConstraint: the last body's point p, seen from the first body, lies
     in the plane n·x = 2 with n = (1, 0.5, 0) normalized (to 1e-10, equal to the position
@@ -293,8 +273,6 @@ def test_point_in_plane_constraint():
     constraint_test(np.dot(v1, normal), constraint.get_velocity_error(state))
 
 
-@needs("MobilizedBody.find_station_location_in_another_body",
-       "MobilizedBody.find_station_velocity_in_another_body")
 def test_point_on_line_constraint():
     """testPointOnLineConstraint: the last body's point p, seen from the first body, lies
     on the line through (0.5, -0.5, 2) along (1, 0.5, 0) normalized and moves along it,
@@ -313,7 +291,6 @@ def test_point_on_line_constraint():
     constraint_test(np.linalg.norm(np.cross(v1, direction)), 0.0)
 
 
-@needs("MobilizedBody.get_body_origin_acceleration")
 def test_rod_constraint():
     """testRodConstraint: a Rod of length 3 between the origins of the first and last
     bodies; the distance is 3 and the separation rate zero to 1e-10 (equal to the position
@@ -433,13 +410,6 @@ def add_mixed_constraints(matter):
     kt.Constraint.ConstantSpeed(fifth, 1, 0.1)
 
 
-@needs("SimbodyMatterSubsystem.get_num_u", "SimbodyMatterSubsystem.get_num_q",
-       "SimbodyMatterSubsystem.get_num_q_err", "SimbodyMatterSubsystem.get_num_u_err",
-       "SimbodyMatterSubsystem.get_num_u_dot_err", "SimbodyMatterSubsystem.calc_pq_transpose",
-       "SimbodyMatterSubsystem.calc_pv", "SimbodyMatterSubsystem.calc_pv_transpose",
-       "SimbodyMatterSubsystem.multiply_by_pv",
-       "SimbodyMatterSubsystem.multiply_by_pv_transpose",
-       "SimbodyMatterSubsystem.calc_projected_m_inv")
 def test_constraint_matrices():
     """testConstraintMatrices: with holonomic, nonholonomic and acceleration-only
     constraints, G from the error routines equals the transpose of Gᵀ from the force
@@ -502,9 +472,6 @@ def test_constraint_matrices():
     assert_eq(GMInvGt, num_GMInvGt)
 
 
-@needs("SimbodyMatterSubsystem.get_num_u", "SimbodyMatterSubsystem.get_num_u_dot_err",
-       "SimbodyMatterSubsystem.calc_constraint_acceleration_errors",
-       "SimbodyMatterSubsystem.calc_bias_for_acceleration_constraints")
 def test_constraint_acceleration_errors():
     """testConstraintAccelerationErrors: on the model of test_constraint_matrices, the
     operator pvaerr = G u̇ - b refuses a State below VELOCITY and leaves the State at

@@ -73,20 +73,6 @@ def check_eq_tol(a, b, tol):
 
 
 
-def needs(*names):
-    """Skip while kinetree lacks any of ``names`` (dotted from the package); the ported
-    body runs once they all exist."""
-    def exists(name):
-        obj = kt
-        for part in name.split("."):
-            obj = getattr(obj, part, None)
-            if obj is None:
-                return False
-        return True
-    missing = [n for n in names if not exists(n)]
-    return pytest.mark.skipif(bool(missing), reason=f"kinetree has no {', '.join(missing)} yet")
-
-
 def cross_mat(p) -> np.ndarray:
     """SimTK::crossMat(p): [p]x, with [p]x v = p × v."""
     return np.array([[0.0, -p[2], p[1]], [p[2], 0.0, -p[0]], [-p[1], p[0], 0.0]])
@@ -345,8 +331,6 @@ def make_system(constrained, rand, weld=True):
     return system, pend, frcp
 
 
-@needs("SimbodyMatterSubsystem.realize_position_kinematics",
-       "SimbodyMatterSubsystem.invalidate_position_kinematics")
 def test_position_kinematics():
     """testPositionKinematics: the system mass center needs position kinematics, from
     realize(POSITION) or realize_position_kinematics after INSTANCE; a change of q or of
@@ -385,10 +369,6 @@ def test_position_kinematics():
         matter.calc_system_mass_center_location_in_ground(state)
 
 
-@needs("SimbodyMatterSubsystem.realize_position_kinematics",
-       "SimbodyMatterSubsystem.invalidate_position_kinematics",
-       "SimbodyMatterSubsystem.realize_velocity_kinematics",
-       "SimbodyMatterSubsystem.invalidate_velocity_kinematics")
 def test_velocity_kinematics():
     """testVelocityKinematics: the mass center velocity needs velocity kinematics, which
     need position kinematics; q or u changes invalidate them, time does not."""
@@ -791,10 +771,6 @@ def test_composite_body_inertia():
     pend.get_composite_body_inertia(state, body1)   # now it is
 
 
-@needs("SimbodyMatterSubsystem.realize_position_kinematics",
-       "SimbodyMatterSubsystem.realize_composite_body_inertias",
-       "SimbodyMatterSubsystem.is_composite_body_inertias_realized",
-       "SimbodyMatterSubsystem.invalidate_composite_body_inertias")
 def test_composite_body_inertia_realization():
     """The end of testCompositeBodyInertia: composite inertias realized on request after
     position kinematics alone, and invalidated on request."""
@@ -816,13 +792,6 @@ def test_composite_body_inertia_realization():
     assert not pend.is_composite_body_inertias_realized(state)
 
 
-@needs("SimbodyMatterSubsystem.get_articulated_body_inertia",
-       "SimbodyMatterSubsystem.is_articulated_body_inertias_realized",
-       "SimbodyMatterSubsystem.invalidate_articulated_body_inertias",
-       "SimbodyMatterSubsystem.realize_articulated_body_inertias",
-       "SimbodyMatterSubsystem.invalidate_position_kinematics",
-       "SimbodyMatterSubsystem.realize_position_kinematics",
-       "SimbodyMatterSubsystem.is_position_kinematics_realized")
 def test_articulated_body_inertia():
     """testArticulatedBodyInertia: validity and invalidation of the articulated
     inertias (not their values)."""
@@ -866,14 +835,6 @@ def test_articulated_body_inertia():
     assert matter.is_articulated_body_inertias_realized(state)
 
 
-@needs("SimbodyMatterSubsystem.realize_articulated_body_velocity",
-       "SimbodyMatterSubsystem.is_articulated_body_velocity_realized",
-       "SimbodyMatterSubsystem.realize_articulated_body_inertias",
-       "SimbodyMatterSubsystem.invalidate_articulated_body_inertias",
-       "SimbodyMatterSubsystem.invalidate_velocity_kinematics",
-       "SimbodyMatterSubsystem.is_position_kinematics_realized",
-       "SimbodyMatterSubsystem.is_velocity_kinematics_realized",
-       "SimbodyMatterSubsystem.is_articulated_body_inertias_realized")
 def test_articulated_body_velocity():
     """testArticulatedBodyVelocity: validity and invalidation of the velocity-dependent
     articulated-body quantities (not their values)."""
