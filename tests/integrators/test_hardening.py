@@ -3,6 +3,8 @@ not declare: checkpoints are read field by field and checked; a step that cannot
 time is refused; a compiled run returns to Python after bounded work; an event storm is
 stopped and named; an accuracy above 1 is refused."""
 
+import warnings
+
 import numpy as np
 import pytest
 from support import world
@@ -233,5 +235,38 @@ def test_a_step_into_overflow_is_a_divergence_in_either_run():
         integ.initialize(state)
         if python:
             integ._stepper = None
-        with pytest.raises(kt.errors.SimulationDivergedError, match="diverged"):
+        with pytest.raises(kt.errors.SimulationDivergedError, match="diverged"), \
+                warnings.catch_warnings():
+            warnings.simplefilter("error")          # the diagnosis alone speaks
             integ.step_to(1.0)
+
+
+class _Cubic(kt.Force.Custom.Implementation):
+    """A Python force growing with the cube of the first speed: the motion blows up."""
+
+    def __init__(self, pin):
+        self.pin = pin
+
+    def calc_force(self, state, body_forces, particle_forces, mobility_forces):
+        mobility_forces[0] += 1e9 * self.pin.get_one_u(state, 0) ** 3
+
+    def calc_potential_energy(self, state):
+        return 0.0
+
+
+@pytest.mark.parametrize("python", [False, True])
+def test_a_diverging_simulation_says_only_its_diagnosis(python):
+    """No numpy warning (an overflow in the energy of a report, ...) beside kinetree's
+    own error, whether the steps and reports are compiled or a Python force is in them."""
+    system, matter, forces, body = world()
+    pin = kt.MobilizedBody.Pin(matter.Ground(), kt.Transform(), body, kt.Transform())
+    kt.Force.MobilityLinearSpring(forces, pin, 0, 1e9, 0.0)
+    if python:
+        kt.Force.Custom(forces, _Cubic(pin))
+    state = system.realize_topology()
+    pin.set_one_q(state, 0, 0.5)
+    pin.set_one_u(state, 0, 1.0)
+    with pytest.raises(kt.errors.SimulationError), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kt.simulate(system, state, 5.0, integrator="ExplicitEuler", fixed_step_size=0.01,
+                    progress=False)
