@@ -380,3 +380,54 @@ def test_qerr_ends_with_the_quaternion_normalization_errors():
     np.testing.assert_allclose(state.get_q_err()[-quaternions:], expected, rtol=0,
                                atol=1e-15)
     assert state.get_q_err()[-quaternions] == pytest.approx(0.5, abs=1e-15)
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_forces_from_multipliers_are_g_transpose_lambda_in_the_ancestor_frame(name):
+    """Constraint.calc_constraint_forces_from_multipliers of random multipliers: its body
+    forces, re-expressed from the ancestor frame in Ground and carried to the mobilities
+    by the system Jacobian, plus its mobility forces, are the matter subsystem's Gᵀλ of
+    the same multipliers placed in the constraint-space vector (its compiled operator);
+    the State's own multipliers give the constraint-force getters' forces."""
+    system, matter, constraints, state, rng = build(name)
+    system.realize(state, kt.Stage.ACCELERATION)
+    m = len(state.get_multipliers())
+    for c in constraints:
+        own = c.get_multipliers_as_vector(state)
+        if c.is_disabled(state):
+            assert own.size == 0
+            F_A, f = c.calc_constraint_forces_from_multipliers(state, own)
+            assert not F_A.any() and not f.any()
+            continue
+        whole = np.zeros(m)
+        c.set_my_part_in_constraint_space_vector(state, own, whole)
+        np.testing.assert_array_equal(c.get_my_part_from_constraint_space_vector(
+            state, state.get_multipliers()), own)
+        lam = rng.uniform(-1.0, 1.0, own.size)
+        F_A, f = c.calc_constraint_forces_from_multipliers(state, lam)
+        R_GA = c.get_ancestor_mobilized_body().get_body_rotation(state).as_matrix()
+        F_G = np.hstack([F_A[:, :3] @ R_GA.T, F_A[:, 3:] @ R_GA.T])
+        body_forces = np.zeros((matter.get_num_bodies(), 6))
+        for k in range(c.get_num_constrained_bodies()):
+            body_forces[c.get_mobilized_body_from_constrained_body(k).get_mobilized_body_index()] \
+                += F_G[k]
+        mobility = np.zeros(state.get_num_u())
+        at = 0
+        for j in range(c.get_num_constrained_mobilizers()):
+            mobod = c.get_mobilized_body_from_constrained_mobilizer(j)
+            first, n = mobod.get_first_u_index(state), mobod.get_num_u(state)
+            mobility[first:first + n] += f[at:at + n]
+            at += n
+        assert at == f.size
+        whole = np.zeros(m)
+        c.set_my_part_in_constraint_space_vector(state, lam, whole)
+        expected = matter.multiply_by_g_transpose(state, whole)
+        got = matter.multiply_by_system_jacobian_transpose(state, body_forces) + mobility
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12 * (1 + abs(expected).max()))
+        F_A, f = c.calc_constraint_forces_from_multipliers(state, own)
+        np.testing.assert_allclose(np.hstack([F_A[:, :3] @ R_GA.T, F_A[:, 3:] @ R_GA.T]),
+                                   c.get_constrained_body_forces_as_vector(state), atol=1e-12)
+        np.testing.assert_allclose(f, c.get_constrained_mobility_forces_as_vector(state),
+                                   atol=1e-12)
+    with pytest.raises(kt.errors.InvalidArgumentError, match="expected"):
+        constraints[0].calc_constraint_forces_from_multipliers(state, np.zeros(m + 5))

@@ -539,6 +539,46 @@ class Constraint:
         _, f = self._matter._constraint_forces(state, self, "get_constrained_mobility_forces")
         return f
 
+    def get_my_part_from_constraint_space_vector(self, state, constraint_space) -> np.ndarray:
+        """This constraint's entries (holonomic, nonholonomic, then acceleration-only) of
+        a vector laid out as the multipliers and acceleration errors of all the enabled
+        constraints are (INSTANCE); empty while it is disabled."""
+        slices, m = self._matter._constraint_space(state, self, "get_my_part_from_"
+                                                   "constraint_space_vector")
+        v = np.asarray(constraint_space, dtype=float).reshape(-1)
+        if v.size != m:
+            raise InvalidArgumentError(
+                f"{self._name()}.get_my_part_from_constraint_space_vector: expected a "
+                f"vector of the {m} constraint equations in use, got {v.size}.")
+        return np.concatenate([v[s] for s in slices]) if slices else np.zeros(0)
+
+    def set_my_part_in_constraint_space_vector(self, state, my_part,
+                                               constraint_space) -> None:
+        """Write this constraint's entries ``my_part`` (as
+        ``get_my_part_from_constraint_space_vector`` returns them) into
+        ``constraint_space``, a float array of all the constraint equations in use."""
+        where = f"{self._name()}.set_my_part_in_constraint_space_vector"
+        slices, m = self._matter._constraint_space(state, self, where)
+        part = np.asarray(my_part, dtype=float).reshape(-1)
+        n = sum(s.stop - s.start for s in slices)
+        if part.size != n or np.shape(constraint_space) != (m,):
+            raise InvalidArgumentError(
+                f"{where}: expected {n} entries for a vector of {m}, got {part.size} for "
+                f"one of shape {np.shape(constraint_space)}.")
+        at = 0
+        for s in slices:
+            constraint_space[s] = part[at:at + s.stop - s.start]
+            at += s.stop - s.start
+
+    def calc_constraint_forces_from_multipliers(self, state, multipliers):
+        """(body_forces_in_A, mobility_forces) of this constraint's ``multipliers`` λ
+        (holonomic, nonholonomic, then acceleration-only, as ``get_multipliers_as_vector``
+        orders them): the spatial forces (k x 6, [moment; force] about each constrained
+        body's origin, in the constraint's ancestor frame A) and one generalized force per
+        constrained u, together Gᵀλ (VELOCITY). Like Simbody's, they are the opposite of
+        forces the constraint applies: negate λ for forces to treat as applied."""
+        return self._matter._constraint_forces_from(state, self, multipliers)
+
     def calc_power(self, state) -> float:
         """The power (W) this constraint applies to the system: the forces it applies
         (the negated constraint forces) dotted with the velocities they act on, -(Σ F_B ·

@@ -351,23 +351,32 @@ def multiply_by_g_transpose(state, data: ConstraintData, d, lam, layouts=None) -
 
 
 def _forces_of(state, data: ConstraintData, layout: ConstraintLayout, cache, lam):
-    """One constraint's Gᵀλ: its body forces (k x 6, in G) and its mobility forces (one
-    per constrained u)."""
+    """One constraint's Gᵀλ from the multipliers ``lam`` of all the constraints: its body
+    forces (k x 6, in G) and its mobility forces (one per constrained u)."""
+    F_A, f = forces_in_ancestor(state, data, layout, np.concatenate(
+        [lam[s] for s in data.multiplier_slices(layout)]))
+    R_GA = cache.R_GB[layout.ancestor]
+    return np.hstack([F_A[:, :3] @ R_GA.T, F_A[:, 3:] @ R_GA.T]), f
+
+
+def forces_in_ancestor(state, data: ConstraintData, layout: ConstraintLayout, lam):
+    """One constraint's Gᵀλ from its own multipliers ``lam`` (holonomic, nonholonomic,
+    acceleration-only): its body forces (k x 6, [moment; force] about each constrained
+    body's origin, in its ancestor frame A) and its mobility forces (one per constrained
+    u, q-space forces mapped through Nᵀ)."""
     kin = data.kinematics[layout.constraint._index]
     impl = layout.constraint._impl
-    sp, sv, sa = data.multiplier_slices(layout)
     F_A = np.zeros((len(layout.bodies), 6))
     f_q = np.zeros(len(layout.q_index))
     f_u = np.zeros(len(layout.u_index))
+    p, v = layout.mp, layout.mp + layout.mv
     if layout.mp:
-        impl.add_in_position_constraint_forces(state, lam[sp].copy(), F_A, f_q)
+        impl.add_in_position_constraint_forces(state, lam[:p].copy(), F_A, f_q)
     if layout.mv:
-        impl.add_in_velocity_constraint_forces(state, lam[sv].copy(), F_A, f_u)
+        impl.add_in_velocity_constraint_forces(state, lam[p:v].copy(), F_A, f_u)
     if layout.ma:
-        impl.add_in_acceleration_constraint_forces(state, lam[sa].copy(), F_A, f_u)
-    R_GA = cache.R_GB[layout.ancestor]
-    F_G = np.hstack([F_A[:, :3] @ R_GA.T, F_A[:, 3:] @ R_GA.T])
-    return F_G, f_u + _n_transpose_times(kin, f_q)
+        impl.add_in_acceleration_constraint_forces(state, lam[v:].copy(), F_A, f_u)
+    return F_A, f_u + _n_transpose_times(kin, f_q)
 
 
 # ------------------------------------------------------------- products

@@ -919,6 +919,33 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         self._refresh_kinematics(state, data, [layout])
         return cs._forces_of(state, data, layout, d.cache, self.get_multipliers(state))
 
+    def _constraint_space(self, state, constraint, where: str) -> tuple[list, int]:
+        """(the slices of a constraint's holonomic, nonholonomic and acceleration-only
+        rows in the constraint-space layout, none while it is disabled; the number of
+        rows), from INSTANCE."""
+        self.get_system().require_stage(state, Stage.INSTANCE, where)
+        data, layout = self._layout_of(state, constraint, where)
+        return ([] if layout is None else list(data.multiplier_slices(layout))), data.m
+
+    def _constraint_forces_from(self, state, constraint, multipliers):
+        """A constraint's Gᵀλ for its own ``multipliers``: body forces in its ancestor
+        frame and mobility forces (``Constraint.calc_constraint_forces_from_multipliers``)."""
+        where = f"{constraint._name()}.calc_constraint_forces_from_multipliers"
+        self.get_system().require_stage(state, Stage.VELOCITY, where)
+        data, layout = self._layout_of(state, constraint, where)
+        m = 0 if layout is None else layout.mp + layout.mv + layout.ma
+        lam = np.asarray(multipliers, dtype=float).reshape(-1)
+        if lam.size != m or not np.isfinite(lam).all():
+            raise InvalidArgumentError(
+                f"{where}: expected {m} finite multipliers (holonomic, nonholonomic, then "
+                f"acceleration-only" + (", none while it is disabled" if layout is None
+                                        else "") + f"), got {lam.size}: {lam}.")
+        if layout is None:
+            return (np.zeros((constraint.get_num_constrained_bodies(), 6)),
+                    np.zeros(sum(mob.get_num_u(state) for mob in constraint._impl._mobilizers)))
+        self._refresh_kinematics(state, data, [layout])
+        return cs.forces_in_ancestor(state, data, layout, lam)
+
     def _constraint_kinematics(self, state, constraint) -> cs.ConstraintKinematics:
         """A constraint's kinematics in its ancestor frame: a Python constraint's as its
         pass computed them, a built-in one's (which the compiled realization keeps in its
