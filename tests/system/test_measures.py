@@ -628,3 +628,45 @@ def test_a_resumed_run_goes_on_with_the_measures_it_saved(tmp_path):
     for t, want in zip((0.6, 0.9), expected[1:]):
         resumed.step_to(t)
         assert values(watched, resumed.get_state()) == want
+
+
+class _ConstraintPower(M.Custom.Implementation):
+    """The power (W) a constraint applies: an ACCELERATION value (Simbody's
+    TestCustomConstraints integrates it)."""
+
+    def __init__(self, constraint):
+        self.constraint = constraint
+
+    def get_depends_on_stage(self, deriv):
+        return S.ACCELERATION
+
+    def calc_cached_value(self, state, deriv):
+        return self.constraint.calc_power(state)
+
+
+def test_a_measure_reads_what_its_subsystem_computed_in_the_stage_it_realizes():
+    """A matter measure of ACCELERATION (a constraint's power, from its multipliers) is
+    read by an Integrate of the same subsystem while ACCELERATION is realized, as in
+    Simbody, where a subsystem's measures run after it has finished the stage. The work
+    integrated is the energy the constraint put in: a ConstantSpeed crank driving a
+    double pendulum under gravity, E(t) - E(0) = ∫ P dt to the accuracy."""
+    system, matter, forces, link = world()
+    crank = kt.MobilizedBody.Pin(matter.Ground(), kt.Transform(), link, kt.Transform())
+    kt.MobilizedBody.Pin(crank, kt.Transform([0, -1, 0]), link, kt.Transform())
+    drive = kt.Constraint.ConstantSpeed(crank, 0.7)
+    power = M.Custom(matter, _ConstraintPower(drive))
+    work = M.Integrate(matter, power, M.Zero(matter))
+    state = system.realize_topology()
+    system.realize(state, S.ACCELERATION)
+    assert work.get_value(state) == 0.0
+    early = state.copy()
+    early.invalidate_all(S.VELOCITY)
+    with pytest.raises(StageTooLowError):   # outside a realization, the whole State's stage
+        early.get_u_dot()
+    with pytest.raises(StageTooLowError):
+        drive.calc_power(early)
+    traj = kt.simulate(system, state, 1.0, accuracy=1e-8, progress=False,
+                       outputs={"work": work.get_value})
+    energy, done = traj.columns["energy"], traj.columns["work"]
+    assert abs(done[-1]) > 0.1
+    np.testing.assert_allclose(energy - energy[0], done, rtol=0, atol=1e-6)

@@ -878,6 +878,14 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
     def _is_constraint_disabled(self, state, constraint) -> bool:
         return bool(self.get_discrete_variable(state, self._disabled_index)[constraint._index])
 
+    def _require_own(self, state, stage: Stage, where: str) -> None:
+        """Raise StageTooLowError unless this subsystem's part of ``state`` is realized to
+        ``stage``: its measures, realized after it, may read what it computed."""
+        part = state._part_of(self, where)
+        if part.stage < stage:
+            self._check(state)
+            raise StageTooLowError(stage, part.stage, where)
+
     def _layout_of(self, state, constraint, where: str):
         data = self._constraint_data(state)
         for layout in data.layouts:
@@ -890,7 +898,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         """A constraint's entries of qerr, uerr, udoterr or the multipliers (empty while it
         is disabled)."""
         where = f"{constraint._name()}.{method}"
-        self.get_system().require_stage(state, stage, where)
+        self._require_own(state, stage, where)
         data, layout = self._layout_of(state, constraint, where)
         if layout is None:
             return np.zeros(0)
@@ -910,7 +918,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         constraint's multipliers in ``state``, Gᵀλ: Simbody's constraint forces, on the
         left of M u̇ + Gᵀλ = f, so the opposite of what the constraint applies."""
         where = f"{constraint._name()}.{method}"
-        self.get_system().require_stage(state, Stage.ACCELERATION, where)
+        self._require_own(state, Stage.ACCELERATION, where)
         data, layout = self._layout_of(state, constraint, where)
         if layout is None:
             return (np.zeros((constraint.get_num_constrained_bodies(), 6)),
@@ -923,7 +931,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         """(the slices of a constraint's holonomic, nonholonomic and acceleration-only
         rows in the constraint-space layout, none while it is disabled; the number of
         rows), from INSTANCE."""
-        self.get_system().require_stage(state, Stage.INSTANCE, where)
+        self._require_own(state, Stage.INSTANCE, where)
         data, layout = self._layout_of(state, constraint, where)
         return ([] if layout is None else list(data.multiplier_slices(layout))), data.m
 
@@ -931,7 +939,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         """A constraint's Gᵀλ for its own ``multipliers``: body forces in its ancestor
         frame and mobility forces (``Constraint.calc_constraint_forces_from_multipliers``)."""
         where = f"{constraint._name()}.calc_constraint_forces_from_multipliers"
-        self.get_system().require_stage(state, Stage.VELOCITY, where)
+        self._require_own(state, Stage.VELOCITY, where)
         data, layout = self._layout_of(state, constraint, where)
         m = 0 if layout is None else layout.mp + layout.mv + layout.ma
         lam = np.asarray(multipliers, dtype=float).reshape(-1)

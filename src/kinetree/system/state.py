@@ -421,9 +421,18 @@ class State:
                         b.values = arr[at:at + b.values.size].copy()
                     at += b.values.size
 
-    def _require(self, needed: Stage, where: str) -> None:
-        if self._stage < needed:
-            raise StageTooLowError(needed, self._stage, where)
+    def _require(self, needed: Stage, where: str, owned: str | None = None) -> None:
+        """Raise StageTooLowError unless the State is realized to ``needed``. While it is
+        being realized, variables of kind ``owned`` ("q", "u" or "z": their derivatives,
+        errors and multipliers) may be read once every subsystem owning some has finished
+        ``needed``, as a subsystem's measures read what it computed in Simbody."""
+        if self._stage >= needed:
+            return
+        if owned is not None and self._realizing is not None and all(
+                p.stage >= needed for p in self._parts
+                if getattr(p, f"{owned}_slice").stop > getattr(p, f"{owned}_slice").start):
+            return
+        raise StageTooLowError(needed, self._stage, where)
 
     # ---------------------------------------------------------------- stages
     def get_system_stage(self) -> Stage:
@@ -577,22 +586,22 @@ class State:
     # ------------------------------------------------ derivatives (cache)
     def get_q_dot(self) -> np.ndarray:
         """q̇, valid once realized to VELOCITY."""
-        self._require(_VELOCITY, "State.get_q_dot")
+        self._require(_VELOCITY, "State.get_q_dot", "q")
         return self._qdot_ro
 
     def get_u_dot(self) -> np.ndarray:
         """u̇, valid once realized to ACCELERATION."""
-        self._require(_ACCELERATION, "State.get_u_dot")
+        self._require(_ACCELERATION, "State.get_u_dot", "u")
         return self._udot_ro
 
     def get_z_dot(self) -> np.ndarray:
         """ż, valid once realized to ACCELERATION."""
-        self._require(_ACCELERATION, "State.get_z_dot")
+        self._require(_ACCELERATION, "State.get_z_dot", "z")
         return self._zdot_ro
 
     def get_q_dot_dot(self) -> np.ndarray:
         """q̈, valid once realized to ACCELERATION."""
-        self._require(_ACCELERATION, "State.get_q_dot_dot")
+        self._require(_ACCELERATION, "State.get_q_dot_dot", "q")
         return self._qdotdot_ro
 
     def get_y_dot(self) -> np.ndarray:
@@ -636,22 +645,22 @@ class State:
 
     def get_q_err(self) -> np.ndarray:
         """Position constraint errors, valid once realized to POSITION."""
-        self._require(_POSITION, "State.get_q_err")
+        self._require(_POSITION, "State.get_q_err", "q")
         return _read_only(self._qerr)
 
     def get_u_err(self) -> np.ndarray:
         """Velocity constraint errors, valid once realized to VELOCITY."""
-        self._require(_VELOCITY, "State.get_u_err")
+        self._require(_VELOCITY, "State.get_u_err", "u")
         return _read_only(self._uerr)
 
     def get_u_dot_err(self) -> np.ndarray:
         """Acceleration constraint errors, valid once realized to ACCELERATION."""
-        self._require(_ACCELERATION, "State.get_u_dot_err")
+        self._require(_ACCELERATION, "State.get_u_dot_err", "u")
         return _read_only(self._udoterr)
 
     def get_multipliers(self) -> np.ndarray:
         """Constraint multipliers λ, one per acceleration error, valid at ACCELERATION."""
-        self._require(_ACCELERATION, "State.get_multipliers")
+        self._require(_ACCELERATION, "State.get_multipliers", "u")
         return _read_only(self._multipliers)
 
     def upd_q_err(self) -> np.ndarray:
