@@ -3,6 +3,7 @@ forward dynamics against an independent KKT solve, redundant constraints, enabli
 disabling, projection, stage checks, ancestor frames and mobilizer reaction forces."""
 
 import runpy
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -341,11 +342,13 @@ def test_n_transposes_and_pq_match_explicit_matrices_and_finite_differences():
                                atol=1e-10)
 
 
-def test_constraints_without_a_solution_are_reported_and_the_state_resumes():
+def test_constraints_without_a_solution_give_the_least_squares_motion_and_warn_once():
     """Two ConstantAcceleration constraints giving one Slider u̇ = 1 and u̇ = 2 have no
-    solution: the solve meets one (the other's equation is redundant to it) and leaves an
-    acceleration error of 1 on the other, and realizing raises, naming it, instead of
-    returning it silently. Disabling one makes the State realize to the other's u̇."""
+    solution. As Simbody, the realization keeps the least-squares one, u̇ = 1.5 with
+    acceleration errors of -0.5 and 0.5 and the force split evenly, and says so once
+    (KinetreeWarning naming the residual and a constraint). With
+    set_raise_on_inconsistent_constraints(True) realizing raises instead, naming the
+    constraint, and the State resumes once one of them is disabled."""
     system = kt.MultibodySystem()
     matter = kt.SimbodyMatterSubsystem(system)
     body = kt.Body.Rigid(kt.MassProperties(2.0, [0, 0, 0], kt.Inertia(0.1)))
@@ -353,9 +356,54 @@ def test_constraints_without_a_solution_are_reported_and_the_state_resumes():
     one = kt.Constraint.ConstantAcceleration(slider, 0, 1.0)
     kt.Constraint.ConstantAcceleration(slider, 0, 2.0)
     state = system.realize_topology()
-    with pytest.raises(KinetreeError, match=r"no solution.* 1 .*ConstantAcceleration #1"):
+    with pytest.warns(kt.errors.KinetreeWarning,
+                      match=r"no solution at t = 0 s.* 0\.5 .*ConstantAcceleration"):
+        system.realize(state, kt.Stage.ACCELERATION)
+    assert state.get_u_dot()[0] == pytest.approx(1.5, abs=1e-12)
+    np.testing.assert_allclose(sorted(state.get_u_dot_err()), [-0.5, 0.5], atol=1e-12)
+    np.testing.assert_allclose(state.get_multipliers(), [-1.5, -1.5], atol=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")              # once: a second State says nothing
+        system.realize(state.copy(), kt.Stage.ACCELERATION)
+
+    matter.set_raise_on_inconsistent_constraints(True)
+    state = system.realize_topology()
+    with pytest.raises(KinetreeError, match=r"no solution.*0\.5 .*ConstantAcceleration #\d"):
         system.realize(state, kt.Stage.ACCELERATION)
     assert state.get_system_stage() < kt.Stage.ACCELERATION
     one.disable(state)
     system.realize(state, kt.Stage.ACCELERATION)
     assert state.get_u_dot()[0] == pytest.approx(2.0, abs=1e-12)
+
+
+def test_inconsistent_constraints_get_the_pseudo_inverse_solution():
+    """A Weld between a Planar body and Ground at arbitrary frames (six equations through
+    three mobilities, the bias outside G's range): u̇ and λ are those of the
+    pseudo-inverse, λ = (G M⁻¹ Gᵀ)⁺ (G u̇₀ + bias) and u̇ = u̇₀ - M⁻¹ Gᵀ λ, computed here
+    with numpy from the unconstrained u̇₀, to 1e-10."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
+    body = kt.Body.Rigid(kt.MassProperties(1.0, [0.1, -0.4, 0.05], kt.Inertia(0.5, 0.6, 0.55)))
+    planar = kt.MobilizedBody.Planar(
+        matter.Ground(), kt.Transform(kt.Rotation.about_x(0.3), [0.1, 0.2, 0]), body,
+        kt.Transform([0, 0.5, 0]))
+    weld = kt.Constraint.Weld(matter.Ground(), kt.Transform(kt.Rotation.about_y(0.4),
+                                                            [0.3, -0.2, 0.1]),
+                              planar, kt.Transform([0.05, 0.1, 0.2]))
+    state = system.realize_topology()
+    state.set_q([0.3, 0.1, -0.2])
+    state.set_u([0.5, -0.3, 0.2])
+    with pytest.warns(kt.errors.KinetreeWarning, match="no solution"):
+        system.realize(state, kt.Stage.ACCELERATION)
+    free = state.copy()
+    weld.disable(free)
+    system.realize(free, kt.Stage.ACCELERATION)
+    G, bias = matter.calc_g(state), matter.calc_bias_for_multiply_by_g(state)
+    m_inv = matter.calc_m_inv(state)
+    lam = np.linalg.pinv(G @ m_inv @ G.T) @ (G @ free.get_u_dot() + bias)
+    udot = free.get_u_dot() - m_inv @ G.T @ lam
+    np.testing.assert_allclose(state.get_u_dot(), udot, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(state.get_multipliers(), lam, rtol=0, atol=1e-10)
+    assert np.abs(state.get_u_dot_err()).max() > 0.01

@@ -79,7 +79,13 @@ from kinetree.multibody.kernels.prescribed import (
     prescribe_velocities,
 )
 from kinetree.multibody.kernels.velocity import velocity_sweep
-from kinetree.multibody.tree_model import kernel, unpack_cache, unpack_tree
+from kinetree.multibody.tree_model import (
+    INCONSISTENT_SEEN,
+    RAISE_INCONSISTENT,
+    kernel,
+    unpack_cache,
+    unpack_tree,
+)
 from kinetree.system.stage import Stage
 
 POSITION, VELOCITY = int(Stage.POSITION), int(Stage.VELOCITY)
@@ -167,7 +173,9 @@ def realize_stages(first, last, model, data):
     singular along its mobilities (data.status[0] = 1 + the body), OVERFLOW after the
     contact search if its buffers were too small, NONFINITE when q̇, the applied forces
     or u̇ are not all finite, INCONSISTENT at the end if the constraints' acceleration
-    errors are left beyond tolerance (``kernels/constraints.py``)."""
+    errors are left beyond tolerance (``kernels/constraints.py``) and the matter
+    subsystem raises on that; otherwise the least-squares u̇ and multipliers stand, and
+    cache.status[INCONSISTENT_SEEN] says so."""
     q, u, udot = data.q, data.u, data.udot
     body_forces, mobility_forces = data.body_forces, data.mobility_forces
     tree = unpack_tree(model.tree_i, model.tree_f, model.mobilizer_kinds)
@@ -247,7 +255,9 @@ def realize_stages(first, last, model, data):
         if not _finite(udot):
             return NONFINITE
         if inconsistent:
-            return INCONSISTENT
+            cache.status[INCONSISTENT_SEEN] = 1
+            if cache.status[RAISE_INCONSISTENT] != 0:
+                return INCONSISTENT
     return 0
 
 

@@ -134,6 +134,8 @@ class RealizationPlan:
             self.realization, self.realize_address = realization_of(self.model, self.data)
             self._realize = entry_point(realize, (0, 0, 0.0, self.realization))
             self._matter = matter
+        # A model with constraints may meet ones without a solution: Python warns then.
+        self._constrained = compiled and self.model.con_i.shape[0] > 0
 
     @functools.cached_property
     def project_steps(self):
@@ -228,12 +230,16 @@ class RealizationPlan:
                 if part.stage < stage:
                     part.stage = stage
             state._stage = stage
+            if self._constrained:
+                self._matter._warn_if_inconsistent(state)
             return
         enter(state, "This State")
         try:
             self._run_actions(state, actions, target)
         finally:
             leave(state)
+        if self._constrained:
+            self._matter._warn_if_inconsistent(state)
 
     def _run_actions(self, state, actions: list, target: int) -> None:
         """The actions of a plan with Python in it, in turn."""

@@ -491,6 +491,8 @@ class CompiledStepper:
                     return None
                 entry = self._entry = (plan, plan.data, *self._new_run(integrator, plan))
             failed = entry[3](entry[2])
+            if plan._constrained:
+                self._system.get_matter_subsystem()._warn_if_inconsistent(self._state)
             if failed != OVERFLOW:
                 return failed
             plan._search._grow(self._state)

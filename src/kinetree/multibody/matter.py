@@ -22,6 +22,7 @@ corrected by the multipliers (constraint_solver.py).
 from __future__ import annotations
 
 import copy
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,6 +33,7 @@ from kinetree.engine.kinds import Kinds
 from kinetree.errors import (
     InvalidArgumentError,
     KinetreeError,
+    KinetreeWarning,
     NonFiniteError,
     SimulationDivergedError,
     StageTooLowError,
@@ -64,6 +66,7 @@ from kinetree.multibody.mobilized_body import Direction, Ground, MobilizedBody
 from kinetree.multibody.motion import Level, write_prescriptions
 from kinetree.multibody.operators import MatterOperators
 from kinetree.multibody.tree_model import (
+    INCONSISTENT_SEEN,
     PARAM_SIZE,
     TreeCache,
     TreeModel,
@@ -150,6 +153,8 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         self._custom: list[MobilizedBody] = []
         self._motions: dict = {}             # body index -> its Motion (motion.py)
         self._default_locks: dict = {}       # body index -> Level of lock_by_default
+        self._raise_inconsistent = False
+        self._warned_inconsistent = False
         super().__init__(system, "SimbodyMatterSubsystem")
         Ground(self)
         system._set_matter_subsystem(self)
@@ -223,7 +228,8 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         self.allocate_u(state, np.concatenate(u0) if u0 else np.zeros(0))
         nb = len(self._bodies)
         tree_i, tree_f = pack_tree(tree)
-        buf, status = allocate_cache(nb, int(tree.nu.sum()), int(tree.nq.sum()))
+        buf, status = allocate_cache(nb, int(tree.nu.sum()), int(tree.nq.sum()),
+                                     self._raise_inconsistent)
         quaternion_q = [tree.q_start[b._index] + np.arange(4) for b in self._bodies[1:]
                         if b._default_q.size != b._default_q_euler.size
                         and tree.nq[b._index] == b._default_q.size]
@@ -349,6 +355,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
             self._raise_if_singular(self.get_tree_data(state, Stage.MODEL, "realize"), state)
             if failed == INCONSISTENT:
                 raise self._inconsistent_error(state)
+            self._warn_if_inconsistent(state)
         for work in after.get(g, ()):
             work(state)
 
@@ -475,6 +482,43 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         data = self._constraint_data(state)
         cs.write_python_rows(state, data, d)
         cs.write_python_bias(state, data, d)
+
+    # ------------------------------------------------- inconsistent constraints
+    def set_raise_on_inconsistent_constraints(self, raise_error: bool) -> None:
+        """What a realization does where the constraints have no solution (redundant ones
+        asking for different motions, or a State far from assembled): by default, as
+        Simbody, it keeps the least-squares u̇ and multipliers and warns once
+        (KinetreeWarning) with the residual and the constraint most involved; with
+        ``raise_error`` it raises instead. A topology change: realize_topology again."""
+        self._raise_inconsistent = bool(raise_error)
+        self.invalidate_subsystem_topology_cache()
+
+    def get_raise_on_inconsistent_constraints(self) -> bool:
+        return self._raise_inconsistent
+
+    def _warn_if_inconsistent(self, state) -> None:
+        """After a compiled realization or run of steps on ``state``: the first time this
+        subsystem's constraints had no solution, warn, naming the residual and the
+        constraint with the largest acceleration error."""
+        status = state._parts[self._index].cache[self._data_index].value.status
+        if not status[INCONSISTENT_SEEN]:
+            return
+        status[INCONSISTENT_SEEN] = 0
+        if self._warned_inconsistent:
+            return
+        self._warned_inconsistent = True
+        udoterr = np.abs(state._udoterr[state._parts[self._index].udoterr_slice])
+        data = self._constraint_data(state)
+        worst = data.owners[int(np.argmax(udoterr))].constraint._name() \
+            if udoterr.size else "none"
+        warnings.warn(KinetreeWarning(
+            f"SimbodyMatterSubsystem: the constraints have no solution at t = "
+            f"{state.get_time():.6g} s: the least-squares accelerations leave an "
+            f"acceleration error of {udoterr.max(initial=0.0):.3g} (largest in {worst}); "
+            f"kinetree goes on with them, as Simbody does. Some constraints ask for "
+            f"different motions, or the State is far from assembled (system.project). "
+            f"matter.set_raise_on_inconsistent_constraints(True) makes this an error; "
+            f"this warning is given once."), stacklevel=4)
 
     def _inconsistent_error(self, state) -> KinetreeError:
         """The error for a constrained solve that left acceleration errors: redundant

@@ -95,9 +95,11 @@ TreeCache = namedtuple("TreeCache", [
     "level",             # (nb,) int64 view of status: the level at which each body's motion
                          # is prescribed: FREE, or PRESCRIBED_ACCELERATION/_VELOCITY/_POSITION
     "method",            # (nb,) int64 view of status: CONSTANT (the *_presc arrays) or SINUSOID
-    "status",            # (7 + 2 nb,) int64: [0 ok, else 1 + index of a body whose D is
+    "status",            # (9 + 2 nb,) int64: [0 ok, else 1 + index of a body whose D is
                          # singular; nb; nu; M_dense's size; 1 if u̇ comes from M_dense, else
-                         # 0; nq; the number of prescribed bodies; level; method]
+                         # 0; nq; the number of prescribed bodies; 1 if inconsistent
+                         # constraints fail a realization; 1 once they were met; level;
+                         # method]
 ])
 
 FREE, PRESCRIBED_ACCELERATION, PRESCRIBED_VELOCITY, PRESCRIBED_POSITION = 0, 1, 2, 3
@@ -109,9 +111,11 @@ CONSTANT, SINUSOID = 0, 1
 udot_presc (locks, Motion.Steady, and a Motion.Custom's values written before each stage),
 or a sinusoid of time a sin(ω t + φ) at its level (Motion.Sinusoid)."""
 
-PRESCRIBED_COUNT, LEVELS = 6, 7
-"""status[PRESCRIBED_COUNT] is the number of prescribed bodies; the levels start at
-status[LEVELS], the methods nb entries later."""
+PRESCRIBED_COUNT, RAISE_INCONSISTENT, INCONSISTENT_SEEN, LEVELS = 6, 7, 8, 9
+"""status[PRESCRIBED_COUNT] is the number of prescribed bodies; status[RAISE_INCONSISTENT]
+is 1 where a realization whose constraints have no solution fails (else it keeps the
+least-squares u̇ and multipliers, and sets status[INCONSISTENT_SEEN] for Python to warn);
+the levels start at status[LEVELS], the methods nb entries later."""
 
 DENSE_LIMIT = 64
 """The most mobilities for which the cache holds a dense mass matrix (32 KB), the
@@ -285,15 +289,17 @@ def pack_tree(model: TreeModel) -> tuple[np.ndarray, np.ndarray]:
     return tree_i, tree_f
 
 
-def allocate_cache(nb: int, nu: int, nq: int) -> tuple[np.ndarray, np.ndarray]:
+def allocate_cache(nb: int, nu: int, nq: int,
+                   raise_inconsistent: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Zeroed cache buffers (buf, status) for a tree of ``nb`` bodies (Ground included),
     ``nu`` mobilities and ``nq`` coordinates, every body free; Ground's orientation is the
-    identity."""
+    identity. ``raise_inconsistent``: status[RAISE_INCONSISTENT]."""
     dense = nu if nu <= DENSE_LIMIT else 0
     buf = np.zeros(nb * _CACHE_FLOATS_PER_BODY + nu * _CACHE_FLOATS_PER_MOBILITY
                    + _CACHE_FLOATS_SHARED + dense * dense + nq)
     status = np.zeros(LEVELS + 2 * nb, dtype=np.int64)
     status[1:6] = nb, nu, dense, 0, nq
+    status[RAISE_INCONSISTENT] = int(raise_inconsistent)
     cache = cache_views(buf, status)
     assert cache.time.ctypes.data + 8 == buf.ctypes.data + buf.nbytes, \
         "the _CACHE_FLOATS_* sizes disagree with unpack_cache's fields"

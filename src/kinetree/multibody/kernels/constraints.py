@@ -314,11 +314,14 @@ def pivoted_cholesky(G, Y, L, pivots, d):
 
 
 @helper
-def solve_semidefinite(G, Y, b, x, L, pivots, S):
+def solve_semidefinite(G, Y, b, x, L, pivots, S, least_squares=False):
     """x = the minimum-norm solution of W x = b, W = G Yᵀ (m x m) symmetric positive
     semidefinite and b in its range (consistent equations, redundant ones included).
     With Πᵀ W Π = L Lᵀ, L = [L1; L2] (m x r): Lᵀ x̃ = v where L1 v = (Πᵀ b)[:r], and the
-    smallest such x̃ is L (Lᵀ L)⁻¹ v; x = Π x̃. L and S (m x m) are work space."""
+    smallest such x̃ is L (Lᵀ L)⁻¹ v; x = Π x̃. With ``least_squares`` (b outside the
+    range: equations without a solution) x is the minimum-norm x minimizing |W x - b|,
+    W's pseudo-inverse times b, as Simbody's solve: v = (Lᵀ L)⁻¹ Lᵀ Πᵀ b, the v for
+    which L v is nearest Πᵀ b. L and S (m x m) are work space."""
     m = L.shape[0]
     r = pivoted_cholesky(G, Y, L, pivots, S[0])
     v = S[0]                          # forward substitution: L1 v = (Πᵀ b)[:r]
@@ -354,6 +357,13 @@ def solve_semidefinite(G, Y, b, x, L, pivots, S):
         for j in range(k + 1, r):
             for i in range(j, r):
                 C[i, j] -= C[i, k] * C[j, k]
+    if least_squares:
+        for i in range(r):            # v = (Lᵀ L)⁻¹ Lᵀ Πᵀ b
+            s = 0.0
+            for k in range(i, m):
+                s += L[k, i] * b[pivots[k]]
+            v[i] = s
+        cholesky_solve(C, v[:r])
     cholesky_solve(C, v[:r])
     for i in range(m):
         s = 0.0
@@ -368,7 +378,7 @@ def constraint_acceleration(kinds, tree, cache, con, udot, udoterr, multipliers)
     the constrained u̇ in place, with its body accelerations; the multipliers λ and the
     acceleration errors left into ``multipliers`` and ``udoterr`` (ACCELERATION). Returns
     1 if those errors are beyond INCONSISTENCY_TOLERANCE (the equations have no
-    solution; λ and u̇ are then the least-squares ones), else 0."""
+    solution; λ and u̇ are then the least-squares ones, as Simbody's), else 0."""
     m = con.m
     acceleration_error_sweep(kinds, cache, con, cache.A_GB, udot, con.rhs)
     constraint_matrix(kinds, tree, cache, con)
@@ -382,6 +392,26 @@ def constraint_acceleration(kinds, tree, cache, con, udot, udoterr, multipliers)
                           con.sweep_A, con.sweep_E, con.sweep_T, 1)
         j += 1
     solve_semidefinite(con.G[:m], con.Y[:m], con.rhs, con.lam, con.L, con.pivots, con.S)
+    free = con.sweep_E[:, 0]            # the sweeps' work space, free now: u̇₀
+    for k in range(udot.shape[0]):
+        free[k] = udot[k]
+    inconsistent = _constrain(kinds, tree, cache, con, udot, udoterr, multipliers)
+    if inconsistent:
+        # No u̇ meets them all: Simbody's least-squares multipliers instead of the ones
+        # meeting the independent rows exactly, from u̇₀ again.
+        for k in range(udot.shape[0]):
+            udot[k] = free[k]
+        solve_semidefinite(con.G[:m], con.Y[:m], con.rhs, con.lam, con.L, con.pivots,
+                           con.S, True)
+        _constrain(kinds, tree, cache, con, udot, udoterr, multipliers)
+    return inconsistent
+
+
+@helper
+def _constrain(kinds, tree, cache, con, udot, udoterr, multipliers):
+    """u̇ -= M⁻¹ Gᵀ λ for con.lam, the multipliers, body accelerations and acceleration
+    errors of the result; 1 if those errors are beyond INCONSISTENCY_TOLERANCE, else 0."""
+    m = con.m
     for j in range(m):
         lam = con.lam[j]
         multipliers[j] = lam
