@@ -30,6 +30,7 @@ MOBILIZERS = {
     "custom": 18,      # Custom, and FunctionBased of user Functions: a Python pre-pass
     "function_based": 19,  # FunctionBased of built-in functions: compiled tables
     "scapulothoracic": 20,  # OpenSim's ScapulothoracicJoint
+    "cantilever_free_beam": 21,
 }
 """Mobilizer type codes (``TreeModel.code``), one module each in multibody/mobilizers/,
 commonest first: a switch tests them in this order."""

@@ -31,8 +31,8 @@ from kinetree.multibody.mobilizers import ball as ball_kinematics
 
 KINDS = ["Weld", "Pin", "Slider", "Universal", "Cylinder", "Screw", "Planar", "Gimbal", "Ball",
          "Free", "Translation", "Bushing", "BendStretch", "SphericalCoords", "LineOrientation",
-         "FreeLine", "Ellipsoid", "Scapulothoracic"]
-EXTRA = {"Screw": (0.13,), "Ellipsoid": ((0.5, 0.3, 0.2),),
+         "FreeLine", "Ellipsoid", "Scapulothoracic", "CantileverFreeBeam"]
+EXTRA = {"Screw": (0.13,), "Ellipsoid": ((0.5, 0.3, 0.2),), "CantileverFreeBeam": (0.8,),
          "Scapulothoracic": ((0.07, 0.15, 0.08), (-0.01, 0.025), 0.4)}
 
 

@@ -25,7 +25,8 @@ CASES = [("Weld", False), ("Pin", False), ("Slider", False), ("Universal", False
          ("Ball", False), ("Ball", True), ("Free", False), ("Free", True),
          ("Translation", False), ("BendStretch", False), ("SphericalCoords", False),
          ("LineOrientation", False), ("LineOrientation", True), ("FreeLine", False),
-         ("FreeLine", True), ("Ellipsoid", False), ("Ellipsoid", True), ("Bushing", False)]
+         ("FreeLine", True), ("Ellipsoid", False), ("Ellipsoid", True), ("Bushing", False),
+         ("CantileverFreeBeam", False)]
 IDS = [f"{k}-euler" if e else k for k, e in CASES]
 CASE = pytest.mark.parametrize("kind, euler", CASES, ids=IDS)
 QUATERNION_TYPES = {"Ball", "Free", "LineOrientation", "FreeLine", "Ellipsoid"}
@@ -36,7 +37,8 @@ def build(kind, euler=False, radii=RADII):
     system = kt.MultibodySystem()
     matter = kt.SimbodyMatterSubsystem(system)
     body = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(0.1)))
-    extra = {"Screw": (PITCH,), "Ellipsoid": (radii,)}.get(kind, ())
+    extra = {"Screw": (PITCH,), "Ellipsoid": (radii,), "CantileverFreeBeam": (0.8,)}.get(
+        kind, ())
     mobod = getattr(kt.MobilizedBody, kind)(matter.Ground(), body, *extra)
     state = system.realize_topology()
     matter.set_use_euler_angles(state, euler)

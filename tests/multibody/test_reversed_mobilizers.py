@@ -11,8 +11,8 @@ import kinetree as kt
 REVERSE = kt.MobilizedBody.Direction.REVERSE
 KINDS = ["Pin", "Slider", "Universal", "Cylinder", "Screw", "Planar", "Gimbal", "Ball", "Free",
          "Translation", "Bushing", "BendStretch", "SphericalCoords", "LineOrientation",
-         "FreeLine", "Ellipsoid", "Scapulothoracic"]
-EXTRA = {"Screw": (0.13,), "Ellipsoid": ((0.5, 0.3, 0.2),),
+         "FreeLine", "Ellipsoid", "Scapulothoracic", "CantileverFreeBeam"]
+EXTRA = {"Screw": (0.13,), "Ellipsoid": ((0.5, 0.3, 0.2),), "CantileverFreeBeam": (0.8,),
          "Scapulothoracic": ((0.07, 0.15, 0.08), (-0.01, 0.025), 0.4)}
 X_PF = kt.Transform(kt.Rotation.about_y(0.4), [0.1, 0.2, 0.3])
 X_BM = kt.Transform(kt.Rotation.about_z(0.2), [0.3, -0.1, 0.2])

@@ -24,6 +24,7 @@ from kinetree.multibody.mobilizers import (
     ball,
     bend_stretch,
     bushing,
+    cantilever_free_beam,
     custom,
     cylinder,
     ellipsoid,
@@ -767,10 +768,13 @@ class _Ellipsoid(MobilizedBody):
 
     def __init__(self, parent, *args, direction=Direction.FORWARD):
         args, direction = _split_direction(args, direction)
+        if len(args) in (1, 3):
+            args = (*args, ellipsoid.DEFAULT_RADII)
         if len(args) not in (2, 4):
             raise InvalidArgumentError(
                 "MobilizedBody.Ellipsoid: call it as Ellipsoid(parent, X_PF, body, X_BM, "
-                "radii) or Ellipsoid(parent, body, radii).")
+                "radii) or Ellipsoid(parent, body, radii); without radii, Simbody's "
+                "(0.5, 1/3, 0.25) m.")
         radii = np.asarray(args[-1], dtype=float)
         if radii.shape != (3,) or not np.all(radii > 0):
             raise InvalidArgumentError(
@@ -781,6 +785,34 @@ class _Ellipsoid(MobilizedBody):
 
     def get_default_radii(self) -> np.ndarray:
         return self._params[:3].copy()
+
+
+class _CantileverFreeBeam(MobilizedBody):
+    """Gimbal's rotation with M's origin moving as the free end of a cantilever beam of
+    ``length`` (m, default 0.5) along Fz: ``MobilizedBody.CantileverFreeBeam(parent,
+    X_PF, body, X_BM, length)`` or ``(parent, body, length)``. See
+    ``mobilizers/cantilever_free_beam.py``."""
+
+    _module = cantilever_free_beam
+
+    def __init__(self, parent, *args, direction=Direction.FORWARD):
+        args, direction = _split_direction(args, direction)
+        if len(args) in (1, 3):
+            args = (*args, cantilever_free_beam.DEFAULT_LENGTH)
+        if len(args) not in (2, 4):
+            raise InvalidArgumentError(
+                "MobilizedBody.CantileverFreeBeam: call it as CantileverFreeBeam(parent, "
+                "X_PF, body, X_BM, length) or CantileverFreeBeam(parent, body, length).")
+        length = float(args[-1])
+        if not (math.isfinite(length) and length > 0.0):
+            raise InvalidArgumentError(
+                f"MobilizedBody.CantileverFreeBeam: the beam length (m) is {length}; it "
+                f"must be positive.")
+        super().__init__(parent, *args[:-1], direction=direction)
+        self._params[0] = length
+
+    def get_default_length(self) -> float:
+        return float(self._params[0])
 
 
 class _Scapulothoracic(MobilizedBody):
@@ -963,6 +995,9 @@ _Scapulothoracic.__qualname__ = "MobilizedBody.Scapulothoracic"
 _Screw.__name__ = "Screw"
 _Screw.__qualname__ = "MobilizedBody.Screw"
 
+_CantileverFreeBeam.__name__ = "CantileverFreeBeam"
+_CantileverFreeBeam.__qualname__ = "MobilizedBody.CantileverFreeBeam"
+
 MobilizedBody.Weld = _mobilizer_type("Weld", weld, "No relative motion: X_FM = identity.")
 MobilizedBody.Pin = _mobilizer_type("Pin", pin, pin.__doc__)
 MobilizedBody.Slider = _mobilizer_type("Slider", slider, slider.__doc__)
@@ -982,6 +1017,7 @@ MobilizedBody.LineOrientation = _mobilizer_type("LineOrientation", line_orientat
                                                 line_orientation.__doc__)
 MobilizedBody.FreeLine = _mobilizer_type("FreeLine", free_line, free_line.__doc__)
 MobilizedBody.Ellipsoid = _Ellipsoid
+MobilizedBody.CantileverFreeBeam = _CantileverFreeBeam
 MobilizedBody.Scapulothoracic = _Scapulothoracic
 MobilizedBody.Custom = _Custom
 MobilizedBody.FunctionBased = _FunctionBased

@@ -20,6 +20,8 @@ NQ_EULER = 3
 NU = 3
 DEFAULT_Q = (1.0, 0.0, 0.0, 0.0)
 DEFAULT_Q_EULER = (0.0, 0.0, 0.0)
+DEFAULT_RADII = (0.5, 1.0 / 3.0, 0.25)
+"""Simbody's semi-axes (m) where none are given."""
 
 
 @helper
