@@ -118,6 +118,7 @@ def every_mobilizer_model() -> tuple[kt.MultibodySystem, kt.State]:
     parent = mb.Screw(parent, kt.Transform(), body, M, 0.1)
     parent = mb.Ellipsoid(parent, kt.Transform(), body, M, [0.3, 0.2, 0.1])
     parent = mb.Scapulothoracic(parent, kt.Transform(), body, M, [0.3, 0.2, 0.1])
+    parent = mb.CantileverFreeBeam(parent, kt.Transform(), body, M, 0.4)
     functions = [kt.Function.Linear([1.0, 0.0])] + [kt.Function.Constant(0.0, 1)] * 5
     mb.FunctionBased(parent, kt.Transform(), body, M, 1, functions, [[0]] * 6)
     state = system.realize_topology()
