@@ -33,6 +33,7 @@ from kinetree.contact import (
     ElasticFoundationForce,
     GeneralContactSubsystem,
     HuntCrossleyForce,
+    PolygonalMesh,
     RigidContact,
 )
 from kinetree.errors import StageTooLowError
@@ -153,6 +154,7 @@ __all__ = [
     "ElasticFoundationForce",
     "GeneralContactSubsystem",
     "HuntCrossleyForce",
+    "PolygonalMesh",
     "RigidContact",
     "CPodesIntegrator",
     "EventTriggerInfo",

@@ -10,6 +10,7 @@ import pytest
 import trimesh
 from scipy.spatial import cKDTree
 
+import kinetree as kt
 from kinetree.contact.geometry import ContactGeometry as CG
 from kinetree.contact.mesh import (
     Brick,
@@ -380,3 +381,31 @@ def test_load_refuses_open_and_missing_files(tmp_path):
         TriangleMesh.load(tmp_path / "missing.obj")
     with pytest.raises(InvalidArgumentError, match="expected a trimesh.Trimesh"):
         TriangleMesh.from_trimesh(np.zeros((4, 3)))
+
+
+def test_a_polygonal_sphere_is_simbodys_and_makes_a_closed_contact_mesh():
+    """PolygonalMesh.create_sphere_mesh: the octahedron split ``resolution`` times, 8 x 4^k
+    triangles and 4^(k+1) + 2 vertices, every vertex on the sphere; as a TriangleMesh it is
+    closed and outward, and its volume approaches 4/3 π r³ from below as it is refined.
+    A PolygonalMesh's polygons are split into triangles for the TriangleMesh."""
+    radius = 0.3
+    volumes = []
+    for k in range(5):
+        mesh = kt.PolygonalMesh.create_sphere_mesh(radius, k)
+        assert (mesh.get_num_faces(), mesh.get_num_vertices()) == (8 * 4 ** k, 4 ** (k + 1) + 2)
+        vertices, _ = mesh.triangles()
+        np.testing.assert_allclose(np.linalg.norm(vertices, axis=1), radius, rtol=1e-15)
+        volumes.append(kt.ContactGeometry.TriangleMesh(mesh).get_volume())
+    exact = 4.0 / 3.0 * np.pi * radius ** 3
+    assert np.all(np.diff(volumes) > 0) and volumes[-1] < exact
+    assert volumes[-1] == pytest.approx(exact, rel=0.01)
+    square = kt.PolygonalMesh()
+    for p in ([0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0.5, 0.5, 1]):
+        square.add_vertex(p)
+    square.add_face([0, 3, 2, 1])                   # the base, a quad seen from below
+    for a, b in ((0, 1), (1, 2), (2, 3), (3, 0)):
+        square.add_face([a, b, 4])
+    pyramid = kt.ContactGeometry.TriangleMesh(square)
+    assert pyramid.get_volume() == pytest.approx(1.0 / 3.0, rel=1e-14)
+    with pytest.raises(InvalidArgumentError, match="three or more indices"):
+        square.add_face([0, 9, 1])

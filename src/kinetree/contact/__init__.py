@@ -52,6 +52,7 @@ from kinetree.contact.material import (
     hertz_stiffness_weights,
 )
 from kinetree.contact.mesh import Brick, Cylinder, TriangleMesh
+from kinetree.contact.polygonal_mesh import PolygonalMesh
 from kinetree.contact.rigid import RigidContact
 from kinetree.contact.surface import ContactSurface
 from kinetree.contact.tracker import (
@@ -72,6 +73,7 @@ __all__ = [
     "ElasticFoundationForce",
     "GeneralContactSubsystem",
     "HuntCrossleyForce",
+    "PolygonalMesh",
     "RigidContact",
     "TriangleMesh",
     "CombinedContactMaterial",

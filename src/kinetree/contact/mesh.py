@@ -34,6 +34,7 @@ from kinetree.contact.geometry import (
     _tangent_basis,
     _three_lengths,
 )
+from kinetree.contact.polygonal_mesh import PolygonalMesh
 from kinetree.errors import InvalidArgumentError
 
 __all__ = [
@@ -249,10 +250,18 @@ class TriangleMesh(ContactGeometry):
     """A closed triangle mesh in S (Simbody's ``ContactGeometry::TriangleMesh``): vertices
     (nv, 3) (m, in S) and faces (nf, 3) of vertex indices, each counter-clockwise seen from
     outside. With ``smooth`` the normal at a surface point is interpolated from the vertices'
-    angle-weighted normals, as Simbody does, instead of being the face's normal."""
+    angle-weighted normals, as Simbody does, instead of being the face's normal. Also
+    ``TriangleMesh(polygonal_mesh, smooth=False)``: a PolygonalMesh, its polygons split
+    into triangles."""
 
-    def __init__(self, vertices, faces, smooth=False):
+    def __init__(self, vertices, faces=None, smooth=False):
         where = "ContactGeometry.TriangleMesh"
+        if isinstance(vertices, PolygonalMesh):
+            smooth = faces if isinstance(faces, bool) else smooth
+            vertices, faces = vertices.triangles()
+        elif faces is None:
+            raise InvalidArgumentError(
+                f"{where}: give vertices (nv, 3) and faces (nf, 3), or a PolygonalMesh.")
         self._vertices = _read_only(self._checked_vertices(vertices, where))
         self._faces = _read_only(self._checked_faces(faces, len(self._vertices), where))
         v0, v1, v2 = (self._vertices[self._faces[:, k]] for k in range(3))

@@ -591,6 +591,30 @@ class MobilizedBody:
         return self.get_body_transform(state).shift_base_station_to_frame(
             np.asarray(location_G, dtype=float))
 
+    # ---------------------------------------------------------- applying forces
+    def apply_force_to_body_point(self, state, station_B, force_G, body_forces) -> None:
+        """Add to ``body_forces`` (nb x 6, [moment; force] about each body origin, in G)
+        the force ``force_G`` (N, in G) applied at this body's station p_BS (m, in B):
+        the force, and its moment (R_GB p_BS) × F about B's origin (POSITION)."""
+        F = np.asarray(force_G, dtype=float)
+        r = self.get_body_rotation(state).as_matrix() @ np.asarray(station_B, dtype=float)
+        body_forces[self._index, :3] += np.cross(r, F)
+        body_forces[self._index, 3:] += F
+
+    def apply_body_torque(self, state, torque_G, body_forces) -> None:
+        """Add the torque ``torque_G`` (N m, in G) on this body to ``body_forces``."""
+        body_forces[self._index, :3] += np.asarray(torque_G, dtype=float)
+
+    def apply_one_mobility_force(self, state, which_u: int, f: float, mobility_forces) -> None:
+        """Add the generalized force ``f`` to this mobilizer's u number ``which_u`` in
+        ``mobility_forces`` (nu) (MODEL)."""
+        nu = self.get_num_u(state)
+        if not 0 <= which_u < nu:
+            raise InvalidArgumentError(
+                f"{self._name()}.apply_one_mobility_force: which_u is {which_u}; this "
+                f"mobilizer has {nu} u.")
+        mobility_forces[self.get_first_u_index(state) + which_u] += float(f)
+
     def find_station_location_in_another_body(self, state, station_B,
                                               to_body_A) -> np.ndarray:
         """p_AS (m, in A): a station S of this body, given as p_BS, measured from body A's
