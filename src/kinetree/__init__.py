@@ -38,6 +38,7 @@ from kinetree.contact import (
 )
 from kinetree.errors import StageTooLowError
 from kinetree.forces import Force, ForceSubsystem, GeneralForceSubsystem
+from kinetree.forces.elements.thermostat import BOLTZMANN_CONSTANT_MD
 from kinetree.integrators import (
     CPodesIntegrator,
     ExplicitEulerIntegrator,
@@ -159,6 +160,7 @@ __all__ = [
     "CPodesIntegrator",
     "EventTriggerInfo",
     "ExplicitEulerIntegrator",
+    "BOLTZMANN_CONSTANT_MD",
     "Force",
     "ForceSubsystem",
     "Function",

@@ -174,3 +174,46 @@ def test_hinge_columns_map_u_to_relative_velocities():
     r = pin.get_body_origin_location(state) - free.get_body_origin_location(state)
     relative = np.concatenate([V_B[:3] - V_P[:3], V_B[3:] - V_P[3:] - np.cross(V_P[:3], r)])
     assert np.allclose(pin.get_h_col(state, 0) * 1.7, relative, atol=1e-13)
+
+
+def test_pin_and_slider_name_their_coordinate_as_simbody():
+    """Pin's angle and Slider's length (Simbody's named accessors) are their q, rate u
+    and acceleration u̇; the defaults start new States; apply_force_to_body_point,
+    apply_body_torque and apply_one_mobility_force add what a force element would."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
+    body = kt.Body.Rigid(kt.MassProperties(2.0, [0.3, 0, 0], kt.Inertia(0.5)))
+    pin = kt.MobilizedBody.Pin(matter.Ground(), body).set_default_angle(0.4)
+    slider = kt.MobilizedBody.Slider(pin, body).set_default_length(-2.0)
+    assert (pin.get_default_angle(), slider.get_default_length()) == (0.4, -2.0)
+    state = system.realize_topology()
+    assert state.get_q().tolist() == [0.4, -2.0]
+    pin.set_angle(state, 0.1)
+    slider.set_length(state, 0.5)
+    pin.set_rate(state, 0.2)
+    slider.set_rate(state, -0.3)
+    assert (pin.get_angle(state), slider.get_length(state)) == (0.1, 0.5)
+    assert (pin.get_rate(state), slider.get_rate(state)) == (0.2, -0.3)
+    system.realize(state, kt.Stage.ACCELERATION)
+    assert (pin.get_acceleration(state), slider.get_acceleration(state)) == tuple(
+        state.get_u_dot())
+
+    F = np.zeros((matter.get_num_bodies(), 6))
+    station, force, torque = np.array([0.1, 0.2, 0.3]), np.array([1.0, -2.0, 0.5]), [0, 0, 3]
+    slider.apply_force_to_body_point(state, station, force, F)
+    slider.apply_body_torque(state, torque, F)
+    f = np.zeros(state.get_num_u())
+    pin.apply_one_mobility_force(state, 0, 0.7, f)
+    r = slider.get_body_rotation(state).as_matrix() @ station
+    np.testing.assert_allclose(F[slider.get_mobilized_body_index()],
+                               np.concatenate([np.cross(r, force) + torque, force]))
+    assert f.tolist() == [0.7, 0.0]
+    # The generalized force of the point force is its power per unit speed: Jᵀ F · u
+    # equals F · V of the station for any u.
+    u = state.get_u()
+    V = slider.get_body_velocity(state)
+    station_velocity = V[3:] + np.cross(V[:3], r)
+    power = force @ station_velocity + np.dot(torque, V[:3])
+    assert matter.multiply_by_system_jacobian_transpose(state, F) @ u == pytest.approx(power)

@@ -1016,6 +1016,52 @@ _Ellipsoid.__qualname__ = "MobilizedBody.Ellipsoid"
 _Scapulothoracic.__name__ = "Scapulothoracic"
 _Scapulothoracic.__qualname__ = "MobilizedBody.Scapulothoracic"
 
+class _OneCoordinate(MobilizedBody):
+    """Simbody's named accessors of a one-coordinate mobilizer, q̇ = u: ``_WORD`` is its
+    coordinate's name (a Pin's angle in rad, a Slider's length in m)."""
+
+    _WORD = "coordinate"
+
+    def _default(self) -> float:
+        return float(self.get_default_q()[0])
+
+    def _value(self, state) -> float:
+        return self.get_one_q(state, 0)
+
+    def _set_value(self, state, value: float) -> None:
+        self.set_one_q(state, 0, value)
+
+    def get_rate(self, state) -> float:
+        """u = q̇ (rad/s or m/s, VELOCITY's input: the State's u)."""
+        return self.get_one_u(state, 0)
+
+    def set_rate(self, state, rate: float) -> None:
+        self.set_one_u(state, 0, rate)
+
+    def get_acceleration(self, state) -> float:
+        """u̇ (rad/s² or m/s², ACCELERATION)."""
+        return self.get_one_u_dot(state, 0)
+
+
+def _one_coordinate_type(name: str, module, word: str):
+    """A one-coordinate mobilizer class with Simbody's ``get_<word>``, ``set_<word>``,
+    ``set_default_<word>`` and ``get_default_<word>`` beside ``get_rate``/``set_rate``."""
+    cls = type(name, (_OneCoordinate,), {"_module": module, "__doc__": module.__doc__,
+                                         "_WORD": word})
+    cls.__qualname__ = f"MobilizedBody.{name}"
+    methods = {
+        f"get_{word}": (lambda self, state: self._value(state), f"The {word}: the q."),
+        f"set_{word}": (lambda self, state, value: self._set_value(state, value),
+                        f"Set the {word} (the q) in ``state``."),
+        f"get_default_{word}": (lambda self: self._default(), f"The default {word}."),
+        f"set_default_{word}": (lambda self, value: self.set_default_q([value]),
+                                f"The {word} new States start from.")}
+    for method, (function, doc) in methods.items():
+        function.__name__, function.__doc__ = method, doc
+        setattr(cls, method, function)
+    return cls
+
+
 _Screw.__name__ = "Screw"
 _Screw.__qualname__ = "MobilizedBody.Screw"
 
@@ -1023,8 +1069,8 @@ _CantileverFreeBeam.__name__ = "CantileverFreeBeam"
 _CantileverFreeBeam.__qualname__ = "MobilizedBody.CantileverFreeBeam"
 
 MobilizedBody.Weld = _mobilizer_type("Weld", weld, "No relative motion: X_FM = identity.")
-MobilizedBody.Pin = _mobilizer_type("Pin", pin, pin.__doc__)
-MobilizedBody.Slider = _mobilizer_type("Slider", slider, slider.__doc__)
+MobilizedBody.Pin = _one_coordinate_type("Pin", pin, "angle")
+MobilizedBody.Slider = _one_coordinate_type("Slider", slider, "length")
 MobilizedBody.Universal = _mobilizer_type("Universal", universal, universal.__doc__)
 MobilizedBody.Cylinder = _mobilizer_type("Cylinder", cylinder, cylinder.__doc__)
 MobilizedBody.Screw = _Screw

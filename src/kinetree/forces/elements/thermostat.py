@@ -34,6 +34,11 @@ from kinetree.forces.elements._stations import finite, same_system_matter
 from kinetree.forces.force import Force
 from kinetree.system.stage import Stage
 
+BOLTZMANN_CONSTANT_MD = 8.314472e-3
+"""Boltzmann's constant in molecular-dynamics units, kJ/(mol K) (Simbody's
+SimTK_BOLTZMANN_CONSTANT_MD, the molar gas constant): with masses in Da, lengths in nm and
+times in ps, the energies are in kJ/mol."""
+
 DEFAULT_NUM_CHAINS = 3
 MAX_NUM_CHAINS = 1000
 """Simbody's default chain length, and the longest chain taken (each link adds two z; a
