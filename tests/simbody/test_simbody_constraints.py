@@ -23,6 +23,13 @@ test directories are not packages.
 
 import numpy as np
 import pytest
+from simtk_testing import (
+    SIGNIFICANT_REAL,
+    assert_eq,
+    assert_eq_size,
+    assert_eq_tol,
+    assert_noteq_tol,
+)
 
 import kinetree as kt
 from kinetree.errors import InvalidArgumentError, StageTooLowError
@@ -32,58 +39,6 @@ BOND_LENGTH = 0.5
 
 # Simbody keeps constraints satisfied to this tolerance during testing.
 CONSTRAINT_TOL = 1e-10
-
-# SimTK's SignificantReal, the default tolerance of its tests: eps^(7/8).
-SIGNIFICANT_REAL = np.finfo(float).eps ** 0.875
-
-
-def numerically_equal(a, b, n=1, tol=SIGNIFICANT_REAL):
-    """SimTK::Test::numericallyEqual(a, b, n, tol) (SimTKcommon/Testing.h): integers must be
-    equal; two Rotations must differ by a turn of at most n·tol radians (the angle of the
-    angle-axis form of ~a·b, isSameRotationToWithinAngle); numbers and arrays must agree
-    elementwise with |aᵢ - bᵢ| < n·max(|aᵢ|, |bᵢ|, 1)·tol (relative for large values,
-    absolute below 1), arrays of different shapes never."""
-    if isinstance(a, kt.Rotation):
-        return abs((a.invert() @ b).convert_rotation_to_angle_axis()[0]) <= n * tol
-    if isinstance(a, (int, np.integer)) and isinstance(b, (int, np.integer)):
-        return a == b
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if a.shape != b.shape:
-        return False
-    scale = n * np.maximum(np.maximum(np.abs(a), np.abs(b)), 1.0)
-    return bool(np.all(np.abs(a - b) < scale * tol))
-
-
-def _difference(a, b):
-    if isinstance(a, kt.Rotation):
-        angle = (a.invert() @ b).convert_rotation_to_angle_axis()[0]
-        return f"rotations {angle:.3g} rad apart"
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if a.shape != b.shape:
-        return f"shapes {a.shape} and {b.shape}"
-    return f"max |a - b| = {np.max(np.abs(a - b), initial=0.0):.3g}; a = {a}, b = {b}"
-
-
-def assert_eq_tol(a, b, tol):
-    """SimTK_TEST_EQ_TOL(a, b, tol): numerically_equal with n = 1 and the given tol."""
-    assert numerically_equal(a, b, 1, tol), f"not equal to tol {tol:g}: {_difference(a, b)}"
-
-
-def assert_noteq_tol(a, b, tol):
-    """SimTK_TEST_NOTEQ_TOL(a, b, tol): the negation of assert_eq_tol."""
-    assert not numerically_equal(a, b, 1, tol), f"equal to tol {tol:g}: {_difference(a, b)}"
-
-
-def assert_eq_size(a, b, n):
-    """SimTK_TEST_EQ_SIZE(a, b, n): numerically_equal at n times SignificantReal."""
-    assert numerically_equal(a, b, n), \
-        f"not equal to {n} x {SIGNIFICANT_REAL:.3g}: {_difference(a, b)}"
-
-
-def assert_eq(a, b):
-    """SimTK_TEST_EQ(a, b): numerically_equal at SignificantReal."""
-    assert_eq_size(a, b, 1)
-
 
 def constraint_test(a, b):
     """Simbody's CONSTRAINT_TEST: agreement to the constraint tolerance, 1e-10."""
