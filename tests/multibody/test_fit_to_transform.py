@@ -343,8 +343,12 @@ def test_ellipsoid_on_a_sphere_is_simbodys_formula():
 # ------------------------------------------------------------------------- stage checks
 def test_fits_check_their_stage_and_arguments():
     system, mobod, state = build("Pin")
+    mobod.set_u_to_fit_velocity(state, V_OFF)   # from q alone, at MODEL, as Simbody's
+    assert mobod.get_u(state)[0] == V_OFF[2]
+    early = state.copy()
+    early.invalidate_all(kt.Stage.MODEL)
     with pytest.raises(kt.StageTooLowError, match="set_u_to_fit_velocity"):
-        mobod.set_u_to_fit_velocity(state, V_OFF)
+        mobod.set_u_to_fit_velocity(early, V_OFF)
     s = pose(system, mobod, state, stage=kt.Stage.POSITION)
     with pytest.raises(kt.errors.InvalidArgumentError, match="6 numbers"):
         mobod.set_u_to_fit_velocity(s, V_OFF[:3])

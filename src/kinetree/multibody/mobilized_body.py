@@ -441,8 +441,10 @@ class MobilizedBody:
         """Set u so that V_FM = H u matches the given [w_FM; v_FM] (in F) as well as the
         mobilities allow, by the type's own rule (Simbody's ``setUToFitVelocity``) at the
         current q: exact for a velocity in reach, otherwise the components it cannot make
-        are dropped (a Pin keeps w_FM[2]). Needs POSITION."""
-        data = self._tree(state, Stage.POSITION, "set_u_to_fit_velocity")
+        are dropped (a Pin keeps w_FM[2]). Needs MODEL, as Simbody's: a built-in
+        mobilizer fits from its q alone (a Custom or FunctionBased one needs POSITION)."""
+        data = self._tree(state, Stage.POSITION if hasattr(self, "_impl") else Stage.MODEL,
+                          "set_u_to_fit_velocity")
         V = np.asarray(V_FM, dtype=float)
         if V.shape != (6,):
             raise InvalidArgumentError(
@@ -495,6 +497,13 @@ class MobilizedBody:
         mobilizer can, keeping its current translation as the target for the rest
         (Simbody's ``setQToFitRotation``); works right after q is set (MODEL)."""
         R = R_FM if isinstance(R_FM, Rotation) else Rotation(np.asarray(R_FM, dtype=float))
+        fit = getattr(self._module, "q_to_fit_rotation", None)
+        if fit is not None and self._direction == Direction.FORWARD:
+            # A kind whose translation follows its rotation fits the rotation alone.
+            data = self._tree(state, Stage.MODEL, "set_q_to_fit_rotation")
+            self._matter.upd_q(state)[self._q_slice(data)] = fit(
+                R.as_matrix(), self._params, self.get_num_q(state))
+            return
         X_now, _ = self._mobilizer_now(state, "set_q_to_fit_rotation")
         self.set_q_to_fit_transform(state, Transform(R, X_now.p))
 
@@ -515,6 +524,18 @@ class MobilizedBody:
         """Set u so that V_FM's angular part is w_FM (rad/s, in F) as well as this
         mobilizer can, keeping its current linear velocity as the target for the rest
         (Simbody's ``setUToFitAngularVelocity``); works right after q and u are set."""
+        fit = getattr(self._module, "u_to_fit_angular_velocity", None)
+        if fit is not None and self._direction == Direction.FORWARD:
+            # A kind whose translation follows its rotation fits the angular velocity alone.
+            w = np.asarray(w_FM, dtype=float)
+            if w.shape != (3,) or not np.all(np.isfinite(w)):
+                raise InvalidArgumentError(
+                    f"{self._name()}.set_u_to_fit_angular_velocity: w_FM must be 3 finite "
+                    f"numbers (rad/s, in F), got {w_FM!r}.")
+            data = self._tree(state, Stage.MODEL, "set_u_to_fit_angular_velocity")
+            self._matter.upd_u(state)[self._u_slice(data)] = fit(
+                np.array(self.get_q(state), dtype=float), w, self._params)
+            return
         self._fit_velocity_part(state, w_FM, 0, "set_u_to_fit_angular_velocity")
 
     def set_u_to_fit_linear_velocity(self, state, v_FM) -> None:
@@ -670,6 +691,23 @@ class MobilizedBody:
         """p_G of this body's mass center (m)."""
         return self.find_station_location_in_ground(
             state, self.get_body_mass_properties(state).get_mass_center())
+
+    def get_body_mass_center_station(self, state) -> np.ndarray:
+        """p_BC (m, in B): the body's mass center, a station of the body."""
+        return np.array(self.get_body_mass_properties(state).get_mass_center(), dtype=float)
+
+    def find_station_location_and_velocity_in_ground(self, state, station_B) -> tuple:
+        """(p_GS (m), v_GS (m/s)) of a station fixed on the body (VELOCITY)."""
+        return (self.find_station_location_in_ground(state, station_B),
+                self.find_station_velocity_in_ground(state, station_B))
+
+    def find_station_location_velocity_and_acceleration_in_ground(self, state,
+                                                                  station_B) -> tuple:
+        """(p_GS (m), v_GS (m/s), a_GS (m/s²)) of a station fixed on the body
+        (ACCELERATION)."""
+        return (self.find_station_location_in_ground(state, station_B),
+                self.find_station_velocity_in_ground(state, station_B),
+                self.find_station_acceleration_in_ground(state, station_B))
 
     def find_station_location_in_ground(self, state, station_B) -> np.ndarray:
         """p_GS for a station S fixed on the body, given as p_BS (m)."""

@@ -64,6 +64,12 @@ def hdot_u(q, u, prm, out):
     out[5] = -2.0 * SHORTENING * prm[0] * (u[0] * u[0] + u[1] * u[1])
 
 
+def q_to_fit_rotation(R_FM, prm, nq):
+    """Simbody's rule for a rotation alone: q = R_FM's body-fixed x-y-z angles (the
+    translation follows)."""
+    return xyz_angles_to_fit(R_FM)
+
+
 def q_to_fit_transform(R_FM, p_FM, prm, nq):
     """Simbody's order: q from R_FM's body-fixed x-y-z angles, then a nonzero p_FM (in F)
     decides the bend: q0 = -p1 / (2/3 L) and q1 = p0 / (2/3 L), the spin q2 then the
@@ -80,6 +86,11 @@ def q_to_fit_transform(R_FM, p_FM, prm, nq):
     spin = bend.T @ np.asarray(R_FM, dtype=float)   # Rz(q2)
     q[2] = math.atan2(spin[1, 0], spin[0, 0])
     return q
+
+
+def u_to_fit_angular_velocity(q, w_FM, prm):
+    """Simbody's rule for an angular velocity alone: u = the angle rates of w_FM (in F)."""
+    return xyz_rates_to_fit(q, w_FM)
 
 
 def u_to_fit_velocity(q, w_FM, v_FM, prm):
