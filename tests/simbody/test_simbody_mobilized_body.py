@@ -1,8 +1,10 @@
-"""Simbody's TestMobilizedBody, ported in part: the calculation and fitting methods, and
-the two CantileverFreeBeam subtests (the beam mobilizer against a Gimbal on a Translation
-whose three coordinates are coupled to the Gimbal's angles by the beam's equations, held
-in step through a simulation; and a pendulum on a beam conserving its energy). Simbody
-draws its random State from its own generator; this port draws from numpy's."""
+"""Simbody's TestMobilizedBody, ported: the calculation and fitting methods; a Weld, a
+Gimbal and a Bushing each against its equivalent made of other mobilizers or a
+constraint, moving alike; and the two CantileverFreeBeam subtests (the beam mobilizer
+against a Gimbal on a Translation whose three coordinates are coupled to the Gimbal's
+angles by the beam's equations, held in step through a simulation; and a pendulum on a
+beam conserving its energy). Simbody draws its random State from its own generator; this
+port draws from numpy's."""
 
 import math
 
@@ -336,3 +338,121 @@ def test_cantilever_free_beam_energy_conservation():
         ts.step_to(time)
         assert_eq_tol(initial_energy, system.calc_energy(ts.get_state()), 1e-8)
 
+
+
+def _same_motion(system, state, c1, c2):
+    """Simbody's ending of testWeld, testGimbal and testBushing: the two test bodies have
+    the same pose and velocity, and still after 5 s of Runge-Kutta-Merson (to 1e-10)."""
+    system.realize(state, kt.Stage.VELOCITY)
+    system.project(state, 1e-10)
+    X1, X2 = c1.get_body_transform(state), c2.get_body_transform(state)
+    assert_eq(X1.R, X2.R)
+    assert_eq(X1.p, X2.p)
+    assert_eq(c1.get_body_velocity(state), c2.get_body_velocity(state))
+    integ = kt.RungeKuttaMersonIntegrator(system)
+    ts = kt.TimeStepper(system, integ)
+    ts.initialize(state)
+    ts.step_to(5)
+    end = integ.get_state()
+    system.realize(end, kt.Stage.VELOCITY)
+    assert_same_transform(c1.get_body_transform(end), c2.get_body_transform(end), 1e-10)
+    assert_eq_tol(c1.get_body_velocity(end), c2.get_body_velocity(end), 1e-10)
+
+
+def _lumpy_system():
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    kt.Force.UniformGravity(forces, matter, [0, -9.81, 0])
+    lumpy = kt.Body.Rigid(kt.MassProperties(3.1, [0.1, 0.2, 0.3], kt.UnitInertia(
+        1.2, 1.1, 1.3, 0.01, 0.02, 0.03)))
+    massless = kt.Body.Rigid(kt.MassProperties(0, [0, 0, 0], kt.UnitInertia(0)))
+    return system, matter, lumpy, massless
+
+
+AXIS_X = kt.Rotation.about_y(math.pi / 2)             # z into x
+AXIS_Y = kt.Rotation.about_x(-math.pi / 2)            # z into y
+AXIS_Z = kt.Rotation()
+
+
+def test_weld():
+    """testWeld: a Weld mobilizer and a Free body held by a Weld constraint, each with a
+    sprung Pin child, move alike."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    kt.Force.UniformGravity(forces, matter, [0, -1, 0])
+    body = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(1)))
+    inboard, outboard = kt.Transform([0.1, 0.5, -1]), kt.Transform([0.2, -0.2, 0])
+    p1 = kt.MobilizedBody.Ball(matter.upd_ground(), kt.Transform(), body,
+                               kt.Transform([0, 1, 0]))
+    p2 = kt.MobilizedBody.Ball(matter.upd_ground(), kt.Transform(), body,
+                               kt.Transform([0, 1, 0]))
+    c1 = kt.MobilizedBody.Weld(p1, inboard, body, outboard)
+    c2 = kt.MobilizedBody.Free(p2, inboard, body, outboard)
+    kt.Constraint.Weld(p2, inboard, c2, outboard)
+    # Not a general test unless the Weld mobilizer has children.
+    wchild1 = kt.MobilizedBody.Pin(c1, inboard, body, outboard)
+    wchild2 = kt.MobilizedBody.Pin(c2, inboard, body, outboard)
+    kt.Force.MobilityLinearSpring(forces, wchild1, 0, 1000, 0)
+    kt.Force.MobilityLinearSpring(forces, wchild2, 0, 1000, 0)
+    state = system.realize_topology()
+    p1.set_u(state, [1, 2, 3])
+    p2.set_u(state, [1, 2, 3])
+    _same_motion(system, state, c1, c2)
+
+
+def test_gimbal():
+    """testGimbal: a Gimbal and three Pins about x, y and z in series (the Gimbal's u
+    being its angles' rates) move alike."""
+    system, matter, lumpy, massless = _lumpy_system()
+    inboard, outboard = kt.Transform([0.1, 0.5, -1]), kt.Transform([0.2, -0.2, 0])
+    p1 = kt.MobilizedBody.Gimbal(matter.upd_ground(), inboard, lumpy, outboard)
+    dummy1 = kt.MobilizedBody.Pin(matter.upd_ground(), kt.Transform(AXIS_X, inboard.p),
+                                  massless, kt.Transform(AXIS_X, [0, 0, 0]))
+    dummy2 = kt.MobilizedBody.Pin(dummy1, kt.Transform(AXIS_Y, [0, 0, 0]), massless,
+                                  kt.Transform(AXIS_Y, [0, 0, 0]))
+    p2 = kt.MobilizedBody.Pin(dummy2, kt.Transform(AXIS_Z, [0, 0, 0]), lumpy,
+                              kt.Transform(AXIS_Z, outboard.p))
+    c1 = kt.MobilizedBody.Weld(p1, inboard, lumpy, outboard)
+    c2 = kt.MobilizedBody.Weld(p2, inboard, lumpy, outboard)
+    state = system.realize_topology()
+    p1.set_q(state, [0.1, 0.2, 0.3])
+    dummy1.set_angle(state, 0.1)
+    dummy2.set_angle(state, 0.2)
+    p2.set_angle(state, 0.3)
+    p1.set_u(state, [1, 2, 3])
+    dummy1.set_rate(state, 1)
+    dummy2.set_rate(state, 2)
+    p2.set_rate(state, 3)
+    _same_motion(system, state, c1, c2)
+
+
+def test_bushing():
+    """testBushing: a Bushing and a Translation followed by three Pins about x, y and z
+    (the Bushing's translations are its last q but move first) move alike."""
+    system, matter, lumpy, massless = _lumpy_system()
+    inboard, outboard = kt.Transform([0.1, 0.5, -1]), kt.Transform([0.2, -0.2, 0])
+    p1 = kt.MobilizedBody.Bushing(matter.upd_ground(), inboard, lumpy, outboard)
+    dummy0 = kt.MobilizedBody.Translation(matter.upd_ground(), inboard, massless,
+                                          kt.Transform())
+    dummy1 = kt.MobilizedBody.Pin(dummy0, kt.Transform(AXIS_X, [0, 0, 0]), massless,
+                                  kt.Transform(AXIS_X, [0, 0, 0]))
+    dummy2 = kt.MobilizedBody.Pin(dummy1, kt.Transform(AXIS_Y, [0, 0, 0]), massless,
+                                  kt.Transform(AXIS_Y, [0, 0, 0]))
+    p2 = kt.MobilizedBody.Pin(dummy2, kt.Transform(AXIS_Z, [0, 0, 0]), lumpy,
+                              kt.Transform(AXIS_Z, outboard.p))
+    c1 = kt.MobilizedBody.Weld(p1, inboard, lumpy, outboard)
+    c2 = kt.MobilizedBody.Weld(p2, inboard, lumpy, outboard)
+    state = system.realize_topology()
+    p1.set_q(state, [0.1, 0.2, 0.3, 1, 2, 3])
+    dummy0.set_translation(state, [1, 2, 3])
+    dummy1.set_angle(state, 0.1)
+    dummy2.set_angle(state, 0.2)
+    p2.set_angle(state, 0.3)
+    p1.set_u(state, [1, 2, 3, -0.1, -0.2, -0.3])
+    dummy0.set_velocity(state, [-0.1, -0.2, -0.3])
+    dummy1.set_rate(state, 1)
+    dummy2.set_rate(state, 2)
+    p2.set_rate(state, 3)
+    _same_motion(system, state, c1, c2)

@@ -1100,6 +1100,37 @@ def _one_coordinate_type(name: str, module, word: str):
     return cls
 
 
+class _Translation(MobilizedBody):
+    """Translation along F's axes, q = p_FM (m, in F), u = q̇, with Simbody's named
+    accessors. See ``mobilizers/translation.py``."""
+
+    _module = translation
+
+    def get_translation(self, state) -> np.ndarray:
+        """p_FM (m, in F): the q."""
+        return np.array(self.get_q(state), dtype=float)
+
+    def set_translation(self, state, p_FM) -> None:
+        self.set_q(state, p_FM)
+
+    def get_velocity(self, state) -> np.ndarray:
+        """v_FM (m/s, in F): the u."""
+        return np.array(self.get_u(state), dtype=float)
+
+    def set_velocity(self, state, v_FM) -> None:
+        self.set_u(state, v_FM)
+
+    def get_default_translation(self) -> np.ndarray:
+        return self.get_default_q()
+
+    def set_default_translation(self, p_FM):
+        """The translation new States start from."""
+        return self.set_default_q(p_FM)
+
+
+_Translation.__name__ = "Translation"
+_Translation.__qualname__ = "MobilizedBody.Translation"
+
 _Screw.__name__ = "Screw"
 _Screw.__qualname__ = "MobilizedBody.Screw"
 
@@ -1116,7 +1147,7 @@ MobilizedBody.Planar = _mobilizer_type("Planar", planar, planar.__doc__)
 MobilizedBody.Gimbal = _mobilizer_type("Gimbal", gimbal, gimbal.__doc__)
 MobilizedBody.Ball = _mobilizer_type("Ball", ball, ball.__doc__)
 MobilizedBody.Free = _mobilizer_type("Free", free, free.__doc__)
-MobilizedBody.Translation = _mobilizer_type("Translation", translation, translation.__doc__)
+MobilizedBody.Translation = _Translation
 MobilizedBody.Bushing = _mobilizer_type("Bushing", bushing, bushing.__doc__)
 MobilizedBody.BendStretch = _mobilizer_type("BendStretch", bend_stretch, bend_stretch.__doc__)
 MobilizedBody.SphericalCoords = _mobilizer_type("SphericalCoords", spherical_coords,
