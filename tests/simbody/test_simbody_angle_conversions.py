@@ -12,6 +12,14 @@ def random_transform(random):
     return kt.Transform(random.uniform(0.0, 2.0, 3))
 
 
+def assert_same_positions(matter, a, b):
+    """Every body's origin within 1e-5 (m) in the two States."""
+    for i in range(matter.get_num_bodies()):
+        mobod = matter.get_mobilized_body(i)
+        assert np.linalg.norm(mobod.get_body_origin_location(a)
+                              - mobod.get_body_origin_location(b)) < 1e-5
+
+
 def test_angle_conversions():
     """Every body's origin stays within 1e-5 (Simbody's tolerance) through
     convert_to_euler_angles, and again through convert_to_quaternions; the q come back
@@ -43,21 +51,13 @@ def test_angle_conversions():
     euler = s.copy()
     matter.convert_to_euler_angles(s, euler)
     mbs.realize(euler, kt.Stage.POSITION)
-    for i in range(matter.get_num_bodies()):
-        mobod = matter.get_mobilized_body(i)
-        dist = np.linalg.norm(mobod.get_body_origin_location(euler)
-                              - mobod.get_body_origin_location(s))
-        assert dist < 1e-5
+    assert_same_positions(matter, euler, s)
 
     # Now convert back to quaternions and make sure the positions are still the same.
     quaternions = s.copy()
     matter.convert_to_quaternions(euler, quaternions)
     mbs.realize(quaternions, kt.Stage.POSITION)
-    for i in range(matter.get_num_bodies()):
-        mobod = matter.get_mobilized_body(i)
-        dist = np.linalg.norm(mobod.get_body_origin_location(quaternions)
-                              - mobod.get_body_origin_location(s))
-        assert dist < 1e-5
+    assert_same_positions(matter, quaternions, s)
 
     # Compare the state variables to see if they have been accurately reproduced.
     mbs.project(s, 0.01)        # normalize the quaternions

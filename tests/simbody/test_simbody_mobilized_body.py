@@ -297,16 +297,7 @@ def test_cantilever_free_beam():
     assert_eq_tol(c1.get_body_velocity(state), c2.get_body_velocity(state), 1e-10)
 
     # Simulate it: both pendulums behave the same.
-    integ = kt.RungeKuttaMersonIntegrator(system)
-    integ.set_accuracy(1e-10)
-    integ.set_constraint_tolerance(1e-10)
-    ts = kt.TimeStepper(system, integ)
-    ts.initialize(state)
-    ts.step_to(5)
-    end = integ.get_state()
-    system.realize(end, kt.Stage.VELOCITY)
-    assert_same_transform(c1.get_body_transform(end), c2.get_body_transform(end), 1e-10)
-    assert_eq_tol(c1.get_body_velocity(end), c2.get_body_velocity(end), 1e-10)
+    _still_alike(system, state, c1, c2, accuracy=1e-10)
 
 
 def test_cantilever_free_beam_energy_conservation():
@@ -339,17 +330,14 @@ def test_cantilever_free_beam_energy_conservation():
         assert_eq_tol(initial_energy, system.calc_energy(ts.get_state()), 1e-8)
 
 
-
-def _same_motion(system, state, c1, c2):
-    """Simbody's ending of testWeld, testGimbal and testBushing: the two test bodies have
-    the same pose and velocity, and still after 5 s of Runge-Kutta-Merson (to 1e-10)."""
-    system.realize(state, kt.Stage.VELOCITY)
-    system.project(state, 1e-10)
-    X1, X2 = c1.get_body_transform(state), c2.get_body_transform(state)
-    assert_eq(X1.R, X2.R)
-    assert_eq(X1.p, X2.p)
-    assert_eq(c1.get_body_velocity(state), c2.get_body_velocity(state))
+def _still_alike(system, state, c1, c2, accuracy=None):
+    """After 5 s of Runge-Kutta-Merson (at ``accuracy``, with it as the constraint
+    tolerance; Simbody's defaults without), the two test bodies have the same pose and
+    velocity to 1e-10."""
     integ = kt.RungeKuttaMersonIntegrator(system)
+    if accuracy is not None:
+        integ.set_accuracy(accuracy)
+        integ.set_constraint_tolerance(accuracy)
     ts = kt.TimeStepper(system, integ)
     ts.initialize(state)
     ts.step_to(5)
@@ -357,6 +345,18 @@ def _same_motion(system, state, c1, c2):
     system.realize(end, kt.Stage.VELOCITY)
     assert_same_transform(c1.get_body_transform(end), c2.get_body_transform(end), 1e-10)
     assert_eq_tol(c1.get_body_velocity(end), c2.get_body_velocity(end), 1e-10)
+
+
+def _same_motion(system, state, c1, c2):
+    """Simbody's ending of testWeld, testGimbal and testBushing: the two test bodies have
+    the same pose and velocity once projected, and still after a simulation."""
+    system.realize(state, kt.Stage.VELOCITY)
+    system.project(state, 1e-10)
+    X1, X2 = c1.get_body_transform(state), c2.get_body_transform(state)
+    assert_eq(X1.R, X2.R)
+    assert_eq(X1.p, X2.p)
+    assert_eq(c1.get_body_velocity(state), c2.get_body_velocity(state))
+    _still_alike(system, state, c1, c2)
 
 
 def _lumpy_system():
@@ -373,6 +373,24 @@ def _lumpy_system():
 AXIS_X = kt.Rotation.about_y(math.pi / 2)             # z into x
 AXIS_Y = kt.Rotation.about_x(-math.pi / 2)            # z into y
 AXIS_Z = kt.Rotation()
+
+
+def _pins_xyz(parent, at, massless, lumpy, outboard):
+    """Pins about x, y and z in series from ``parent`` (at ``at`` in it), the last
+    carrying ``lumpy`` at ``outboard``: Simbody's faked Gimbal."""
+    dummy1 = kt.MobilizedBody.Pin(parent, kt.Transform(AXIS_X, at), massless,
+                                  kt.Transform(AXIS_X, [0, 0, 0]))
+    dummy2 = kt.MobilizedBody.Pin(dummy1, kt.Transform(AXIS_Y, [0, 0, 0]), massless,
+                                  kt.Transform(AXIS_Y, [0, 0, 0]))
+    return dummy1, dummy2, kt.MobilizedBody.Pin(dummy2, kt.Transform(AXIS_Z, [0, 0, 0]),
+                                                lumpy, kt.Transform(AXIS_Z, outboard))
+
+
+def _turn(state, pins):
+    """The pins at angles 0.1, 0.2, 0.3 turning at 1, 2, 3 rad/s."""
+    for pin, angle, rate in zip(pins, (0.1, 0.2, 0.3), (1, 2, 3)):
+        pin.set_angle(state, angle)
+        pin.set_rate(state, rate)
 
 
 def test_weld():
@@ -408,23 +426,13 @@ def test_gimbal():
     system, matter, lumpy, massless = _lumpy_system()
     inboard, outboard = kt.Transform([0.1, 0.5, -1]), kt.Transform([0.2, -0.2, 0])
     p1 = kt.MobilizedBody.Gimbal(matter.upd_ground(), inboard, lumpy, outboard)
-    dummy1 = kt.MobilizedBody.Pin(matter.upd_ground(), kt.Transform(AXIS_X, inboard.p),
-                                  massless, kt.Transform(AXIS_X, [0, 0, 0]))
-    dummy2 = kt.MobilizedBody.Pin(dummy1, kt.Transform(AXIS_Y, [0, 0, 0]), massless,
-                                  kt.Transform(AXIS_Y, [0, 0, 0]))
-    p2 = kt.MobilizedBody.Pin(dummy2, kt.Transform(AXIS_Z, [0, 0, 0]), lumpy,
-                              kt.Transform(AXIS_Z, outboard.p))
+    pins = _pins_xyz(matter.upd_ground(), inboard.p, massless, lumpy, outboard.p)
     c1 = kt.MobilizedBody.Weld(p1, inboard, lumpy, outboard)
-    c2 = kt.MobilizedBody.Weld(p2, inboard, lumpy, outboard)
+    c2 = kt.MobilizedBody.Weld(pins[2], inboard, lumpy, outboard)
     state = system.realize_topology()
     p1.set_q(state, [0.1, 0.2, 0.3])
-    dummy1.set_angle(state, 0.1)
-    dummy2.set_angle(state, 0.2)
-    p2.set_angle(state, 0.3)
     p1.set_u(state, [1, 2, 3])
-    dummy1.set_rate(state, 1)
-    dummy2.set_rate(state, 2)
-    p2.set_rate(state, 3)
+    _turn(state, pins)
     _same_motion(system, state, c1, c2)
 
 
@@ -436,23 +444,13 @@ def test_bushing():
     p1 = kt.MobilizedBody.Bushing(matter.upd_ground(), inboard, lumpy, outboard)
     dummy0 = kt.MobilizedBody.Translation(matter.upd_ground(), inboard, massless,
                                           kt.Transform())
-    dummy1 = kt.MobilizedBody.Pin(dummy0, kt.Transform(AXIS_X, [0, 0, 0]), massless,
-                                  kt.Transform(AXIS_X, [0, 0, 0]))
-    dummy2 = kt.MobilizedBody.Pin(dummy1, kt.Transform(AXIS_Y, [0, 0, 0]), massless,
-                                  kt.Transform(AXIS_Y, [0, 0, 0]))
-    p2 = kt.MobilizedBody.Pin(dummy2, kt.Transform(AXIS_Z, [0, 0, 0]), lumpy,
-                              kt.Transform(AXIS_Z, outboard.p))
+    pins = _pins_xyz(dummy0, [0, 0, 0], massless, lumpy, outboard.p)
     c1 = kt.MobilizedBody.Weld(p1, inboard, lumpy, outboard)
-    c2 = kt.MobilizedBody.Weld(p2, inboard, lumpy, outboard)
+    c2 = kt.MobilizedBody.Weld(pins[2], inboard, lumpy, outboard)
     state = system.realize_topology()
     p1.set_q(state, [0.1, 0.2, 0.3, 1, 2, 3])
-    dummy0.set_translation(state, [1, 2, 3])
-    dummy1.set_angle(state, 0.1)
-    dummy2.set_angle(state, 0.2)
-    p2.set_angle(state, 0.3)
     p1.set_u(state, [1, 2, 3, -0.1, -0.2, -0.3])
+    dummy0.set_translation(state, [1, 2, 3])
     dummy0.set_velocity(state, [-0.1, -0.2, -0.3])
-    dummy1.set_rate(state, 1)
-    dummy2.set_rate(state, 2)
-    p2.set_rate(state, 3)
+    _turn(state, pins)
     _same_motion(system, state, c1, c2)
