@@ -90,18 +90,33 @@ def _real_array(values, where: str) -> np.ndarray:
             f"{where}: expected real numbers, got {values!r:.60}.") from None
 
 
+_IMMUTABLE = (float, int, bool, str, slice, type(None), Stage)
+"""Values a copy of a State shares with the original."""
+
+
 def _copy_value(value, memo):
-    """``copy.deepcopy(value, memo)``, with the arrays and numbers a State mostly holds
-    copied directly: the generic deepcopy made State.copy() cost a millisecond."""
+    """``copy.deepcopy(value, memo)``, with what a State mostly holds (numbers, stages,
+    slices, arrays, and dicts and lists of them) copied directly: the generic deepcopy
+    made State.copy() cost a millisecond. A container is copied once (``memo``), so two
+    references to it stay one."""
     kind = type(value)
-    if kind is float or kind is int or kind is bool or value is None:
+    if kind in _IMMUTABLE:
         return value
-    if kind is np.ndarray:
-        copied = memo.get(id(value))
-        if copied is None:
-            copied = memo[id(value)] = value.copy()
+    copied = memo.get(id(value))
+    if copied is not None:
         return copied
-    return _copy.deepcopy(value, memo)
+    if kind is np.ndarray:
+        copied = memo[id(value)] = value.copy()
+    elif kind is dict:
+        copied = memo[id(value)] = {}
+        for k, v in value.items():
+            copied[k] = _copy_value(v, memo)
+    elif kind is list:
+        copied = memo[id(value)] = []
+        copied.extend(_copy_value(v, memo) for v in value)
+    else:
+        copied = _copy.deepcopy(value, memo)
+    return copied
 
 
 class _Block:
@@ -918,7 +933,7 @@ class State:
     def copy(self) -> State:
         """An independent State with the same variables, cache and stage."""
         new = State.__new__(State)
-        new.__setstate__(_copy.deepcopy(self.__getstate__()))
+        new.__setstate__(_copy_value(self.__getstate__(), {}))
         return new
 
     def __getstate__(self) -> dict:
