@@ -341,3 +341,17 @@ def test_bad_inputs_refused():
         Rotation.about_x(math.inf)
     with pytest.raises(InvalidArgumentError, match="single"):
         Rotation.about_x([0.1, 0.2])
+
+
+def test_numpy_sees_a_rotation_as_its_matrix():
+    """np.asarray(R) is R's 3x3 matrix, read-only (a Rotation is immutable); np.array(R)
+    a writable copy; a list of Rotations becomes an (n, 3, 3) array."""
+    R = Rotation.about_x(0.3) @ Rotation.about_z(-1.1)
+    view = np.asarray(R)
+    np.testing.assert_array_equal(view, R.as_matrix())
+    assert not view.flags.writeable
+    copy = np.array(R)
+    copy[0, 0] = 5.0
+    assert R.as_matrix()[0, 0] != 5.0
+    assert np.asarray([R, R.invert()]).shape == (2, 3, 3)
+    np.testing.assert_allclose(np.asarray(R) @ np.asarray(R.invert()), np.eye(3), atol=1e-15)

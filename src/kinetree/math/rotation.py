@@ -285,6 +285,12 @@ class Rotation:
         """The 3x3 matrix R_AB, as a new writable array."""
         return self._m.copy()
 
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        """The 3x3 matrix for numpy: ``np.asarray(R)`` a read-only view, ``np.array(R)``
+        a copy."""
+        m = self._m if dtype is None else self._m.astype(dtype)
+        return m.copy() if copy else m
+
     def _scipy(self) -> _ScipyRotation:
         return _scipy_rotation().from_matrix(self._m)
 
