@@ -233,6 +233,24 @@ def test_ellipsoid_aims_its_origin_at_the_requested_point_keeping_the_spin(euler
                           kt.Transform(TILTED, RADII * TILTED.as_matrix()[:, 2]))
 
 
+@pytest.mark.parametrize("kind", ["Ellipsoid", "CantileverFreeBeam"])
+@pytest.mark.parametrize("euler", [False, True])
+def test_types_whose_translation_follows_fit_a_rotation_or_spin_alone(kind, euler):
+    """As Simbody's: set_q_to_fit_rotation gives exactly the rotation asked whatever the
+    translation was (which follows), and set_u_to_fit_angular_velocity exactly the angular
+    velocity."""
+    system, mobod, state = build(kind, euler)
+    mobod.set_q_to_fit_transform(state, kt.Transform(TILTED, [0.3, -0.2, 0.4]))
+    mobod.set_q_to_fit_rotation(state, TILTED)
+    system.realize(state, kt.Stage.POSITION)
+    X = mobod.get_mobilizer_transform(state)
+    np.testing.assert_allclose(X.R.as_matrix(), TILTED.as_matrix(), atol=1e-14)
+    w = np.array([0.3, -0.7, 0.2])
+    mobod.set_u_to_fit_angular_velocity(state, w)
+    system.realize(state, kt.Stage.VELOCITY)
+    np.testing.assert_allclose(mobod.get_mobilizer_velocity(state)[:3], w, atol=1e-14)
+
+
 @pytest.mark.parametrize("kind, euler", [("Weld", False), ("Free", False), ("Free", True),
                                          ("FreeLine", False), ("Bushing", False)])
 def test_full_types_fit_any_transform(kind, euler):

@@ -80,6 +80,17 @@ def ndot_u(q, u, prm, out):
     ball.rate_dot(q, u, out)
 
 
+def q_to_fit_rotation(R_FM, prm, nq):
+    """Simbody's rule for a rotation alone: q = R_FM's orientation, as for Ball (the
+    translation follows)."""
+    return ball.orientation_to_fit(R_FM, nq)
+
+
+def u_to_fit_angular_velocity(q, w_FM, prm):
+    """Simbody's rule for an angular velocity alone: u = w_FM (in F)."""
+    return np.array(w_FM, dtype=float)
+
+
 def q_to_fit_transform(R_FM, p_FM, prm, nq):
     """q = R_FM's orientation, as for Ball; then, as in Simbody, a nonzero p_FM (in F)
     re-aims Mz so that M's origin D·Mz lies on the ray from F's origin through p_FM, keeping
