@@ -393,7 +393,7 @@ def test_a_polygonal_sphere_is_simbodys_and_makes_a_closed_contact_mesh():
     for k in range(5):
         mesh = kt.PolygonalMesh.create_sphere_mesh(radius, k)
         assert (mesh.get_num_faces(), mesh.get_num_vertices()) == (8 * 4 ** k, 4 ** (k + 1) + 2)
-        vertices, _ = mesh.triangles()
+        vertices = [mesh.get_vertex_position(i) for i in range(mesh.get_num_vertices())]
         np.testing.assert_allclose(np.linalg.norm(vertices, axis=1), radius, rtol=1e-15)
         volumes.append(kt.ContactGeometry.TriangleMesh(mesh).get_volume())
     exact = 4.0 / 3.0 * np.pi * radius ** 3

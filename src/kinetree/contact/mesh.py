@@ -258,7 +258,7 @@ class TriangleMesh(ContactGeometry):
         where = "ContactGeometry.TriangleMesh"
         if isinstance(vertices, PolygonalMesh):
             smooth = faces if isinstance(faces, bool) else smooth
-            vertices, faces = vertices.triangles()
+            vertices, faces = vertices._triangles()
         elif faces is None:
             raise InvalidArgumentError(
                 f"{where}: give vertices (nv, 3) and faces (nf, 3), or a PolygonalMesh.")

@@ -55,7 +55,7 @@ class PolygonalMesh:
         """The index of the k-th vertex of ``face``."""
         return self._faces[face][k]
 
-    def triangles(self) -> tuple[np.ndarray, np.ndarray]:
+    def _triangles(self) -> tuple[np.ndarray, np.ndarray]:
         """(vertices (nv, 3), faces (nf, 3)): each polygon split into a fan of triangles
         from its first vertex."""
         faces = [(f[0], f[k], f[k + 1]) for f in self._faces for k in range(1, len(f) - 1)]

@@ -965,11 +965,16 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         self._require_own(state, Stage.ACCELERATION, where)
         data, layout = self._layout_of(state, constraint, where)
         if layout is None:
-            return (np.zeros((constraint.get_num_constrained_bodies(), 6)),
-                    np.zeros(sum(m.get_num_u(state) for m in constraint._impl._mobilizers)))
+            return self._no_constraint_forces(state, constraint)
         d = self.get_tree_data(state, Stage.ACCELERATION, where)
         self._refresh_kinematics(state, data, [layout])
         return cs._forces_of(state, data, layout, d.cache, self.get_multipliers(state))
+
+    @staticmethod
+    def _no_constraint_forces(state, constraint) -> tuple:
+        """The zero body and mobility forces of a disabled constraint."""
+        return (np.zeros((constraint.get_num_constrained_bodies(), 6)),
+                np.zeros(sum(m.get_num_u(state) for m in constraint._impl._mobilizers)))
 
     def _constraint_space(self, state, constraint, where: str) -> tuple[list, int]:
         """(the slices of a constraint's holonomic, nonholonomic and acceleration-only
@@ -993,8 +998,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
                 f"acceleration-only" + (", none while it is disabled" if layout is None
                                         else "") + f"), got {lam.size}: {lam}.")
         if layout is None:
-            return (np.zeros((constraint.get_num_constrained_bodies(), 6)),
-                    np.zeros(sum(mob.get_num_u(state) for mob in constraint._impl._mobilizers)))
+            return self._no_constraint_forces(state, constraint)
         self._refresh_kinematics(state, data, [layout])
         return cs.forces_in_ancestor(state, data, layout, lam)
 

@@ -1055,10 +1055,9 @@ _Scapulothoracic.__name__ = "Scapulothoracic"
 _Scapulothoracic.__qualname__ = "MobilizedBody.Scapulothoracic"
 
 class _OneCoordinate(MobilizedBody):
-    """Simbody's named accessors of a one-coordinate mobilizer, q̇ = u: ``_WORD`` is its
-    coordinate's name (a Pin's angle in rad, a Slider's length in m)."""
-
-    _WORD = "coordinate"
+    """Simbody's named accessors of a one-coordinate mobilizer, q̇ = u (``get_rate``,
+    ``get_acceleration``; ``_one_coordinate_type`` adds those named after its coordinate,
+    a Pin's angle in rad, a Slider's length in m)."""
 
     def _default(self) -> float:
         return float(self.get_default_q()[0])
@@ -1084,8 +1083,7 @@ class _OneCoordinate(MobilizedBody):
 def _one_coordinate_type(name: str, module, word: str):
     """A one-coordinate mobilizer class with Simbody's ``get_<word>``, ``set_<word>``,
     ``set_default_<word>`` and ``get_default_<word>`` beside ``get_rate``/``set_rate``."""
-    cls = type(name, (_OneCoordinate,), {"_module": module, "__doc__": module.__doc__,
-                                         "_WORD": word})
+    cls = type(name, (_OneCoordinate,), {"_module": module, "__doc__": module.__doc__})
     cls.__qualname__ = f"MobilizedBody.{name}"
     methods = {
         f"get_{word}": (lambda self, state: self._value(state), f"The {word}: the q."),

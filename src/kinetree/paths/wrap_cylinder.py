@@ -45,9 +45,9 @@ _DN = (0.0, 0.0, 1.0)
 _MAX_ITERATIONS = 100
 _TANGENCY = 0.1 * math.pi / 180.0
 _COS_TANGENCY = math.cos(_TANGENCY)
-_COS_TANGENCY_SQUARED = _COS_TANGENCY * _COS_TANGENCY
 """OpenSim slides a tangent point until the path's angle to the axis on either side of it
 differs by at most this (rad), at most _MAX_ITERATIONS times."""
+_COS_TANGENCY_SQUARED = _COS_TANGENCY * _COS_TANGENCY
 
 _SEGMENT = 0.002
 """OpenSim's length (m) of the pieces of the helix it draws; the sliding looks at the
@@ -213,10 +213,10 @@ def _spiral(p1, p2, r1, r2, radius, long_wrap, adjust):
             c2, s2 = cos_theta * c1 + sin_theta * s1, sin_theta * c1 - cos_theta * s1
             k1 = _slide_constants(p1, r1, c1 * r1[0] - s1 * r1[1], s1 * r1[0] + c1 * r1[1])
             k2 = _slide_constants(p2, r2, c2 * r1[0] - s2 * r1[1], s2 * r1[0] + c2 * r1[1])
-            s1, s2 = 1.5 * k1[5], 1.5 * k2[5]
-            one = (s1 * (1.0 - t) - 0.5, s1 * t, (1.5 - s1) * p1[2])
-            two = (s2 * t, s2 * (1.0 - t) - 0.5, (1.5 - s2) * p2[2])
-            both = (s2 * one[0] - s2 * (1.0 - t), two[1] + s2 * one[1], two[2] + s2 * one[2])
+            g1, g2 = 1.5 * k1[5], 1.5 * k2[5]     # 1.5 s: how far each slide goes
+            one = (g1 * (1.0 - t) - 0.5, g1 * t, (1.5 - g1) * p1[2])
+            two = (g2 * t, g2 * (1.0 - t) - 0.5, (1.5 - g2) * p2[2])
+            both = (g2 * one[0] - g2 * (1.0 - t), two[1] + g2 * one[1], two[2] + g2 * one[2])
         slide1 = _slide(p1[2], z1, z1 + t * axial, k1)
         if slide1 == SETTLED:
             new1 = z1
