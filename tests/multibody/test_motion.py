@@ -345,7 +345,9 @@ def test_loop_with_a_locked_joint_obeys_both():
     assert tau[0] != 0.0 and tau[1] == 0.0 and tau[2] == 0.0
     end = simulate(system, state, 0.5)
     assert crank.get_one_u(end, 0) == 2.0
-    assert crank.get_one_q(end, 0) == pytest.approx(crank.get_one_q(state, 0) + 1.0, rel=1e-9)
+    # The crank's q is integrated, not prescribed: the projection of each step's end moves
+    # it with the loop's other q, as Simbody's (only a prescribed position holds q still).
+    assert crank.get_one_q(end, 0) == pytest.approx(crank.get_one_q(state, 0) + 1.0, abs=2e-5)
     system.realize(end, kt.Stage.POSITION)
     assert np.max(np.abs(matter.get_q_err(end))) < 1e-6
 

@@ -43,7 +43,7 @@ from kinetree.engine.forward import (
     POSITION,
 )
 from kinetree.engine.kinds import Kinds
-from kinetree.engine.project import project_y
+from kinetree.engine.project import end_of_step_flags, project_y
 from kinetree.errors import KinetreeError
 from kinetree.integrators.step_control import (
     ACCEPTED,
@@ -167,13 +167,13 @@ class RunType(types.StructRef):
 class Run(structref.StructRefProxy):
     """Everything a compiled run of steps works on, in one object that compiled code
     receives as a pointer: the integrator's control arrays (``step_control``), its
-    ``work`` rows (y0, ẏ0, y1, ẏ1, the error, a stage's y, three rows of projection
-    scratch), the stages ``k``, the ``tableau``, the unit ``weights`` and ``group_ends``
-    of its error norm; the State's realization ``model`` and ``data`` (``engine/data.py``)
-    and the addresses of the compiled realization and projection.
-    Handing these to compiled code one by one would cost ~0.1 µs per array on every
-    call, some 3 µs of a small model's step. Its arrays do not keep their memory alive
-    (``unowned``): whoever holds a Run holds the arrays too."""
+    ``work`` rows (y0, ẏ0, y1, ẏ1, the error, a stage's y), the stages ``k``, the
+    ``tableau``, the unit ``weights`` and ``group_ends`` of its error norm; the State's
+    realization ``model`` and ``data`` (``engine/data.py``) and the addresses of the
+    compiled realization and projection. Handing these to compiled code one by one
+    would cost ~0.1 µs per array on every call, some 3 µs of a small model's step. Its
+    arrays do not keep their memory alive (``unowned``): whoever holds a Run holds the
+    arrays too."""
 
 
 structref.define_boxing(RunType, Run)
@@ -396,8 +396,9 @@ def run_steps(run):
             elif constrained:
                 data.time[0] = t0 + h
                 control_i[VERDICT] = call_native(
-                    project, model, data, realize, y1, work[6:9],
-                    control_f[CONSTRAINT_TOL], control_i[PROJECT] != 0)
+                    project, model, data, realize, y1, control_f[CONSTRAINT_TOL],
+                    end_of_step_flags(control_i[PROJECT] != 0,
+                                      control_i[INFINITY_NORM] != 0))
                 phase = PROJECTING
             else:
                 if control_i[PROJECT]:
@@ -464,7 +465,6 @@ class CompiledStepper:
     def __init__(self, system, state):
         self._system, self._state = system, state
         self._entry = None
-        self._scratch = np.empty((3, state.get_num_y()))
 
     @classmethod
     def for_state(cls, system, state) -> CompiledStepper | None:
@@ -506,7 +506,7 @@ class CompiledStepper:
         project = 0
         if model.con_i.shape[0] > 0:
             project = native_address(project_y, (
-                model, data, plan.realize_address, steps.work[2], steps.work[6:9], 0.0, False))
+                model, data, plan.realize_address, steps.work[2], 0.0, 0))
         arrays = (*steps, model, data)
         run = new_run(*arrays, plan.realize_address, project)
         return run, entry_point(run_steps, (run,)), arrays
@@ -520,23 +520,24 @@ class CompiledStepper:
         through ACCELERATION: say so."""
         self._state._advanced_to(t, _ACCELERATION)
 
-    def project(self, y: np.ndarray, force: bool, tolerance: float) -> bool:
-        """The projection of such a model, in y (unless ``force``, only if an error
-        exceeds ``tolerance``); whether it projected. Raises KinetreeError if it could not
-        bring the position errors under the tolerance."""
+    def project(self, y: np.ndarray, force: bool, tolerance: float,
+                infinity_norm: bool) -> bool:
+        """The projection of such a model's step end, in y (``project.project_y``, with
+        the integrator's settings ``force`` and ``infinity_norm``); whether it moved y.
+        Raises KinetreeError if it could not bring the errors under ``tolerance``."""
         plan = self._system._plan_of(self._state)
         model = plan.model
         if model.con_i.shape[0] == 0:
             if force:
                 normalize_quaternions(y, model.quaternion_q)
             return force
-        status = project_y(model, plan.data, plan.realize_address, y, self._scratch,
-                           tolerance, force)
+        status = project_y(model, plan.data, plan.realize_address, y, tolerance,
+                           end_of_step_flags(force, infinity_norm))
         if status == PROJECTED or status == NOT_NEEDED:
             return status == PROJECTED
         if status == PROJECTION_FAILED:
             raise KinetreeError(
-                f"System.project: the position errors could not be brought under "
+                f"System.project: the constraint errors could not be brought under "
                 f"{tolerance:g} by Newton steps; the configuration may be far from the "
                 f"constraints.")
         raise plan.failure_error(self._state, status)

@@ -381,8 +381,7 @@ class Integrator:
         self._h_taken = 0.0
         ny = self._advanced.get_num_y()
         # The ends of the last step, the error estimate and a stage's y, in one array.
-        # (then three rows of scratch for a compiled run's projection, engine/step.py)
-        self._work = np.empty((9, ny))
+        self._work = np.empty((6, ny))
         self._y0, self._ydot0, self._y1, self._ydot1, self._err, self._stage_y = self._work[:6]
         nq, nu = self._advanced.get_num_q(), self._advanced.get_num_u()
         self._group_ends = np.array([nq, nq + nu, ny], dtype=np.int64)
@@ -423,7 +422,7 @@ class Integrator:
         self._python_run = None
         self._step_history = None
         self._h_next = math.nan
-        self._project(state, force=True)
+        self._project(state, force=True, local=False)
         if start:
             self._system.initialize_measures(state)
             if self._auto_updates:
@@ -652,7 +651,8 @@ class Integrator:
             state._take_pending_update_values(self._scratch)
         try:
             if self._stepper is not None:      # the projection in compiled code
-                projected = self._stepper.project(self._y1, force, tolerance)
+                projected = self._stepper.project(self._y1, force, tolerance,
+                                                  self._infinity_norm)
                 self._write(state, t, self._y1)
             else:
                 self._write(state, t, self._y1)
@@ -817,22 +817,22 @@ class Integrator:
         self._system.realize(state, _ACCELERATION)
         self._realizations += 1
 
-    def _project(self, state, force: bool) -> None:
+    def _project(self, state, force: bool, local: bool = True) -> None:
         """Project q and u onto the constraints (``_projected``), counted when it runs."""
-        if self._projected(state, force):
+        if self._projected(state, force, local):
             self._projections += 1
 
-    def _projected(self, state, force: bool) -> bool:
-        """Project q and u onto the constraints to the constraint tolerance (normalizing
-        quaternions): unless ``force``, only if an error exceeds it. Whether it did."""
-        if not force:
-            self._system.realize(state, _VELOCITY)
-            tol = self.get_constraint_tolerance_in_use()
-            errs = [a for a in (state.get_q_err(), state.get_u_err()) if a.size]
-            if not any(np.max(np.abs(a)) > tol for a in errs):
-                return False
-        self._system.project(state, self.get_constraint_tolerance_in_use())
-        return True
+    def _projected(self, state, force: bool, local: bool = True) -> bool:
+        """Project q and u onto the constraints to the constraint tolerance as Simbody's
+        integrators do (``engine/project.py``): where the errors exceed it (with ``force``,
+        a tenth of it), and, ``local``, stopping where the steps make them grow (all but
+        the projection of the initial State). Whether it counts as a projection: forced,
+        or q or u moved."""
+        reports = self._system._project(state, self.get_constraint_tolerance_in_use(),
+                                         force=force, local=local,
+                                         infinity_norm=self._infinity_norm)
+        return force or any(r.get("q_change", 0.0) > 0.0 or r.get("u_change", 0.0) > 0.0
+                            for r in reports.values())
 
     def _scale(self, y0: np.ndarray, y1: np.ndarray) -> np.ndarray:
         """Per y, the size of one unit of error: max(1, |y| W) / W, so α is a relative
@@ -875,7 +875,7 @@ class Integrator:
         state = self._interpolated
         self._write(state, t, self._interpolate(t, self._err))
         if self._project_interpolated_states:
-            self._system.project(state, self.get_constraint_tolerance_in_use())
+            self._projected(state, self._project_every_step)
         self._system.realize(state, _ACCELERATION)
         self._is_interpolated = True
         return SuccessfulStepStatus.REACHED_REPORT_TIME

@@ -79,6 +79,20 @@ class CustomHinges:
         for k in self.general:
             out[self.u[k]] = self.N_inv[k] @ qdot[self.q[k]]
 
+    def n_inv_size(self) -> int:
+        """How many numbers ``write_n_inv`` writes."""
+        return sum(self.N_inv[k].size for k in self.general)
+
+    def write_n_inv(self, out: np.ndarray) -> None:
+        """The N⁻¹ blocks (nu x nq, row by row) of the bodies whose N is not the identity,
+        one after another in the order of their bodies, from out[0] on: what a
+        projection's q-space metric reads for them (engine/project.py)."""
+        at = 0
+        for k in sorted(self.general, key=lambda k: self.index[k]):
+            block = self.N_inv[k]
+            out[at:at + block.size] = block.reshape(-1)
+            at += block.size
+
     def n_inv_transpose(self, x: np.ndarray, out: np.ndarray) -> None:
         """out[q of each custom body] = N⁻ᵀ x."""
         for k in self.general:

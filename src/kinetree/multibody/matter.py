@@ -1102,26 +1102,42 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
             cols.append(cs.multiply_by_velocity_g(state, data, d, x)[:data.mp])
         return np.column_stack(cols) if cols else np.zeros((data.mp, 0))
 
-    def project_q(self, state, tolerance: float) -> dict:
-        """Normalize every quaternion, then move q by damped Newton steps q += s N Δu, Δu
-        the smallest change (unit weights) that zeroes the linearized position errors and s
-        halved until the errors shrink, until max |perr| <= tolerance
-        (``engine/project.py``). Raises, naming the worst constraint, if that does not
-        happen."""
+    def project_q(self, state, tolerance: float, *, u_weights=None, qerr_weights=None,
+                  force: bool = False, local: bool = False,
+                  infinity_norm: bool = False) -> dict:
+        """Move q onto the position constraints as Simbody's projectQ: where the RMS of the
+        weighted errors (each times its ``qerr_weights`` entry, 1 over its unit error;
+        one per entry of qerr, those of the quaternions unused)
+        exceeds ``tolerance``, Newton steps each changing q least in the q-space norm
+        weighted by ``u_weights`` (1 over a unit change of each u) until that RMS is a
+        tenth of the tolerance; the quaternions normalized (``engine/project.py``).
+        ``force`` projects where the errors exceed a tenth of the tolerance, ``local``
+        stops where the steps make them grow, ``infinity_norm`` measures the largest
+        error. Raises, naming the worst constraint, where the errors stay above the
+        tolerance (q put back if no better)."""
         if self._nothing_to_project(state, "project_q", quaternions=True):
             return {"q_iterations": 0, "q_change": 0.0}
         q0 = np.array(self.get_q(state))
-        control_i, _ = self._project(state, tolerance, project.DO_Q, "project_q")
+        control_i, _ = self._project(state, tolerance, project.DO_Q, "project_q", u_weights,
+                                     qerr_weights, force, local, infinity_norm)
         return {"q_iterations": int(control_i[project.ITERATIONS]),
                 "q_change": float(np.max(np.abs(self.get_q(state) - q0))) if q0.size else 0.0}
 
-    def project_u(self, state, tolerance: float) -> dict:
-        """Move u by the smallest Δu (unit weights) that zeroes the velocity errors."""
+    def project_u(self, state, tolerance: float, *, u_weights=None, uerr_weights=None,
+                  force: bool = False, local: bool = False,
+                  infinity_norm: bool = False) -> dict:
+        """Move u onto the velocity constraints as Simbody's projectU: where the weighted
+        errors exceed ``tolerance`` (as ``project_q`` measures them, ``uerr_weights`` 1
+        over each unit error), the steps changing u least relative to max(|u|, 1/weight)
+        (``u_weights``) until they are a tenth of it. Raises where they stay above it."""
         self.get_tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.project_u")
         if self._nothing_to_project(state, "project_u", quaternions=False):
-            return {"u_change": 0.0}
-        _, control_f = self._project(state, tolerance, project.DO_U, "project_u")
-        return {"u_change": float(control_f[project.U_CHANGE])}
+            return {"u_iterations": 0, "u_change": 0.0}
+        control_i, control_f = self._project(state, tolerance, project.DO_U, "project_u",
+                                             u_weights, uerr_weights, force, local,
+                                             infinity_norm)
+        return {"u_iterations": int(control_i[project.U_ITERATIONS]),
+                "u_change": float(control_f[project.U_CHANGE])}
 
     def _nothing_to_project(self, state, where: str, quaternions: bool) -> bool:
         """Whether ``state`` has no constraint equations enabled (and, for q, no
@@ -1130,22 +1146,37 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         data = self._constraint_data(state)
         return data.mp + data.mv == 0 and not (quaternions and d.quaternion_q.size)
 
-    def _project(self, state, tolerance: float, flags: int, where: str) -> tuple:
+    def _project(self, state, tolerance: float, flags: int, where: str, u_weights,
+                 err_weights, force: bool, local: bool, infinity_norm: bool) -> tuple:
         """The projection ``flags`` ask for (DO_Q, DO_U) of ``state``'s q and u, to
-        ``tolerance``: ``project_steps`` run to the end, its requests answered here (the
-        State realized by its System, the Python constraints' rows, the custom
-        mobilizers' N). Returns its control arrays (control_i, control_f)."""
+        ``tolerance``, with the weights of u and of the errors (None: ones):
+        ``project_steps`` run to the end, its requests answered here (the State realized
+        by its System, the Python constraints' rows, the custom mobilizers' N and N⁺).
+        Returns its control arrays (control_i, control_f)."""
         d = self.get_tree_data(state, Stage.MODEL, f"SimbodyMatterSubsystem.{where}")
         data = self._constraint_data(state)
         system = self.get_system()
         model, engine_data, steps = self._engine_projection(state)
         nq, nu = engine_data.q.size, engine_data.u.size
-        flags |= project.FORCE
+        n_errors = data.mp + d.quaternion_q.shape[0] if flags & project.DO_Q \
+            else data.mp + data.mv
+        flags |= ((project.FORCE if force else 0) | (project.LOCAL if local else 0)
+                  | (project.INFINITY_NORM if infinity_norm else 0))
         if data.python:
             flags |= project.PYTHON_ROWS
         if d.custom is not None:
             flags |= project.PYTHON_N
-        scratch = np.zeros((3, max(nq, nu)))
+        scratch = project.new_scratch(nq, nu, data.mp + data.mv,
+                                      d.custom.n_inv_size() if d.custom is not None else 0)
+        if u_weights is not None:
+            scratch[project.U_SCALE, :nu] = 1.0 / self._weights(u_weights, nu, where,
+                                                                "u_weights")
+        if err_weights is not None:
+            w = self._weights(err_weights, n_errors, where, "the error weights")
+            if flags & project.DO_Q:
+                scratch[project.P_WEIGHTS, :data.mp] = w[:data.mp]
+            else:
+                scratch[project.PV_WEIGHTS, :n_errors] = w
         control_i = np.zeros(project.N_CONTROL_I, dtype=np.int64)
         control_f = np.zeros(project.N_CONTROL_F)
         control_i[project.FLAGS] = flags
@@ -1155,6 +1186,9 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
             if control_i[project.Q_CHANGED]:        # written in place: back up the State
                 state.upd_q()
                 control_i[project.Q_CHANGED] = 0
+            if control_i[project.U_CHANGED]:
+                state.upd_u()
+                control_i[project.U_CHANGED] = 0
             if status == project.NEED_POSITION:
                 system.realize(state, Stage.POSITION)
             elif status == project.NEED_VELOCITY:
@@ -1162,22 +1196,38 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
             elif status == project.NEED_ROWS:
                 self._refresh_kinematics(state, data, data.python)
                 cs.write_python_rows(state, data, d, below=int(control_i[project.ROWS]))
+            elif status == project.NEED_N_INV:
+                d.custom.write_n_inv(scratch[project.N_INV:].reshape(-1))
             elif status == project.NEED_N:
-                d.custom.n_mult(scratch[2, :nu], scratch[1, :nq])
+                d.custom.n_mult(scratch[project.DU, :nu], scratch[project.DQ, :nq])
             else:
                 break
-        if control_f[project.U_CHANGE] > 0.0:
-            state.upd_u()
         if status == project.PROJECTION_FAILED:
-            worst = control_f[project.WORST]
-            constraint = self._worst_constraint(data, int(control_i[project.WORST_ROW]))
+            if flags & project.DO_Q:
+                worst = control_f[project.WORST]
+                constraint = self._worst_constraint(data, int(control_i[project.WORST_ROW]))
+                raise KinetreeError(
+                    f"System.project: position errors still {worst:.3g} after "
+                    f"{control_i[project.ITERATIONS]} Newton steps (largest in "
+                    f"{constraint._name()}); the constraints may be inconsistent or the "
+                    f"configuration far from them. Assemble first or loosen the "
+                    f"tolerance ({tolerance:g}).")
             raise KinetreeError(
-                f"System.project: position errors still {worst:.3g} after "
-                f"{control_i[project.ITERATIONS]} Newton steps (largest in "
-                f"{constraint._name()}); the constraints may be inconsistent or the "
-                f"configuration far from them. Assemble first or loosen the tolerance "
-                f"({tolerance:g}).")
+                f"System.project: the velocity errors are still {control_f[project.NORM]:.3g}"
+                f" (weighted) after {control_i[project.U_ITERATIONS]} steps; the velocity "
+                f"constraints may be inconsistent. Loosen the tolerance ({tolerance:g}) "
+                f"or check the constraints.")
         return control_i, control_f
+
+    @staticmethod
+    def _weights(values, n: int, where: str, what: str) -> np.ndarray:
+        """``values`` as n positive finite weights, or an error naming the method."""
+        w = np.asarray(values, dtype=float).reshape(-1)
+        if w.size != n or not np.all(np.isfinite(w) & (w > 0)):
+            raise InvalidArgumentError(
+                f"SimbodyMatterSubsystem.{where}: {what} must be {n} positive finite "
+                f"numbers, got {w.size} ({values!r}).")
+        return w
 
     def _engine_projection(self, state) -> tuple:
         """(EngineModel, EngineData, their compiled projection) of ``state`` (realized to

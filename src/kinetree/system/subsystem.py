@@ -58,12 +58,13 @@ class Subsystem(RealizeHooks):
         lives outside the State (bodies, joints) extend it."""
         return f"{type(self).__module__}.{type(self).__qualname__}"
 
-    def project_q(self, state, tolerance: float) -> dict:
+    def project_q(self, state, tolerance: float, **options) -> dict:
         """Move this subsystem's q onto its position constraints (the State is realized to
-        TIME); return what was done. Subsystems without constraints do nothing."""
+        TIME); return what was done. ``options`` are those of
+        SimbodyMatterSubsystem.project_q. Subsystems without constraints do nothing."""
         return {}
 
-    def project_u(self, state, tolerance: float) -> dict:
+    def project_u(self, state, tolerance: float, **options) -> dict:
         """Move this subsystem's u onto its velocity constraints (the State is realized to
         POSITION); return what was done."""
         return {}

@@ -227,26 +227,72 @@ class System:
         MultibodySystem of built-in elements does."""
         return None
 
-    def project(self, state: State, tolerance: float = 1e-10) -> dict:
-        """Move q, then u, onto the constraint manifold (paper §3.2): each subsystem moves
-        its own, q first, then the State is realized to POSITION and each moves its u.
-        Returns, per subsystem name, what it did (empty for subsystems with nothing to
-        project)."""
+    def project(self, state: State, tolerance: float = 1e-10, y_weights=None,
+                oo_constraint_tols=None) -> dict:
+        """Move q, then u, onto the constraint manifold as Simbody's project: each
+        subsystem moves its own q, then the State is realized to POSITION and each moves
+        its u. Errors count where the RMS of each times its entry of
+        ``oo_constraint_tols`` (1 over its tolerance; one per entry of [qerr | uerr], all
+        1 by default) exceeds ``tolerance``; the change of q and u is the smallest
+        weighted by the u entries of ``y_weights`` (one per y = [q u z], 1 over a unit
+        change; ones by default). Returns, per subsystem name, what it did (empty for
+        subsystems with nothing to project)."""
+        return self._project(state, tolerance, y_weights, oo_constraint_tols)
+
+    def _project(self, state: State, tolerance: float, y_weights=None,
+                 oo_constraint_tols=None, **options) -> dict:
+        """``project`` with the options of the subsystems' project_q and project_u
+        (``force``, ``local``, ``infinity_norm``: how an integrator projects)."""
         self._check_state(state, "System.project")
         if not tolerance > 0:
             raise InvalidArgumentError(
                 f"System.project: the tolerance must be positive, got {tolerance!r}.")
         reports = {}
         self.realize(state, Stage.TIME)
+        u_weights = qerr_weights = uerr_weights = None
+        if y_weights is not None:
+            u_weights = self._project_weights(
+                y_weights, state.get_num_y(), "y_weights")[state.get_num_q():][
+                    :state.get_num_u()]
+        if oo_constraint_tols is not None:
+            nqerr = state.get_num_q_err()
+            tols = self._project_weights(oo_constraint_tols,
+                                         nqerr + state.get_num_u_err(), "oo_constraint_tols")
+            qerr_weights, uerr_weights = tols[:nqerr], tols[nqerr:]
+        parts = {ss: part for ss, part in zip(self._subsystems, state._parts)}
         for i in self._order:
-            reports[self._subsystems[i].get_name()] = dict(
-                self._subsystems[i].project_q(state, tolerance))
+            ss = self._subsystems[i]
+            part = parts[ss]
+            reports[ss.get_name()] = dict(ss.project_q(
+                state, tolerance, **options,
+                **self._slice_of(u_weights, part.u_slice, "u_weights"),
+                **self._slice_of(qerr_weights, part.qerr_slice, "qerr_weights")))
         self.realize(state, Stage.POSITION)
         for i in self._order:
-            reports[self._subsystems[i].get_name()].update(
-                self._subsystems[i].project_u(state, tolerance))
+            ss = self._subsystems[i]
+            part = parts[ss]
+            reports[ss.get_name()].update(ss.project_u(
+                state, tolerance, **options,
+                **self._slice_of(u_weights, part.u_slice, "u_weights"),
+                **self._slice_of(uerr_weights, part.uerr_slice, "uerr_weights")))
         self.realize(state, Stage.VELOCITY)
         return reports
+
+    @staticmethod
+    def _slice_of(values, where: slice, name: str) -> dict:
+        """{name: values[where]}, or nothing when ``values`` is None."""
+        return {} if values is None else {name: values[where]}
+
+    @staticmethod
+    def _project_weights(values, n: int, what: str) -> np.ndarray:
+        """``values`` as n positive finite weights, or an error naming the argument."""
+        w = np.asarray(values, dtype=float).reshape(-1)
+        if w.size != n or not np.all(np.isfinite(w) & (w > 0)):
+            raise InvalidArgumentError(
+                f"System.project: {what} must be {n} positive finite numbers (one per "
+                f"{'y' if what == 'y_weights' else 'entry of qerr and uerr'}), got "
+                f"{w.size}.")
+        return w
 
     # ------------------------------------------------------ scales, weights
     def set_default_time_scale(self, time_scale: float) -> None:

@@ -66,8 +66,6 @@ from kinetree.multibody.kernels.ancestor_frame import (
 from kinetree.multibody.kernels.dense import cholesky_solve
 from kinetree.multibody.kernels.small import rotate3, vec3
 from kinetree.multibody.tree_model import (
-    FREE,
-    PRESCRIBED_COUNT,
     kernel,
     mobility_rows,
     unpack_cache,
@@ -441,30 +439,3 @@ def calc_constraint_matrix(tree_i, tree_f, kinds, buf, status, constraint_kinds,
     con = unpack_constraints(con_i, con_index, con_f, con_buf, q, u)
     constraint_rows(constraint_kinds, unpack_tree(tree_i, tree_f, kinds),
                     unpack_cache(buf, status), con)
-
-
-@helper
-def project_rows(tree, cache, con, n, err, du):
-    """du = the smallest change (unit weights) with G[:n] du = -err: the correction of
-    the first n rows of G (the holonomic ones for q, those of uerr for u), redundant
-    rows included. Prescribed mobilities do not move: their columns of G are left out
-    (copied to con.Y without them)."""
-    nu = du.shape[0]
-    G, x = con.G, con.lam[:n]
-    if cache.status[PRESCRIBED_COUNT] > 0:
-        for i in range(n):
-            for k in range(nu):
-                con.Y[i, k] = G[i, k]
-        for b in range(1, tree.parent.shape[0]):
-            if cache.level[b] != FREE:
-                us = tree.u_start[b]
-                for i in range(n):
-                    for j in range(tree.nu[b]):
-                        con.Y[i, us + j] = 0.0
-        G = con.Y
-    solve_semidefinite(G[:n], G[:n], err, x, con.L[:n, :n], con.pivots[:n], con.S[:n, :n])
-    for k in range(nu):
-        s = 0.0
-        for i in range(n):
-            s -= G[i, k] * x[i]
-        du[k] = s
