@@ -187,7 +187,8 @@ def check(path: Path, row: Row, samples: int, seed: int) -> None:
 def compare_sample(row: Row, model, state, om, ostate, built, cnames, tag, moving) -> None:
     """The deviations of one pose, both programs' States realized to Acceleration."""
     muscles, coordinates = om.getMuscles(), om.getCoordinateSet()
-    z_dot = dict(zip(model.actuator_subsystem.z_labels(), state.get_z_dot())) \
+    z_dot = dict(zip(model.actuator_subsystem.z_labels(),
+                     model.actuator_subsystem.get_z_dot(state))) \
         if built else {}
     stale = False
     for name in built:

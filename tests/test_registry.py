@@ -144,9 +144,10 @@ def test_a_code_without_a_function_gives_the_default():
     assert rare not in forces._kinds.codes
     pe = np.zeros(1)
     force_dispatch.calc_force_elements(
-        forces._kinds, np.array([0]), np.array([[rare, 1, 1, 0, 0]]), np.zeros(40),
-        d.tree_i, d.tree_f, d.kinds, d.buf, d.status, state.get_q(), state.get_u(),
-        np.zeros((2, 6)), np.zeros(1), pe)
+        forces._kinds, np.array([0]), np.array([[rare, 1, 1, 0, 0, -1, -1, -1]]),
+        np.zeros(40), d.tree_i, d.tree_f, d.kinds, d.buf, d.status, state.get_q(),
+        state.get_u(), np.zeros((2, 6)), np.zeros(1), pe, np.zeros(1), np.zeros(0),
+        np.zeros(0), np.zeros(0), np.zeros(0))
     assert np.isnan(pe[0])
 
 

@@ -37,7 +37,13 @@ from kinetree.contact import (
     RigidContact,
 )
 from kinetree.errors import StageTooLowError
-from kinetree.forces import Force, ForceSubsystem, GeneralForceSubsystem
+from kinetree.forces import (
+    ExponentialSpringForce,
+    ExponentialSpringParameters,
+    Force,
+    ForceSubsystem,
+    GeneralForceSubsystem,
+)
 from kinetree.forces.elements.thermostat import BOLTZMANN_CONSTANT_MD
 from kinetree.integrators import (
     CPodesIntegrator,
@@ -163,6 +169,8 @@ __all__ = [
     "EventTriggerInfo",
     "ExplicitEulerIntegrator",
     "BOLTZMANN_CONSTANT_MD",
+    "ExponentialSpringForce",
+    "ExponentialSpringParameters",
     "Force",
     "ForceSubsystem",
     "Function",

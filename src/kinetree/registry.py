@@ -53,6 +53,8 @@ FORCES = {
     "mobility_discrete_force": 15,
     "coordinate_limit_force": 16,
     "expression_based_coordinate_force": 17,
+    "smooth_sphere_half_space_force": 18,
+    "exponential_spring_force": 19,
 }
 """Force element type codes (column 0 of a force table), one module each in
 forces/elements/, each with a ``calc``. Force.Custom has none: its Python runs beside the

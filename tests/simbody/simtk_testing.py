@@ -12,11 +12,14 @@ SIGNIFICANT_REAL = np.finfo(float).eps ** 0.875
 def numerically_equal(a, b, n=1, tol=SIGNIFICANT_REAL):
     """SimTK::Test::numericallyEqual(a, b, n, tol) (SimTKcommon/Testing.h): integers must be
     equal; two Rotations must differ by a turn of at most n·tol radians (the angle of the
-    angle-axis form of ~a·b, isSameRotationToWithinAngle); numbers and arrays must agree
+    angle-axis form of ~a·b, isSameRotationToWithinAngle), two Transforms so in rotation
+    and as arrays in translation; numbers and arrays must agree
     elementwise with |aᵢ - bᵢ| < n·max(|aᵢ|, |bᵢ|, 1)·tol (relative for large values,
     absolute below 1), arrays of different shapes never."""
     if isinstance(a, kt.Rotation):
         return abs((a.invert() @ b).convert_rotation_to_angle_axis()[0]) <= n * tol
+    if isinstance(a, kt.Transform):
+        return numerically_equal(a.R, b.R, n, tol) and numerically_equal(a.p, b.p, n, tol)
     if isinstance(a, (int, np.integer)) and isinstance(b, (int, np.integer)):
         return a == b
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
@@ -27,6 +30,8 @@ def numerically_equal(a, b, n=1, tol=SIGNIFICANT_REAL):
 
 
 def _difference(a, b):
+    if isinstance(a, kt.Transform):
+        return f"rotation: {_difference(a.R, b.R)}; translation: {_difference(a.p, b.p)}"
     if isinstance(a, kt.Rotation):
         angle = (a.invert() @ b).convert_rotation_to_angle_axis()[0]
         return f"rotations {angle:.3g} rad apart"
@@ -55,3 +60,38 @@ def assert_eq_size(a, b, n):
 def assert_eq(a, b):
     """SimTK_TEST_EQ(a, b): numerically_equal at SignificantReal."""
     assert_eq_size(a, b, 1)
+
+
+class Random:
+    """SimTK::Test's random test data (SimTKcommon/Testing.h), drawn from a seeded numpy
+    generator: every number uniform in [-1, 1)."""
+
+    def __init__(self, seed=0):
+        self.rng = np.random.default_rng(seed)
+
+    def rand_real(self) -> float:
+        """Test::randReal."""
+        return float(self.rng.uniform(-1.0, 1.0))
+
+    def rand_vector(self, m: int) -> np.ndarray:
+        """Test::randVector(m), and Test::randVec<m>."""
+        return self.rng.uniform(-1.0, 1.0, m)
+
+    rand_vec = rand_vector
+
+    def rand_vec3(self) -> np.ndarray:
+        """Test::randVec3."""
+        return self.rand_vector(3)
+
+    def rand_spatial_vec(self) -> np.ndarray:
+        """Test::randSpatialVec: [randVec3; randVec3]."""
+        return self.rand_vector(6)
+
+    def rand_rotation(self) -> kt.Rotation:
+        """Test::randRotation: a turn of (π/2)·randReal about the axis randVec3."""
+        angle = (np.pi / 2) * self.rand_real()
+        return kt.Rotation.about_axis(angle, self.rand_vec3())
+
+    def rand_transform(self) -> kt.Transform:
+        """Test::randTransform: Transform(randRotation, randVec3)."""
+        return kt.Transform(self.rand_rotation(), self.rand_vec3())

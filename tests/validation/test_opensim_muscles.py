@@ -78,8 +78,8 @@ def test_every_muscle_matches_opensim(name):
                   f"{where} tendon force")
             close(k.get_fiber_length(state), m.getFiberLength(ostate), 1e-6, 1e-12,
                   f"{where} fiber length")
-            for z_name, value in zip(model.actuator_subsystem.z_labels(),
-                                     state.get_z_dot()):
+            actuators = model.actuator_subsystem
+            for z_name, value in zip(actuators.z_labels(), actuators.get_z_dot(state)):
                 if z_name.startswith(f"/forceset/{name_}/"):
                     expected = om.getStateVariableDerivativeValue(ostate, z_name)
                     close(value, expected, 1e-6, 1e-9, f"{where} d/dt {z_name}")

@@ -193,6 +193,7 @@ class ActuatorSubsystem(Subsystem):
         return {"actuator_kinds": self._kinds, "act_i": self._act_i,
                 "controller_i": self._controller_i, "controller_f": self._controller_f,
                 "z": state._z[part.z_slice], "zdot": state._zdot[part.z_slice],
+                "act_z_at": part.z_slice.start,
                 "act_f": self._params_array(state),
                 "control_defaults": state._discrete(self, self._defaults_index,
                                                     "ActuatorSubsystem").value,

@@ -34,8 +34,11 @@ EngineModel = namedtuple("EngineModel", [
     "mobilizer_kinds",   # Kinds of the mobilizer type codes in tree_i
     "quaternion_q",      # (k, 4) int64: the q indices of each quaternion in use
     "force_kinds",       # Kinds of the force elements of the table
-    "force_i",           # (n, 5) int64: per force element its type code, three integer
-                         # parameters (bodies, mobilities) and its first float in force_f
+    "force_i",           # (n, 8) int64: per force element its type code, three integer
+                         # parameters (bodies, mobilities), its first float in force_f, and
+                         # its first entries in force_state, force_out and force_z (-1:
+                         # none)
+    "force_z_at",        # int: where force_z begins in the State's z
     "contact_kinds",     # Kinds of the contact parts run: the search and the force models
     "transition_velocity",  # float (m/s): compliant contact's slip velocity scale; -1 if none
     "constraint_kinds",  # Kinds of the enabled constraints
@@ -44,6 +47,7 @@ EngineModel = namedtuple("EngineModel", [
     "actuator_kinds",    # Kinds of the actuators of the table
     "act_i",             # (na, 9) int64: per actuator its type code, path, first z, control,
                          # first parameter, bodies, mobility, flags (actuators/actuator.py)
+    "act_z_at",          # int: where z (the actuators') begins in the State's z
     "controller_i",      # (k, 2) int64: per compiled prescribed control, the control and
                          # the first float of its Function of time in controller_f
     "controller_f",      # float64: the prescribed controls' Function records
@@ -66,6 +70,12 @@ EngineData = namedtuple("EngineData", [
     "force_rows",        # (k,) int64: the rows of force_i of the enabled elements
     "force_f",           # float64: the force elements' parameters (the State's own)
     "force_pe",          # (n,) J: each force element's potential energy (DYNAMICS)
+    "force_state",       # float64: the force elements' own state (a copy of the
+                         # subsystem's auto-update variable, taken as DYNAMICS begins)
+    "force_next",        # float64: that state's values at the next auto-update (DYNAMICS)
+    "force_out",         # float64: the force elements' reports (DYNAMICS)
+    "force_z", "force_zdot",  # float64: the force elements' continuous variables and
+                         # their derivatives (DYNAMICS)
     "contact_i", "contact_f",  # the contact search's buffers (contact/collision.ContactData)
     "quaternion_err",    # (k,): |q| - 1 of each quaternion (POSITION)
     "con_index",         # int64: the constraints' bodies, mobilities and pivots
@@ -90,6 +100,8 @@ MODEL_DEFAULTS = {
     "force_i": np.zeros((0, FORCE_I_COLUMNS), dtype=np.int64),
     "contact_kinds": Kinds("contact"),
     "transition_velocity": -1.0,
+    "force_z_at": 0,
+    "act_z_at": 0,
     "actuator_kinds": Kinds("actuators"),
     "act_i": read_only(np.zeros((0, ACTUATOR_I_COLUMNS), dtype=np.int64)),
     "controller_i": read_only(np.zeros((0, 2), dtype=np.int64)),
@@ -100,6 +112,11 @@ DATA_DEFAULTS = {
     "force_rows": np.zeros(0, dtype=np.int64),
     "force_f": np.zeros(0),
     "force_pe": np.zeros(0),
+    "force_state": np.zeros(0),
+    "force_next": np.zeros(0),
+    "force_out": np.zeros(0),
+    "force_z": np.zeros(0),
+    "force_zdot": np.zeros(0),
     "contact_i": np.zeros(11, dtype=np.int64),
     "contact_f": np.zeros(0),
     **{name: np.zeros(0) for name in (

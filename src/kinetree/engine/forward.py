@@ -222,7 +222,8 @@ def realize_stages(first, last, model, data):
         for i in range(mobility_forces.shape[0]):
             mobility_forces[i] = 0.0
         force_sweep(model.force_kinds, data.force_rows, model.force_i, data.force_f, tree,
-                    cache, q, u, body_forces, mobility_forces, data.force_pe)
+                    cache, q, u, body_forces, mobility_forces, data.force_pe, data.time,
+                    data.force_state, data.force_next, data.force_out, data.force_zdot)
         if in_contact:
             contact_forces(contact_kinds, unpack_contacts(data.contact_i, data.contact_f),
                            model.transition_velocity, cache.p_GB, cache.V_GB, body_forces)

@@ -138,15 +138,18 @@ def _derivative(realize, t, y, model, data, ydot):
     """ẏ = f(t, y) by realizing the State of ``model`` and ``data`` (``realize``: the
     address of the compiled ``realize_stages``); 0 or why not."""
     data.time[0] = t
-    q, u, z = data.q, data.u, data.z
+    q, u = data.q, data.u
     nq, nu = q.shape[0], u.shape[0]
+    za, zf = nq + nu + model.act_z_at, nq + nu + model.force_z_at
     _copy(y[:nq], q)
     _copy(y[nq:nq + nu], u)
-    _copy(y[nq + nu:], z)
+    _copy(y[za:za + data.z.shape[0]], data.z)
+    _copy(y[zf:zf + data.force_z.shape[0]], data.force_z)
     failed = call_native(realize, POSITION, ACCELERATION, model, data)
     _copy(data.qdot, ydot[:nq])
     _copy(data.udot, ydot[nq:nq + nu])
-    _copy(data.zdot, ydot[nq + nu:])
+    _copy(data.zdot, ydot[za:za + data.z.shape[0]])
+    _copy(data.force_zdot, ydot[zf:zf + data.force_z.shape[0]])
     # A derivative that is not finite is the integrator's to judge: the step that used it
     # diverges, and says so.
     return 0 if failed == NONFINITE else failed
@@ -545,8 +548,8 @@ class CompiledStepper:
 
 def _compiled_throughout(system, state, plan) -> bool:
     """Whether ``state``'s realization from TIME to ACCELERATION is one compiled call, its
-    y is the matter subsystem's [q u] and the actuators' z, and nothing but quaternions
-    needs projecting."""
+    y is the matter subsystem's [q u], the actuators' z and the force elements' z, and
+    nothing but quaternions needs projecting."""
     if plan.realization is None:
         return False
     actions = plan._plan(int(Stage.TIME), int(Stage.ACCELERATION))
@@ -557,8 +560,8 @@ def _compiled_throughout(system, state, plan) -> bool:
     nq, nu = state.get_num_q(), state.get_num_u()
     if part.q_slice != slice(0, nq) or part.u_slice != slice(0, nu):
         return False
-    if plan.data.z.shape[0] != state.get_num_z():      # a z the realization does not own
-        return False
+    if plan.data.z.shape[0] + plan.data.force_z.shape[0] != state.get_num_z():
+        return False                                    # a z the realization does not own
     if matter._constraint_data(state).python:
         return False
     return all(ss is matter or (type(ss).project_q is Subsystem.project_q

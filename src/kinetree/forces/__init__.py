@@ -5,6 +5,10 @@ from kinetree.forces.elements.constant_force import ConstantForce
 from kinetree.forces.elements.constant_torque import ConstantTorque
 from kinetree.forces.elements.coordinate_limit_force import CoordinateLimitForce
 from kinetree.forces.elements.discrete_forces import DiscreteForces
+from kinetree.forces.elements.exponential_spring_force import (
+    ExponentialSpringForce,
+    ExponentialSpringParameters,
+)
 from kinetree.forces.elements.expression_based_coordinate_force import (
     ExpressionBasedCoordinateForce,
 )
@@ -16,6 +20,9 @@ from kinetree.forces.elements.mobility_discrete_force import MobilityDiscreteFor
 from kinetree.forces.elements.mobility_linear_damper import MobilityLinearDamper
 from kinetree.forces.elements.mobility_linear_spring import MobilityLinearSpring
 from kinetree.forces.elements.mobility_linear_stop import MobilityLinearStop
+from kinetree.forces.elements.smooth_sphere_half_space_force import (
+    SmoothSphereHalfSpaceForce,
+)
 from kinetree.forces.elements.thermostat import Thermostat
 from kinetree.forces.elements.two_point_constant_force import TwoPointConstantForce
 from kinetree.forces.elements.two_point_linear_damper import TwoPointLinearDamper
@@ -29,6 +36,7 @@ Force.ConstantForce = ConstantForce
 Force.ConstantTorque = ConstantTorque
 Force.CoordinateLimitForce = CoordinateLimitForce
 Force.DiscreteForces = DiscreteForces
+Force.ExponentialSpringForce = ExponentialSpringForce
 Force.ExpressionBasedCoordinateForce = ExpressionBasedCoordinateForce
 Force.GlobalDamper = GlobalDamper
 Force.Gravity = Gravity
@@ -38,6 +46,7 @@ Force.MobilityDiscreteForce = MobilityDiscreteForce
 Force.MobilityLinearDamper = MobilityLinearDamper
 Force.MobilityLinearSpring = MobilityLinearSpring
 Force.MobilityLinearStop = MobilityLinearStop
+Force.SmoothSphereHalfSpaceForce = SmoothSphereHalfSpaceForce
 Force.Thermostat = Thermostat
 Force.TwoPointConstantForce = TwoPointConstantForce
 Force.TwoPointLinearDamper = TwoPointLinearDamper
@@ -45,4 +54,5 @@ Force.TwoPointLinearSpring = TwoPointLinearSpring
 Force.UniformGravity = UniformGravity
 Force.Custom = Custom
 
-__all__ = ["Force", "ForceSubsystem", "GeneralForceSubsystem"]
+__all__ = ["ExponentialSpringForce", "ExponentialSpringParameters", "Force",
+           "ForceSubsystem", "GeneralForceSubsystem"]

@@ -54,6 +54,10 @@ class Force:
     def get_force_index(self) -> int:
         return self._index
 
+    def get_force_subsystem(self):
+        """The GeneralForceSubsystem this element belongs to."""
+        return self._forces
+
     def enable(self, state) -> None:
         """Apply this force in ``state`` (an Instance-stage change)."""
         self._forces.set_force_is_disabled(state, self, False)

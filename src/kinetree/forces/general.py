@@ -5,7 +5,12 @@ Its built-in elements are a table the compiled code evaluates (``elements/_table
 ``elements/dispatch.py``): the integer rows are fixed at TOPOLOGY, the parameters live in
 the State as one Dynamics-stage array, and the rows of the enabled elements are chosen at
 INSTANCE. Force.Custom elements run their Python after the table, adding into the same
-arrays. Within a MultibodySystem the table is evaluated inside the one compiled
+arrays. The elements with state of their own (``TableForce.STATE_SIZE``) share one
+auto-update discrete variable: the compiled realization reads a copy of it, taken as
+DYNAMICS begins, and writes the values for the next auto-update and the elements'
+reports into arrays of a DYNAMICS cache entry, which Python hands over to the variable's
+update value after it: three array copies per realization, whatever the number of
+elements. Within a MultibodySystem the table is evaluated inside the one compiled
 realization (``engine/forward.py``); ``realize_dynamics`` evaluates it on its own when this
 subsystem is realized alone (a second GeneralForceSubsystem, or a subclass that overrides
 a hook).
@@ -16,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from kinetree.engine.kinds import Kinds
-from kinetree.errors import InvalidArgumentError
-from kinetree.forces.elements._table import FORCE_I_COLUMNS, TableForce
+from kinetree.errors import InvalidArgumentError, StageTooLowError
+from kinetree.forces.elements._table import FORCE_I_COLUMNS, OUT, STATE, TableForce, Z
 from kinetree.forces.elements.dispatch import calc_force_elements
 from kinetree.forces.force import Force
 from kinetree.forces.force_subsystem import ForceSubsystem
@@ -57,7 +62,9 @@ class GeneralForceSubsystem(ForceSubsystem):
         self._enabled_index = self.allocate_discrete_variable(
             state, Stage.INSTANCE, [not f._disabled_by_default for f in forces])
         force_i = np.zeros((len(forces), FORCE_I_COLUMNS), dtype=np.int64)
+        force_i[:, STATE] = force_i[:, OUT] = force_i[:, Z] = -1
         params, at = [], 0
+        states, n_state, n_out, n_z = [], 0, 0, 0
         for k, f in enumerate(forces):
             if isinstance(f, TableForce):
                 f._lay_out(self._matter())
@@ -65,7 +72,33 @@ class GeneralForceSubsystem(ForceSubsystem):
                 force_i[k, 4] = at
                 params.append(f._defaults)
                 at += f._defaults.size
+                if f.STATE_SIZE:
+                    force_i[k, STATE] = n_state
+                    states.append(np.asarray(f._default_state(), dtype=float))
+                    n_state += f.STATE_SIZE
+                if f.OUT_SIZE:
+                    force_i[k, OUT] = n_out
+                    n_out += f.OUT_SIZE
+                if f.Z_SIZE:
+                    force_i[k, Z] = n_z
+                    n_z += f.Z_SIZE
+        # The table's continuous variables: the subsystem's first z (its elements with
+        # Python hooks allocate theirs after), so that they are one slice the compiled
+        # realization owns.
+        self._n_z = n_z
+        if n_z:
+            first = self.allocate_z(state, np.zeros(n_z))
+            force_i[force_i[:, Z] >= 0, Z] += first
         self._force_i = force_i
+        # The elements' own state: one auto-update variable (Dynamics stage, its update
+        # computed with DYNAMICS), and the arrays the compiled realization reads and fills.
+        self._state_index = None if not states else \
+            self.allocate_auto_update_discrete_variable(
+                state, Stage.DYNAMICS, np.concatenate(states), Stage.DYNAMICS)
+        self._work_index = self.allocate_cache_entry(
+            state, Stage.DYNAMICS, Stage.DYNAMICS,
+            {"time": np.zeros(1), "state": np.zeros(n_state), "next": np.zeros(n_state),
+             "out": np.full(n_out, np.nan)})
         self._kinds = Kinds("forces", [force_i[k, 0] for k, f in enumerate(forces)
                                        if isinstance(f, TableForce)])
         self._params_index = self.allocate_discrete_variable(
@@ -114,11 +147,86 @@ class GeneralForceSubsystem(ForceSubsystem):
         d = self._matter().get_tree_data(state, Stage.VELOCITY, "GeneralForceSubsystem")
         matter = self._matter()
         f = self.engine_fields(state)
+        work = self._work(state)
+        work["time"][0] = state.get_time()
+        if self._state_index is not None:
+            self._take_state(state)
         calc_force_elements(f["force_kinds"], f["force_rows"], f["force_i"], f["force_f"],
                             d.tree_i, d.tree_f, d.kinds, d.buf, d.status,
                             *matter._kernel_q_u(state), d.body_forces, d.mobility_forces,
-                            f["force_pe"])
+                            f["force_pe"], work["time"], f["force_state"], f["force_next"],
+                            f["force_out"], f["force_zdot"])
+        if self._state_index is not None:
+            self._hand_over_state(state)
         self._python_dynamics(state)
+
+    # ----------------------------------------------------- the elements' state
+    def _work(self, state) -> dict:
+        """The arrays the compiled realization reads the elements' state from and writes
+        their next state and reports to (this State's own, fixed at TOPOLOGY)."""
+        return state._part_of(self, "GeneralForceSubsystem").cache[self._work_index].value
+
+    def _take_state(self, state) -> None:
+        """As DYNAMICS begins: the elements' current state, for the compiled realization
+        (the variable itself may have been replaced by an auto-update since), and as their
+        next state until they compute it (a disabled element keeps its own)."""
+        d = state._discrete(self, self._state_index, "GeneralForceSubsystem")
+        work = self._work(state)
+        np.copyto(work["state"], d.value)
+        np.copyto(work["next"], d.value)
+
+    def _hand_over_state(self, state) -> None:
+        """After DYNAMICS: the elements' next state becomes the update value of their
+        auto-update variable, marked computed (an integrator installs it as its next step
+        begins)."""
+        d = state._discrete(self, self._state_index, "GeneralForceSubsystem")
+        np.copyto(d.update.value, self._work(state)["next"])
+        d.update.version = state._version(d.update.earliest)
+
+    def _element_state(self, state, force) -> np.ndarray:
+        """The state of element ``force`` in ``state`` (a read-only view)."""
+        self._check(state)
+        at = self._force_i[force._index, STATE]
+        view = state._discrete(self, self._state_index, "GeneralForceSubsystem").value[
+            at:at + force.STATE_SIZE].view()
+        view.flags.writeable = False
+        return view
+
+    def _set_element_state(self, state, force, first: int, values) -> None:
+        """Write the state of element ``force`` from its entry ``first`` on: a change of a
+        Dynamics-stage discrete variable (the pending auto-update is dropped)."""
+        at = self._force_i[force._index, STATE] + first
+        values = np.asarray(values, dtype=float).ravel()
+        self.upd_discrete_variable(state, self._state_index)[at:at + values.size] = values
+
+    def _element_results(self, state, force, where: str) -> tuple[np.ndarray, np.ndarray]:
+        """(next state, reports) of element ``force`` as the realization of ``state``
+        through DYNAMICS left them (read-only views); StageTooLowError before that."""
+        self._check(state)
+        part = state._part_of(self, "GeneralForceSubsystem")
+        if part.stage < Stage.DYNAMICS:
+            raise StageTooLowError(Stage.DYNAMICS, part.stage, where)
+        if not self.get_discrete_variable(state, self._enabled_index)[force._index]:
+            raise InvalidArgumentError(
+                f"{where}: the force is disabled in this State, so it computed nothing; "
+                f"enable it (force.enable(state)) to have its reports.")
+        work = self._work(state)
+        k = force._index
+        at, out = self._force_i[k, STATE], self._force_i[k, OUT]
+        views = (work["next"][at:at + force.STATE_SIZE].view(),
+                 work["out"][out:out + force.OUT_SIZE].view())
+        for v in views:
+            v.flags.writeable = False
+        return views
+
+    def _scratch(self, state) -> tuple:
+        """(time, state, next state, reports, z derivatives) arrays for evaluating elements
+        apart from the realization: the current state, and scratch for what they write."""
+        work = self._work(state)
+        current = np.zeros(0) if self._state_index is None else \
+            state._discrete(self, self._state_index, "GeneralForceSubsystem").value
+        return (np.array([state.get_time()]), current, np.zeros(work["next"].size),
+                np.zeros(work["out"].size), np.zeros(self._n_z))
 
     def realize_acceleration(self, state):
         self._realize_elements(Stage.ACCELERATION, state)
@@ -129,12 +237,18 @@ class GeneralForceSubsystem(ForceSubsystem):
     def engine_fields(self, state) -> dict:
         """The force table's fields of the compiled realization's model and data
         (``engine/data.py``): the Kinds of its elements, their integer rows, the enabled
-        rows, the parameters and the potential energies DYNAMICS fills (J)."""
+        rows, the parameters, the potential energies DYNAMICS fills (J) and the elements'
+        state, reports and continuous variables (the subsystem's first z)."""
         part = state._part_of(self, "GeneralForceSubsystem")
+        work = part.cache[self._work_index].value
+        z = part.z_slice.start
         return {"force_kinds": self._kinds, "force_i": self._force_i,
                 "force_rows": part.cache[self._enabled_rows_index].value[0],
                 "force_f": self._params_array(state),
-                "force_pe": part.cache[self._pe_index].value}
+                "force_pe": part.cache[self._pe_index].value,
+                "force_state": work["state"], "force_next": work["next"],
+                "force_out": work["out"], "force_z_at": z,
+                "force_z": state._z[z:z + self._n_z], "force_zdot": state._zdot[z:z + self._n_z]}
 
     def _params_array(self, state) -> np.ndarray:
         return state._discrete(self, self._params_index, "GeneralForceSubsystem").value
@@ -172,7 +286,11 @@ class GeneralForceSubsystem(ForceSubsystem):
                   if not isinstance(f, TableForce) and k not in compiled_elsewhere]
         if self._with_hooks[Stage.DYNAMICS] or python:
             work[Stage.DYNAMICS] = [lambda s: self._python_dynamics(s, compiled_elsewhere)]
-        return {}, work
+        before = {}
+        if self._state_index is not None:
+            before[Stage.DYNAMICS] = [self._take_state]
+            work[Stage.DYNAMICS] = [self._hand_over_state, *work.get(Stage.DYNAMICS, [])]
+        return before, work
 
     def _matter(self):
         return self.get_system().get_matter_subsystem()
@@ -241,7 +359,7 @@ class GeneralForceSubsystem(ForceSubsystem):
             calc_force_elements(self._kinds, np.array(table, dtype=np.int64), self._force_i,
                                 self._params_array(state), d.tree_i, d.tree_f, d.kinds,
                                 d.buf, d.status, *matter._kernel_q_u(state), F, f,
-                                np.zeros(len(self._forces)))
+                                np.zeros(len(self._forces)), *self._scratch(state))
         for k in chosen:
             if not isinstance(self._forces[k], TableForce):
                 self._forces[k].calc_force(state, F, None, f)
@@ -269,6 +387,14 @@ class GeneralForceSubsystem(ForceSubsystem):
         why = super().check_loaded_discrete_variable(state, index, value)
         if why is not None:
             return why
+        if index == self._state_index:
+            for force in self._forces:
+                if isinstance(force, TableForce) and force.STATE_SIZE:
+                    at = self._force_i[force._index, STATE]
+                    why = force.check_state(value[at:at + force.STATE_SIZE])
+                    if why is not None:
+                        return f"force {force._index} ({type(force).__name__}): {why}"
+            return None
         if index != self._params_index:
             return next((why for force in self._forces
                          if (why := force.check_discrete_value(index, value)) is not None),
@@ -308,7 +434,7 @@ class GeneralForceSubsystem(ForceSubsystem):
         calc_force_elements(self._kinds, np.array([force._index], dtype=np.int64),
                             self._force_i, self._params_array(state), d.tree_i, d.tree_f,
                             d.kinds, d.buf, d.status, *matter._kernel_q_u(state), F, f,
-                            pe)
+                            pe, *self._scratch(state))
         return F, f, float(pe[force._index])
 
     def calc_potential_energy(self, state) -> float:

@@ -14,6 +14,16 @@ What each becomes:
 - ContactHalfSpace, ContactSphere (radius) and ContactMesh (its file, looked for as mesh
   files are) the ``ContactGeometry`` HalfSpace, Sphere and TriangleMesh; built only where
   a contact force uses them, as in OpenSim.
+- SmoothSphereHalfSpaceForce: a ``Force.SmoothSphereHalfSpaceForce`` between its
+  ``socket_sphere`` (a ContactSphere: its body, its frame's pose times its location,
+  its orientation ignored as OpenSim ignores it, its radius) and its ``socket_half_space``
+  (a ContactHalfSpace: its body, its frame's pose times its location and body-fixed x-y-z
+  orientation), with the element's stiffness, dissipation, static, dynamic and viscous
+  friction, transition_velocity, constant_contact_force, hertz_smoothing and
+  hunt_crossley_smoothing (OpenSim's defaults 1, 0, 0, 0, 0, 0.01, 1e-5, 300, 50 where
+  the file has none). Files of OpenSim 4.0-4.1 wrote ``derivative_smoothing`` for
+  ``constant_contact_force``; OpenSim 4.6 ignores it (the default 1e-5 applies), and so
+  does kinetree.
 - CoordinateLimitForce: a ``Force.CoordinateLimitForce`` on the coordinate, its limits,
   transition, stiffnesses and damping converted from degrees for a rotational coordinate
   (limits and transition times π/180, stiffness and damping divided by it), as OpenSim
@@ -30,9 +40,22 @@ What each becomes:
   none): q in rad or m and qdot in rad/s or m/s, as OpenSim evaluates it, with no degree
   conversion; no potential energy, as OpenSim reports none. The expression is parsed as
   data, never executed.
+- ExponentialContactForce (OpenSim 4.6): a ``Force.ExponentialSpringForce`` with the
+  contact plane ``contact_plane_transform`` (body-fixed x-y-z angles, then the
+  translation, in Ground), its ``Station``'s frame and location, and the parameters
+  ``exponential_shape_parameters`` (d0, d1, d2), ``normal_viscosity``,
+  ``max_normal_force``, ``friction_elasticity``, ``friction_viscosity``,
+  ``settle_velocity``, ``initial_mu_static`` and ``initial_mu_kinetic`` set in that order,
+  as OpenSim sets them (Simbody's defaults where the file has none); also read inside a
+  ``contact_parameters`` block, as development builds before 4.6 wrote them. The
+  station's location is in its frame, as the Station says: where that frame is an offset
+  frame, OpenSim 4.6 hands the location to Simbody as if it were in the body's frame,
+  kinetree puts the station where the Station is.
 
-An element whose ``appliesForce`` is false is built disabled by default, as OpenSim builds
-it. Muscles and actuators are built by ``io/osim_actuators.py``; the other force types are
+These are read from the ForceSet and from the Model's own ``<components>`` (where OpenSim
+applies a force element just the same; Moco's example models keep their contact forces
+there). An element whose ``appliesForce`` is false is built disabled by default, as OpenSim
+builds it. Muscles and actuators are built by ``io/osim_actuators.py``; the other force types are
 not built, and :func:`why_not_built` says why, for ``model.skipped``.
 """
 
@@ -51,7 +74,8 @@ from kinetree.contact import (
     HuntCrossleyForce,
     TriangleMesh,
 )
-from kinetree.forces import Force
+from kinetree.errors import InvalidArgumentError
+from kinetree.forces import ExponentialSpringParameters, Force
 from kinetree.io.files import within
 from kinetree.math.rotation import Rotation
 from kinetree.math.transform import Transform
@@ -60,7 +84,23 @@ __all__ = ["build_forces", "why_not_built"]
 
 _CONTACT_FORCES = ("HuntCrossleyForce", "ElasticFoundationForce")
 _BUILT = _CONTACT_FORCES + ("CoordinateLimitForce", "BushingForce", "SpringGeneralizedForce",
-                            "PointToPointSpring", "ExpressionBasedCoordinateForce")
+                            "PointToPointSpring", "ExpressionBasedCoordinateForce",
+                            "SmoothSphereHalfSpaceForce", "ExponentialContactForce")
+_SMOOTH_CONTACT = (("stiffness", 1.0), ("dissipation", 0.0), ("static_friction", 0.0),
+                   ("dynamic_friction", 0.0), ("viscous_friction", 0.0),
+                   ("transition_velocity", 0.01), ("constant_contact_force", 1e-5),
+                   ("hertz_smoothing", 300.0), ("hunt_crossley_smoothing", 50.0))
+"""SmoothSphereHalfSpaceForce's properties, in the order of Simbody's setParameters, with
+OpenSim's defaults."""
+_EXPONENTIAL_PARAMETERS = (("normal_viscosity", "set_normal_viscosity"),
+                           ("max_normal_force", "set_max_normal_force"),
+                           ("friction_elasticity", "set_friction_elasticity"),
+                           ("friction_viscosity", "set_friction_viscosity"),
+                           ("settle_velocity", "set_settle_velocity"),
+                           ("initial_mu_static", "set_initial_mu_static"),
+                           ("initial_mu_kinetic", "set_initial_mu_kinetic"))
+"""ExponentialContactForce's properties after the shape, in the order OpenSim gives them
+to Simbody's ExponentialSpringParameters (its updateParameters)."""
 _ACTUATORS = ("CoordinateActuator", "PointActuator", "TorqueActuator", "BodyActuator",
               "PointToPointActuator", "McKibbenActuator", "ActivationCoordinateActuator",
               "SpringGeneralizedForce_Actuator")
@@ -97,7 +137,12 @@ class _Forces:
         self.join = osim._join
         self.geometries = {g.get("name"): g
                            for g in osim._objects(builder.xml, "ContactGeometrySet")}
-        self.elements = osim._objects(builder.xml, "ForceSet")
+        # the ForceSet, then the force elements kept among the Model's own components
+        # (where OpenSim Moco's models put their SmoothSphereHalfSpaceForces)
+        components = builder.xml.find("components")
+        self.in_components = [c for c in ([] if components is None else components)
+                              if c.tag in _BUILT]
+        self.elements = osim._objects(builder.xml, "ForceSet") + self.in_components
         self.built: list[str] = []
 
     def build(self) -> list[str]:
@@ -106,7 +151,8 @@ class _Forces:
                 continue
             name = element.get("name")
             where = f"{element.tag} {name!r}"
-            force = getattr(self, "_" + element.tag)(element, where, f"/forceset/{name}")
+            here = f"/{name}" if element in self.in_components else f"/forceset/{name}"
+            force = getattr(self, "_" + element.tag)(element, where, here)
             for f in force:
                 if not self.flag(element, "appliesForce", True):
                     f.set_disabled_by_default(True)
@@ -219,6 +265,37 @@ class _Forces:
     def _HuntCrossleyForce(self, element, where, here):
         return self._contact_force(element, where, HuntCrossleyForce)
 
+    def _socket_geometry(self, element, socket: str, tag: str, where: str):
+        """(MobilizedBody, the geometry's XML element, X_BS) of the ContactGeometrySet
+        entry the socket names, which must be a ``tag``."""
+        path = (element.findtext(socket) or "").strip()
+        if not path:
+            raise self.Error(f"{where}: <{socket}> is missing; it names the {tag} it uses.")
+        g = self.geometries.get(path.rsplit("/", 1)[-1])
+        if g is not None and g.tag != tag:
+            raise self.Error(f"{where}: <{socket}> names {g.tag} {g.get('name')!r}; it must "
+                             f"be a {tag}.")
+        mobod, _, X_BS, _ = self._geometry(path, where)
+        return mobod, self.geometries[path.rsplit("/", 1)[-1]], X_BS
+
+    def _SmoothSphereHalfSpaceForce(self, element, where, here):
+        sphere_body, sphere, X_BS = self._socket_geometry(element, "socket_sphere",
+                                                          "ContactSphere", where)
+        plane_body, _, X_BH = self._socket_geometry(element, "socket_half_space",
+                                                    "ContactHalfSpace", where)
+        force = Force.SmoothSphereHalfSpaceForce(self.model.forces)
+        try:
+            force.set_parameters(*(self.number(element, tag, where, default)
+                                   for tag, default in _SMOOTH_CONTACT))
+        except InvalidArgumentError as error:
+            raise self.Error(f"{where}: {error}") from None
+        force.set_contact_sphere_body(sphere_body)
+        force.set_contact_sphere_location_in_body(X_BS.p)
+        force.set_contact_sphere_radius(self.number(sphere, "radius", where))
+        force.set_contact_half_space_body(plane_body)
+        force.set_contact_half_space_frame(X_BH)
+        return [force]
+
     def _ElasticFoundationForce(self, element, where, here):
         return self._contact_force(element, where, ElasticFoundationForce)
 
@@ -271,3 +348,33 @@ class _Forces:
         return [Force.ExpressionBasedCoordinateForce(
             self.model.forces, c.mobilized_body, c.which,
             "0.0" if expression is None else expression, name=element.get("name"))]
+
+    def _ExponentialContactForce(self, element, where, here):
+        station = element.find("Station")
+        if station is None:
+            raise self.Error(f"{where}: its <Station> is missing; it names the body point "
+                             "that touches the plane.")
+        body, X_BF = self._frame(station, "socket_parent_frame",
+                                 f"{here}/{station.get('name') or 'station'}", where)
+        if body.get_mobilized_body_index() == 0:
+            raise self.Error(f"{where}: its Station is on Ground; connect it to a body's "
+                             "frame, as OpenSim requires.")
+        location = X_BF @ self.numbers(station, "location", 3, where, [0, 0, 0])
+        angles_p = self.numbers(element, "contact_plane_transform", 6, where, [0] * 6)
+        X_GP = Transform(Rotation.from_body_fixed_xyz(angles_p[:3]), angles_p[3:])
+        block = element.find("contact_parameters")
+        values = element
+        if block is not None:       # <contact_parameters><ExponentialContactForce::...>
+            values = block[0] if len(block) else block
+        params = ExponentialSpringParameters()
+        try:
+            params.set_shape_parameters(*self.numbers(values, "exponential_shape_parameters",
+                                                      3, where,
+                                                      params.get_shape_parameters()))
+            for tag, setter in _EXPONENTIAL_PARAMETERS:
+                getter = getattr(params, "get_" + setter[4:])
+                getattr(params, setter)(self.number(values, tag, where, getter()))
+        except InvalidArgumentError as error:
+            raise self.Error(f"{where}: {error}") from None
+        return [Force.ExponentialSpringForce(self.model.forces, X_GP, body, location,
+                                             params)]

@@ -267,6 +267,25 @@ class Rotation:
         return cls._from_scipy(_scipy_rotation().from_euler(seq, angles))
 
     @classmethod
+    def from_one_axis(cls, uvec, axis) -> Rotation:
+        """R_AB whose ``axis`` (0/1/2 or 'x'/'y'/'z') of B is ``uvec`` (in A, normalized
+        here), the other two axes picked as Simbody's Rotation(UnitVec3, CoordinateAxis)
+        picks them: the next axis is uvec × (the coordinate axis of A making the largest
+        angle with uvec), normalized, and the last completes a right-handed frame."""
+        where = "Rotation.from_one_axis"
+        i = _axis_index(axis, where, "axis")
+        u = _unit_axis(uvec, where)
+        a = np.abs(u)
+        least = (0 if a[0] <= a[2] else 2) if a[0] <= a[1] else (1 if a[1] <= a[2] else 2)
+        v = np.cross(u, np.eye(3)[least])
+        v /= np.linalg.norm(v)
+        w = np.cross(u, v)
+        w /= np.linalg.norm(w)
+        m = np.empty((3, 3))
+        m[:, i], m[:, (i + 1) % 3], m[:, (i + 2) % 3] = u, v, w
+        return cls._trusted(m)
+
+    @classmethod
     def from_quaternion(cls, q) -> Rotation:
         """The rotation of quaternion ``q`` = [w, x, y, z], normalized here (it need not be
         unit); a zero or non-finite quaternion is refused."""
@@ -290,6 +309,95 @@ class Rotation:
         a copy."""
         m = self._m if dtype is None else self._m.astype(dtype)
         return m.copy() if copy else m
+
+    def x(self) -> np.ndarray:
+        """B's x axis expressed in A: the first column of R_AB (a unit vector)."""
+        return self._m[:, 0].copy()
+
+    def y(self) -> np.ndarray:
+        """B's y axis expressed in A: the second column of R_AB (a unit vector)."""
+        return self._m[:, 1].copy()
+
+    def z(self) -> np.ndarray:
+        """B's z axis expressed in A: the third column of R_AB (a unit vector)."""
+        return self._m[:, 2].copy()
+
+    # ---- kinematic matrices (Simbody's static Rotation::calc... and convert...) ---------
+
+    @staticmethod
+    def calc_n_for_body_xyz_in_body_frame(q) -> np.ndarray:
+        """N_B (3x3) with q̇ = N_B w_PB_B for body-fixed x-y-z angles q (rad), w_PB_B being
+        B's angular velocity in P expressed in B; singular as q[1] nears ±90°."""
+        q = _finite_array(q, (3,), "Rotation.calc_n_for_body_xyz_in_body_frame", "q")
+        s1, c1, s2, c2 = math.sin(q[1]), math.cos(q[1]), math.sin(q[2]), math.cos(q[2])
+        return np.array([[c2 / c1, -s2 / c1, 0.0],
+                         [s2, c2, 0.0],
+                         [-s1 * c2 / c1, s1 * s2 / c1, 1.0]])
+
+    @staticmethod
+    def calc_n_dot_for_body_xyz_in_body_frame(q, qdot) -> np.ndarray:
+        """Ṅ_B (3x3), the time derivative of ``calc_n_for_body_xyz_in_body_frame`` at angles
+        q (rad) changing at q̇ (rad/s)."""
+        where = "Rotation.calc_n_dot_for_body_xyz_in_body_frame"
+        q, qdot = _finite_array(q, (3,), where, "q"), _finite_array(qdot, (3,), where, "qdot")
+        s1, c1, s2, c2 = math.sin(q[1]), math.cos(q[1]), math.sin(q[2]), math.cos(q[2])
+        s2oc1, c2oc1 = s2 / c1, c2 / c1
+        t = qdot[1] * s1 / c1
+        a = t * s2oc1 + qdot[2] * c2oc1  # d/dt s2/c1
+        b = t * c2oc1 - qdot[2] * s2oc1  # d/dt c2/c1
+        return np.array([[b, -a, 0.0],
+                         [qdot[2] * c2, -qdot[2] * s2, 0.0],
+                         [-(s1 * b + qdot[1] * c2), s1 * a + qdot[1] * s2, 0.0]])
+
+    @staticmethod
+    def calc_n_inv_for_body_xyz_in_body_frame(q) -> np.ndarray:
+        """N_B⁻¹ (3x3) with w_PB_B = N_B⁻¹ q̇ for body-fixed x-y-z angles q (rad); never
+        singular."""
+        q = _finite_array(q, (3,), "Rotation.calc_n_inv_for_body_xyz_in_body_frame", "q")
+        s1, c1, s2, c2 = math.sin(q[1]), math.cos(q[1]), math.sin(q[2]), math.cos(q[2])
+        return np.array([[c1 * c2, s2, 0.0],
+                         [-c1 * s2, c2, 0.0],
+                         [s1, 0.0, 1.0]])
+
+    @staticmethod
+    def calc_unnormalized_n_for_quaternion(q) -> np.ndarray:
+        """N (4x3) with q̇ = N w_PB_P for a quaternion q = [w, x, y, z], not normalized
+        (N = |q| N' with N' that of q/|q|); w_PB_P is in the parent frame."""
+        e = _finite_array(q, (4,), "Rotation.calc_unnormalized_n_for_quaternion", "q") / 2
+        return np.array([[-e[1], -e[2], -e[3]],
+                         [e[0], e[3], -e[2]],
+                         [-e[3], e[0], e[1]],
+                         [e[2], -e[1], e[0]]])
+
+    @staticmethod
+    def calc_unnormalized_n_inv_for_quaternion(q) -> np.ndarray:
+        """N⁻¹ (3x4) with w_PB_P = N⁻¹ q̇ for a quaternion q, not normalized: N⁻¹ N =
+        |q|² I (the identity for a unit quaternion)."""
+        e = 2 * _finite_array(q, (4,), "Rotation.calc_unnormalized_n_inv_for_quaternion", "q")
+        return np.array([[-e[1], e[0], -e[3], e[2]],
+                         [-e[2], e[3], e[0], -e[1]],
+                         [-e[3], -e[2], e[1], e[0]]])
+
+    @staticmethod
+    def convert_ang_vel_dot_in_body_frame_to_body_xyz_dot_dot(q, w_PB_B, wdot_PB_B):
+        """q̈ = N_B ẇ + Ṅ_B w of body-fixed x-y-z angles q (rad), from B's angular velocity
+        w_PB_B (rad/s) and acceleration wdot_PB_B (rad/s²) in P, both expressed in B."""
+        where = "Rotation.convert_ang_vel_dot_in_body_frame_to_body_xyz_dot_dot"
+        w = _finite_array(w_PB_B, (3,), where, "w_PB_B")
+        wdot = _finite_array(wdot_PB_B, (3,), where, "wdot_PB_B")
+        N = Rotation.calc_n_for_body_xyz_in_body_frame(q)
+        NDot = Rotation.calc_n_dot_for_body_xyz_in_body_frame(q, N @ w)
+        return N @ wdot + NDot @ w
+
+    @staticmethod
+    def convert_ang_vel_dot_to_quaternion_dot_dot(q, w_PB, b_PB) -> np.ndarray:
+        """q̈ = N b + Ṅ w = N b - |w|²/4 q of a quaternion q (not normalized), from B's
+        angular velocity w_PB (rad/s) and acceleration b_PB (rad/s²) in P, in P."""
+        where = "Rotation.convert_ang_vel_dot_to_quaternion_dot_dot"
+        q = _finite_array(q, (4,), where, "q")
+        w = _finite_array(w_PB, (3,), where, "w_PB")
+        b = _finite_array(b_PB, (3,), where, "b_PB")
+        return Rotation.calc_unnormalized_n_for_quaternion(q) @ b - 0.25 * (w @ w) * q
 
     def _scipy(self) -> _ScipyRotation:
         return _scipy_rotation().from_matrix(self._m)

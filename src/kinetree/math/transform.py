@@ -83,6 +83,18 @@ class Transform:
         """p_AB, from A's origin to B's origin, expressed in A (a read-only array)."""
         return self._p
 
+    def x(self) -> np.ndarray:
+        """Frame B's x axis expressed in A (``R.x()``, a unit vector)."""
+        return self._R.x()
+
+    def y(self) -> np.ndarray:
+        """Frame B's y axis expressed in A (``R.y()``, a unit vector)."""
+        return self._R.y()
+
+    def z(self) -> np.ndarray:
+        """Frame B's z axis expressed in A (``R.z()``, a unit vector)."""
+        return self._R.z()
+
     def invert(self) -> Transform:
         """X_BA = (R_AB^T, -R_AB^T p_AB), the pose of A in B."""
         r_ba = self._R.invert()

@@ -131,6 +131,19 @@ class Rigid(Body):
         return f"Body.Rigid({self._mass_properties!r})"
 
 
+class Massless(Rigid):
+    """Simbody's Body::Massless: a body with no mass and no inertia, a frame between
+    mobilizers (the chain of massless Pins that makes a skewed-axes gimbal, say). As in
+    Simbody the tree must not end at one: a massless terminal body has a singular mass
+    matrix."""
+
+    def __init__(self):
+        super().__init__(MassProperties(0.0, [0, 0, 0], Inertia(0.0)))
+
+    def __repr__(self) -> str:
+        return "Body.Massless()"
+
+
 class GroundBody(Body):
     """Ground's body: immobile, infinitely massive; it may carry contact surfaces."""
 
@@ -140,5 +153,7 @@ class GroundBody(Body):
 
 Rigid.__qualname__ = "Body.Rigid"
 GroundBody.__qualname__ = "Body.Ground"
+Massless.__qualname__ = "Body.Massless"
 Body.Rigid = Rigid
+Body.Massless = Massless
 Body.Ground = GroundBody

@@ -472,6 +472,22 @@ class Constraint:
     def get_num_constrained_mobilizers(self) -> int:
         return len(self._impl._mobilizers)
 
+    def get_num_constrained_q(self, state, mobilizer: int | None = None) -> int:
+        """The number of generalized coordinates q of constrained mobilizer ``mobilizer``,
+        or, with none given, summed over all of this constraint's constrained mobilizers
+        (any of them may be left unconstrained) (MODEL)."""
+        mobods = self._impl._mobilizers if mobilizer is None \
+            else [self._impl._mobilizers[mobilizer]]
+        return sum(m.get_num_q(state) for m in mobods)
+
+    def get_num_constrained_u(self, state, mobilizer: int | None = None) -> int:
+        """The number of mobilities u of constrained mobilizer ``mobilizer``, or, with none
+        given, summed over all of this constraint's constrained mobilizers: the length of
+        its mobility-force vector (MODEL)."""
+        mobods = self._impl._mobilizers if mobilizer is None \
+            else [self._impl._mobilizers[mobilizer]]
+        return sum(m.get_num_u(state) for m in mobods)
+
     def get_mobilized_body_from_constrained_body(self, body: int):
         return self._impl._bodies[body]
 

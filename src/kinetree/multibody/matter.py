@@ -758,7 +758,10 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
 
     def multiply_by_n_inv(self, state, qdot, transpose: bool = False) -> np.ndarray:
         """N(q)⁻¹ q̇: the speeds u that produce q̇; with ``transpose``, N⁻ᵀ x for x in
-        u-space (POSITION)."""
+        u-space (POSITION). Simbody's order, ``multiply_by_n_inv(state, transpose, in_)``,
+        is accepted too."""
+        if isinstance(qdot, (bool, np.bool_)):
+            qdot, transpose = transpose, qdot
         d = self.get_tree_data(state, Stage.POSITION, "SimbodyMatterSubsystem.multiply_by_n_inv")
         nq, nu = d.qdotdot_work.size, d.mobility_forces.size
         if transpose:

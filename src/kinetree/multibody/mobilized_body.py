@@ -134,6 +134,19 @@ class MobilizedBody:
     def get_default_outboard_frame(self) -> Transform:
         return self._X_BM
 
+    def get_inboard_frame(self, state) -> Transform:
+        """X_PF: the mobilizer's frame F fixed on the parent body P, as the transform from
+        P's body frame to F (m, in P). kinetree's frames are not changeable per State, so
+        this is the default frame; the State must be realized to INSTANCE, as in Simbody."""
+        self._tree(state, Stage.INSTANCE, "get_inboard_frame")
+        return self._X_PF
+
+    def get_outboard_frame(self, state) -> Transform:
+        """X_BM: the mobilizer's frame M fixed on this body B, as the transform from B's
+        body frame to M (m, in B); the default frame, as ``get_inboard_frame`` (INSTANCE)."""
+        self._tree(state, Stage.INSTANCE, "get_outboard_frame")
+        return self._X_BM
+
     def get_body(self) -> Body:
         """This MobilizedBody's own copy of its Body (mass properties, contact surfaces)."""
         return self._body
@@ -253,6 +266,46 @@ class MobilizedBody:
         sl = self._u_slice(data)
         state._copy_in(self._matter.upd_u(state)[sl], u, f"{self._name()}.set_u")
 
+    def get_q_as_vector(self, state) -> np.ndarray:
+        """This mobilizer's q as a new array (Simbody's getQAsVector)."""
+        return np.array(self.get_q(state), dtype=float)
+
+    def get_u_as_vector(self, state) -> np.ndarray:
+        """This mobilizer's u as a new array (Simbody's getUAsVector)."""
+        return np.array(self.get_u(state), dtype=float)
+
+    def set_q_from_vector(self, state, q) -> None:
+        """Set this mobilizer's q from a vector of its get_num_q(state) values (Simbody's
+        setQFromVector; as ``set_q``)."""
+        self.set_q(state, q)
+
+    def set_u_from_vector(self, state, u) -> None:
+        """Set this mobilizer's u from a vector of its get_num_u(state) values (Simbody's
+        setUFromVector; as ``set_u``)."""
+        self.set_u(state, u)
+
+    def get_q_dot_as_vector(self, state) -> np.ndarray:
+        """This mobilizer's q̇ as a new array (VELOCITY; Simbody's getQDotAsVector)."""
+        return np.array(self.get_q_dot(state), dtype=float)
+
+    def get_u_dot_as_vector(self, state) -> np.ndarray:
+        """This mobilizer's u̇ as a new array (ACCELERATION; Simbody's getUDotAsVector)."""
+        return np.array(self.get_u_dot(state), dtype=float)
+
+    def get_one_from_q_partition(self, state, which: int, qlike) -> float:
+        """Entry ``which`` of this mobilizer's part of ``qlike``, a vector laid out as the
+        matter subsystem's q (MODEL)."""
+        which = self._check_which(state, which, "q")
+        data = self._tree(state, Stage.MODEL, "get_one_from_q_partition")
+        return float(np.asarray(qlike, dtype=float)[self._q_slice(data)][which])
+
+    def get_one_from_u_partition(self, state, which: int, ulike) -> float:
+        """Entry ``which`` of this mobilizer's part of ``ulike``, a vector laid out as the
+        matter subsystem's u (MODEL)."""
+        which = self._check_which(state, which, "u")
+        data = self._tree(state, Stage.MODEL, "get_one_from_u_partition")
+        return float(np.asarray(ulike, dtype=float)[self._u_slice(data)][which])
+
     def get_one_q(self, state, which: int) -> float:
         return float(self.get_q(state)[self._check_which(state, which, "q")])
 
@@ -303,6 +356,19 @@ class MobilizedBody:
 
     def get_one_u_dot(self, state, which: int) -> float:
         return float(self.get_u_dot(state)[self._check_which(state, which, "u")])
+
+    def get_q_dot_dot(self, state) -> np.ndarray:
+        """q̈ = N u̇ + Ṅ u of this mobilizer's q (ACCELERATION)."""
+        data = self._tree(state, Stage.ACCELERATION, "get_q_dot_dot")
+        return self._matter.get_q_dot_dot(state)[self._q_slice(data)]
+
+    def get_one_q_dot(self, state, which: int) -> float:
+        """q̇ of this mobilizer's q ``which`` (VELOCITY)."""
+        return float(self.get_q_dot(state)[self._check_which(state, which, "q")])
+
+    def get_one_q_dot_dot(self, state, which: int) -> float:
+        """q̈ of this mobilizer's q ``which`` (ACCELERATION)."""
+        return float(self.get_q_dot_dot(state)[self._check_which(state, which, "q")])
 
     # ------------------------------------------------------------- locking
     def lock(self, state, level=Level.POSITION) -> None:
@@ -441,10 +507,12 @@ class MobilizedBody:
         """Set u so that V_FM = H u matches the given [w_FM; v_FM] (in F) as well as the
         mobilities allow, by the type's own rule (Simbody's ``setUToFitVelocity``) at the
         current q: exact for a velocity in reach, otherwise the components it cannot make
-        are dropped (a Pin keeps w_FM[2]). Needs MODEL, as Simbody's: a built-in
-        mobilizer fits from its q alone (a Custom or FunctionBased one needs POSITION)."""
-        data = self._tree(state, Stage.POSITION if hasattr(self, "_impl") else Stage.MODEL,
-                          "set_u_to_fit_velocity")
+        are dropped (a Pin keeps w_FM[2]). Needs MODEL, as Simbody's (Instance): a built-in
+        mobilizer fits from its q alone, a Custom one by its implementation's
+        ``set_u_to_fit_velocity``, which needs POSITION only if it reads the realized
+        mobilizer transform (the default least-squares fit on H may; a reversed Custom
+        one does, to reverse the velocity)."""
+        data = self._tree(state, Stage.MODEL, "set_u_to_fit_velocity")
         V = np.asarray(V_FM, dtype=float)
         if V.shape != (6,):
             raise InvalidArgumentError(
@@ -498,11 +566,13 @@ class MobilizedBody:
         (Simbody's ``setQToFitRotation``); works right after q is set (MODEL)."""
         R = R_FM if isinstance(R_FM, Rotation) else Rotation(np.asarray(R_FM, dtype=float))
         fit = getattr(self._module, "q_to_fit_rotation", None)
-        if fit is not None and self._direction == Direction.FORWARD:
-            # A kind whose translation follows its rotation fits the rotation alone.
+        if fit is not None:
+            # A kind whose translation follows its rotation fits the rotation alone (R_MF
+            # = R_FMᵀ when reversed, as Simbody's setQToFitRotation).
             data = self._tree(state, Stage.MODEL, "set_q_to_fit_rotation")
+            own = R if self._direction == Direction.FORWARD else R.invert()
             self._matter.upd_q(state)[self._q_slice(data)] = fit(
-                R.as_matrix(), self._params, self.get_num_q(state))
+                own.as_matrix(), self._params, self.get_num_q(state))
             return
         X_now, _ = self._mobilizer_now(state, "set_q_to_fit_rotation")
         self.set_q_to_fit_transform(state, Transform(R, X_now.p))
@@ -525,13 +595,18 @@ class MobilizedBody:
         mobilizer can, keeping its current linear velocity as the target for the rest
         (Simbody's ``setUToFitAngularVelocity``); works right after q and u are set."""
         fit = getattr(self._module, "u_to_fit_angular_velocity", None)
-        if fit is not None and self._direction == Direction.FORWARD:
-            # A kind whose translation follows its rotation fits the angular velocity alone.
+        if fit is not None:
+            # A kind whose translation follows its rotation fits the angular velocity alone
+            # (reversed, M's angular velocity in F becomes F's in M, w_MF = -R_FMᵀ w_FM at
+            # the current q, as Simbody's setUToFitAngularVelocity).
             w = np.asarray(w_FM, dtype=float)
             if w.shape != (3,) or not np.all(np.isfinite(w)):
                 raise InvalidArgumentError(
                     f"{self._name()}.set_u_to_fit_angular_velocity: w_FM must be 3 finite "
                     f"numbers (rad/s, in F), got {w_FM!r}.")
+            if self._direction == Direction.REVERSE:
+                X = self._mobilizer_transform_now(state, "set_u_to_fit_angular_velocity")
+                w = -(X.R.as_matrix().T @ w)
             data = self._tree(state, Stage.MODEL, "set_u_to_fit_angular_velocity")
             self._matter.upd_u(state)[self._u_slice(data)] = fit(
                 np.array(self.get_q(state), dtype=float), w, self._params)
@@ -652,6 +727,11 @@ class MobilizedBody:
                                  np.array([self._index]), out)
         return out[0]
 
+    def find_body_angular_velocity_in_another_body(self, state, in_body_A) -> np.ndarray:
+        """w_AB (rad/s, in A): this body's angular velocity in body A's frame, expressed in
+        A (the angular part of ``find_body_velocity_in_another_body``; VELOCITY)."""
+        return self.find_body_velocity_in_another_body(state, in_body_A)[:3]
+
     def find_station_velocity_in_another_body(self, state, station_B,
                                               in_body_A) -> np.ndarray:
         """v_AS (m/s, in A): the velocity in body A's frame of a station S of this body,
@@ -757,6 +837,9 @@ class MobilizedBody:
         """[moment; force] (in G) this mobilizer applies to the parent body, about the
         origin of its F frame: the reaction on the body, reversed and moved to F."""
         F = self.find_mobilizer_reaction_on_body_at_m_in_ground(state)
+        if self._parent is None:
+            # Ground is welded to the universe at its origin: F = M = G, nothing to shift.
+            return -F
         X_GM = self.get_body_transform(state) @ self._X_BM
         X_GF = self._parent.get_body_transform(state) @ self._X_PF
         p_FM_G = np.asarray(X_GM.p) - np.asarray(X_GF.p)
@@ -765,6 +848,8 @@ class MobilizedBody:
     def find_mobilizer_reaction_on_parent_at_origin_in_ground(self, state) -> np.ndarray:
         """The reaction on the parent about the parent's origin P (in G)."""
         F = self.find_mobilizer_reaction_on_parent_at_f_in_ground(state)
+        if self._parent is None:
+            return F
         p_PF_G = self._parent.get_body_rotation(state) @ self._X_PF.p
         return np.concatenate([F[:3] + np.cross(p_PF_G, F[3:]), F[3:]])
 
@@ -938,8 +1023,9 @@ class _Scapulothoracic(MobilizedBody):
 
 class _Custom(MobilizedBody):
     """A mobilizer whose X_FM(q), H, (dH/dt) u and N come from a Python implementation
-   : ``MobilizedBody.Custom(parent, X_PF, body, X_BM, implementation)`` or
-    ``MobilizedBody.Custom(parent, body, implementation)``, the implementation a subclass of
+   : ``MobilizedBody.Custom(parent, implementation, X_PF, body, X_BM)`` or
+    ``MobilizedBody.Custom(parent, implementation, body)`` as in Simbody (or with the
+    implementation last), the implementation a subclass of
     ``MobilizedBody.Custom.Implementation``. Every operator, constraint and integrator works
     with it as with a built-in mobilizer."""
 
@@ -950,10 +1036,13 @@ class _Custom(MobilizedBody):
     def __init__(self, parent, *args, direction=Direction.FORWARD):
         args, direction = _split_direction(args, direction)
         where = f"MobilizedBody.{type(self).__name__}"
+        if args and isinstance(args[0], custom.Implementation):
+            args = (*args[1:], args[0])     # Simbody's order: the implementation first
         if len(args) not in (2, 4):
             raise InvalidArgumentError(
-                f"{where}: call it as Custom(parent, X_PF, body, X_BM, implementation) or "
-                f"Custom(parent, body, implementation).")
+                f"{where}: call it as Custom(parent, implementation, X_PF, body, X_BM) or "
+                f"Custom(parent, implementation, body) (Simbody's order), or with the "
+                f"implementation last.")
         impl = args[-1]
         if not isinstance(impl, custom.Implementation):
             raise InvalidArgumentError(

@@ -16,18 +16,30 @@ from kinetree.multibody.tree_model import kernel, numba_types, unpack_cache, unp
 ForceTree = namedtuple("ForceTree", ["mass", "nq", "nu", "q_start", "u_start"])
 """What a force element reads of the tree: the bodies' masses (kg), and each mobilizer's
 number of q and u and where they begin in q and u."""
-ForceCache = namedtuple("ForceCache", ["R_GB", "p_GB", "V_GB", "com_G", "T"])
-"""What a force element reads of the realized cache: each body's orientation R_GB, origin
-p_GB (m) and spatial velocity V_GB in Ground, its mass center com_G (m, in Ground), and a
-(6, 6) scratch T. A kind called through its address receives every field of its
-arguments, so it is handed these, not the whole tree and cache (90 ns a call)."""
+ForceCache = namedtuple("ForceCache", ["R_GB", "p_GB", "V_GB", "com_G", "T", "time",
+                                       "force_state", "force_next", "force_out",
+                                       "force_zdot"])
+"""What a force element reads of the realized State: each body's orientation R_GB, origin
+p_GB (m) and spatial velocity V_GB in Ground, its mass center com_G (m, in Ground), a
+(6, 6) scratch T, the time ``time[0]`` (s), and the force elements' own state (for an
+element with a row of ``force_i`` whose column STATE is >= 0): ``force_state`` their
+current values (read), ``force_next`` the values they take at the next auto-update
+(written, Simbody's auto-update discrete variables), ``force_out`` their reports (written
+at column OUT), ``force_zdot`` the derivatives of their continuous variables (written at
+column Z). A kind called through its address receives every field of its arguments,
+so it is handed these, not the whole tree and cache (90 ns a call)."""
+
+_VECTOR = types.Array(types.float64, 1, "C")
+_STATE_FIELDS = ("time", "force_state", "force_next", "force_out", "force_zdot")
+"""ForceCache's fields not from the tree cache: writable float64 vectors."""
 
 
 def _view_types():
     tree, cache = numba_types()
 
     def view(full, cls):
-        return types.NamedTuple([full.types[full.fields.index(f)] for f in cls._fields], cls)
+        return types.NamedTuple([_VECTOR if f in _STATE_FIELDS else
+                                 full.types[full.fields.index(f)] for f in cls._fields], cls)
 
     return view(tree, ForceTree), view(cache, ForceCache)
 
@@ -49,11 +61,17 @@ a ForceCache."""
 
 @helper
 def force_sweep(kinds, rows, force_i, force_f, tree, cache, q, u, body_forces,
-                mobility_forces, pe):
+                mobility_forces, pe, time, force_state, force_next, force_out, force_zdot):
     """Add the forces of the table rows ``rows`` (the enabled elements, of the Kinds
-    ``kinds``) and store each one's potential energy in ``pe``."""
+    ``kinds``) and store each one's potential energy in ``pe``; the elements with state
+    read it from ``force_state`` at time ``time[0]`` (s) and write its next values to
+    ``force_next``, their reports to ``force_out`` and the derivatives of their
+    continuous variables to ``force_zdot``, zero for the disabled ones (ForceCache)."""
     viewed = ForceTree(tree.mass, tree.nq, tree.nu, tree.q_start, tree.u_start)
-    realized = ForceCache(cache.R_GB, cache.p_GB, cache.V_GB, cache.com_G, cache.T)
+    realized = ForceCache(cache.R_GB, cache.p_GB, cache.V_GB, cache.com_G, cache.T, time,
+                          force_state, force_next, force_out, force_zdot)
+    for i in range(force_zdot.shape[0]):
+        force_zdot[i] = 0.0
     for r in rows:
         fi = force_i[r]
         pe[r] = calc(kinds, fi[0], fi, force_f[fi[4]:], viewed, realized, q, u,
@@ -62,7 +80,9 @@ def force_sweep(kinds, rows, force_i, force_f, tree, cache, q, u, body_forces,
 
 @kernel
 def calc_force_elements(force_kinds, rows, force_i, force_f, tree_i, tree_f, kinds, buf,
-                        status, q, u, body_forces, mobility_forces, pe):
+                        status, q, u, body_forces, mobility_forces, pe, time, force_state,
+                        force_next, force_out, force_zdot):
     """``force_sweep`` on the flat model and cache buffers."""
     force_sweep(force_kinds, rows, force_i, force_f, unpack_tree(tree_i, tree_f, kinds),
-                unpack_cache(buf, status), q, u, body_forces, mobility_forces, pe)
+                unpack_cache(buf, status), q, u, body_forces, mobility_forces, pe, time,
+                force_state, force_next, force_out, force_zdot)
