@@ -32,3 +32,23 @@ def test_duplicate_names_are_refused(tmp_path, changes, match):
     path.write_text(two_links(**changes))
     with pytest.raises(kt.io.OsimError, match=match):
         kt.io.load_osim(path)
+
+
+def test_a_component_kept_outside_the_sets_is_listed_as_skipped(tmp_path):
+    """An element among the Model's own <components> (where Moco's models keep some) that
+    kinetree does not build is named in model.skipped, not dropped silently; an offset
+    frame there is used, not listed."""
+    text = two_links().replace(
+        "</JointSet>",
+        '</JointSet><components><PhysicalOffsetFrame name="tip"><socket_parent>'
+        '/bodyset/rod2</socket_parent><translation>0 -1 0</translation><orientation>0 0 0'
+        '</orientation></PhysicalOffsetFrame><ClutchedPathSpring name="clutch">'
+        '</ClutchedPathSpring></components>')
+    path = tmp_path / "hidden.osim"
+    path.write_text(text)
+    with pytest.warns(kt.io.OsimSkippedWarning, match="ClutchedPathSpring 'clutch'"):
+        model = kt.io.load_osim(path)
+    assert [s for s in model.skipped if "clutch" in s] == [
+        "ClutchedPathSpring 'clutch' (a component of the Model itself, outside its sets: "
+        "not built)"]
+    assert not [s for s in model.skipped if "tip" in s]

@@ -823,6 +823,11 @@ class _Builder:
             for f in _objects(self.xml, "ForceSet"):
                 if f.get("name") not in self.built:
                     self.skipped.append(f"{f.tag} {f.get('name')!r} ({why_not_built(f)})")
+            components = self.xml.find("components")
+            for c in [] if components is None else components:
+                if c.tag != "PhysicalOffsetFrame" and c.get("name") not in self.built:
+                    self.skipped.append(f"{c.tag} {c.get('name')!r} (a component of the "
+                                        f"Model itself, outside its sets: not built)")
         for e in _objects(self.xml, "ControllerSet"):
             if e.get("name") not in self.built:
                 self.skipped.append(f"{e.tag} {e.get('name')!r} (" + (
