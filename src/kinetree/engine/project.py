@@ -167,7 +167,7 @@ def _custom_n(tree, b):
     return tree.code[b] == CUSTOM and tree.prm[b][0] != IDENTITY_N
 
 
-@helper
+@helper(forceinline=False)
 def _q_metric(tree, cache, con, q, n, scratch, work):
     """con.Y[:n] = G[:n] M, M = S N⁺ N⁺ᵀ S block by mobilizer (S = diag(1/Wu), scratch
     row U_SCALE), zero for a mobilizer whose q is prescribed: the q-space metric of a q
@@ -213,7 +213,7 @@ def _q_metric(tree, cache, con, q, n, scratch, work):
                 Y[i, us + j] = scale[us + j] * s
 
 
-@helper
+@helper(forceinline=False)
 def _u_metric(tree, cache, con, n, rel):
     """con.Y[:n] = G[:n] M, M = diag(``rel``²), zero for the u of a mobilizer whose u is
     prescribed: the metric of a u step."""
@@ -226,7 +226,13 @@ def _u_metric(tree, cache, con, n, rel):
                 Y[i, us + j] = 0.0 if fixed else G[i, us + j] * rel[us + j] ** 2
 
 
-@helper
+@helper(forceinline=False)
+def _rows(kinds, tree, cache, con):
+    """``constraint_rows``, compiled once for the two places a projection writes G."""
+    constraint_rows(kinds, tree, cache, con)
+
+
+@helper(forceinline=False)
 def _smallest_step(con, n, err, du):
     """du = -M Gᵀ x, (G M Gᵀ) x = err over the first n rows (con.Y[:n] = G[:n] M): the
     change smallest in the metric M that zeroes the linearized errors, the minimum-norm
@@ -325,7 +331,7 @@ def project_steps(model, data, realize, scratch, control_i, control_f):
                 return NEED_N_INV
             phase = Q_N
         if phase == Q_N:        # the custom N⁺ blocks written
-            constraint_rows(model.constraint_kinds, tree, cache, con)
+            _rows(model.constraint_kinds, tree, cache, con)
             _q_metric(tree, cache, con, q, mp, scratch, np.empty((8, 7)))
             _smallest_step(con, mp, qerr, du)
             n_sweep(tree, q, du, dq)
@@ -382,7 +388,7 @@ def project_steps(model, data, realize, scratch, control_i, control_f):
             return NEED_ROWS
     while phase == U_STEP or phase == U_TRIED:
         if phase == U_STEP:     # the rows of G written
-            constraint_rows(model.constraint_kinds, tree, cache, con)
+            _rows(model.constraint_kinds, tree, cache, con)
             _u_metric(tree, cache, con, mpv, rel)
             _smallest_step(con, mpv, uerr, du)
             for i in range(nu):
