@@ -30,8 +30,9 @@ def main(argv: list[str] | None = None) -> int:
                                                     "state and write its trajectory")
     simulate.add_argument("model", help="an OpenSim .osim or a .urdf file")
     simulate.add_argument("--t-final", type=float, default=1.0, help="seconds (default 1)")
-    simulate.add_argument("--accuracy", type=float, default=1e-3,
-                          help="the integrator's accuracy (default 1e-3)")
+    simulate.add_argument("--accuracy", type=float, default=None,
+                          help="the integrator's accuracy (default 1e-5 for an .osim file, "
+                               "as OpenSim's tools; 1e-3 for a .urdf)")
     simulate.add_argument("--out", default="out", help="output folder (default out)")
     simulate.add_argument("--controls", default=None,
                           help="a controls file (.sto: time, then one column per actuator) "
@@ -66,6 +67,8 @@ def _run(args) -> int:
 
 
 MODEL_SUFFIXES = (".osim", ".urdf")
+OSIM_ACCURACY = 1e-5
+"""The accuracy OpenSim's tools (forward, CMC) integrate at unless told otherwise."""
 
 
 def load_model(name: str):
@@ -86,12 +89,14 @@ def load_model(name: str):
     return model
 
 
-def simulate_model(name: str, t_final: float, accuracy: float, out: str,
+def simulate_model(name: str, t_final: float, accuracy: float | None, out: str,
                    controls: str | None = None) -> int:
     """Simulate a model file from its default state for ``t_final`` s, its actuators
     driven by the ``controls`` file if one is given and its muscles equilibrated first;
     write its trajectory (.sto with the file's coordinate and state names and the
-    muscles' tendon forces and path lengths, .csv) and a replay page."""
+    muscles' tendon forces and path lengths, .csv) and a replay page. Without an
+    ``accuracy``, an OpenSim model runs at OpenSim's tools' default, 1e-5 (its muscles'
+    fiber states are stiff, and 1e-3 lets a landing's blow up), a URDF at 1e-3."""
     import time
 
     from kinetree.study.simulate import simulate
@@ -109,6 +114,8 @@ def simulate_model(name: str, t_final: float, accuracy: float, out: str,
         model.equilibrate_muscles(state)
         outputs = model.actuator_subsystem.muscle_outputs()
     start = time.perf_counter()
+    if accuracy is None:
+        accuracy = OSIM_ACCURACY if Path(name).suffix.lower() == ".osim" else 1e-3
     trajectory = simulate(model.system, state, t_final, accuracy=accuracy, outputs=outputs)
     seconds = time.perf_counter() - start
     stem = Path(name).stem
