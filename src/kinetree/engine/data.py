@@ -82,6 +82,8 @@ EngineData = namedtuple("EngineData", [
     "con_f", "con_buf",  # float64: the constraints' parameters and work space
     "qerr", "uerr", "udoterr",  # (mp,), (mp + mv,), (m,): the constraint errors
     "multipliers",       # (m,): the constraint multipliers λ (ACCELERATION)
+    "project_work",      # (rows, w) float64: a projection's scratch (engine/project.py)
+    "project_control",   # (7,) int64: where a compiled projection stands
     "z", "zdot",         # (nz,), (nz,): the auxiliary states (the actuators') and their
                          # derivatives (DYNAMICS)
     "act_f",             # float64: the actuators' parameters (the State's own)
@@ -109,6 +111,8 @@ MODEL_DEFAULTS = {
     **NO_PATHS,
 }
 DATA_DEFAULTS = {
+    "project_work": np.zeros((0, 0)),
+    "project_control": np.zeros(0, dtype=np.int64),
     "force_rows": np.zeros(0, dtype=np.int64),
     "force_f": np.zeros(0),
     "force_pe": np.zeros(0),

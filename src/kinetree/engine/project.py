@@ -90,10 +90,14 @@ projection moved q or u at all; control_f (float64) the
 tolerance, that largest error, the error norm at the start of the q (u) projection and
 now, and the largest change of u."""
 
-Q_START, DQ, DU, U_SCALE, P_WEIGHTS, PV_WEIGHTS, Q_ENTRY, U_ENTRY, U_REL, N_INV = range(10)
+Q_START, DQ, DU, U_SCALE, P_WEIGHTS, PV_WEIGHTS, Q_ENTRY, U_ENTRY, U_REL, CONTROL_F = \
+    range(10)
+METRIC = 10
+N_INV = METRIC + 8
 """The rows of a projection's scratch (``new_scratch``): q at a step's start, its N Δu
 and Δu; the inputs 1/Wu (one per u) and the weights of perr and of uerr; q and u at the
-start; Eu; and from row N_INV on the custom mobilizers' N⁺ blocks."""
+start; Eu; a compiled run's control_f; eight rows of a mobilizer's N⁺ block and products
+(``_q_metric``); and from row N_INV on the custom mobilizers' N⁺ blocks."""
 
 START, ENTERED, Q_STEP, Q_METRIC, Q_N, Q_TRY, Q_TRIED, Q_DONE, U_ENTERED, U_STEP, \
     U_TRIED, U_DONE = range(12)
@@ -103,7 +107,7 @@ START, ENTERED, Q_STEP, Q_METRIC, Q_N, Q_TRY, Q_TRIED, Q_DONE, U_ENTERED, U_STEP
 def new_scratch(nq: int, nu: int, m: int, n_inv_size: int = 0) -> np.ndarray:
     """Scratch for ``project_steps`` of nq q, nu u and m constraint equations, with room
     for ``n_inv_size`` numbers of custom N⁺ blocks; every weight 1."""
-    width = max(nq, nu, m, 1)
+    width = max(nq, nu, m, N_CONTROL_F, 7)
     scratch = np.zeros((N_INV + 1 + n_inv_size // width, width))
     scratch[U_SCALE:PV_WEIGHTS + 1] = 1.0
     return scratch
@@ -171,8 +175,8 @@ def _custom_n(tree, b):
 def _q_metric(tree, cache, con, q, n, scratch, work):
     """con.Y[:n] = G[:n] M, M = S N⁺ N⁺ᵀ S block by mobilizer (S = diag(1/Wu), scratch
     row U_SCALE), zero for a mobilizer whose q is prescribed: the q-space metric of a q
-    step. A custom mobilizer's N⁺ is read from scratch row N_INV on; ``work`` is (8, 7)
-    scratch."""
+    step. A custom mobilizer's N⁺ is read from scratch row N_INV on; ``work`` is (8, >= 7)
+    scratch (rows METRIC on)."""
     G, Y, scale, width = con.G, con.Y, scratch[U_SCALE], scratch.shape[1]
     C, unit = work[:6], work[6]
     at = 0
@@ -332,7 +336,7 @@ def project_steps(model, data, realize, scratch, control_i, control_f):
             phase = Q_N
         if phase == Q_N:        # the custom N⁺ blocks written
             _rows(model.constraint_kinds, tree, cache, con)
-            _q_metric(tree, cache, con, q, mp, scratch, np.empty((8, 7)))
+            _q_metric(tree, cache, con, q, mp, scratch, scratch[METRIC:N_INV])
             _smallest_step(con, mp, qerr, du)
             n_sweep(tree, q, du, dq)
             phase = Q_TRY
@@ -433,7 +437,7 @@ def steps_entry(model, data):
     compiled, now if need be), called without numba's dispatch, which would type their
     forty arrays at every call: call it only with these model and data, a realization
     address of 0 and the control arrays' types."""
-    return entry_point(project_steps, (model, data, 0, np.zeros((N_INV + 1, 1)),
+    return entry_point(project_steps, (model, data, 0, np.zeros((N_INV + 1, 7)),
                                        np.zeros(N_CONTROL_I, dtype=np.int64),
                                        np.zeros(N_CONTROL_F)))
 
@@ -451,18 +455,20 @@ def end_of_step_flags(force, infinity_norm):
 def project_y(model, data, realize, y, tolerance, flags):
     """``project_steps`` of q and u to the end on y = [q | u] (which it updates) by the
     compiled realization at ``realize``, to ``tolerance``, as ``flags`` ask (unit
-    weights): how a compiled run of steps projects a step's end. Returns PROJECTED,
-    NOT_NEEDED, PROJECTION_FAILED or a realization's failure code."""
+    weights), in the scratch and control arrays of ``data`` (``project_work``,
+    ``project_control``): how a compiled run of steps projects a step's end. Returns
+    PROJECTED, NOT_NEEDED, PROJECTION_FAILED or a realization's failure code."""
     q, u = data.q, data.u
     nq, nu = q.shape[0], u.shape[0]
     for i in range(nq):
         q[i] = y[i]
     for i in range(nu):
         u[i] = y[nq + i]
-    scratch = np.zeros((N_INV, max(nq, nu, data.uerr.shape[0], 1)))
+    scratch, control_i = data.project_work, data.project_control
+    control_f = scratch[CONTROL_F, :N_CONTROL_F]
     scratch[U_SCALE:PV_WEIGHTS + 1] = 1.0
-    control_i = np.zeros(N_CONTROL_I, dtype=np.int64)
-    control_f = np.zeros(N_CONTROL_F)
+    control_i[:] = 0
+    control_f[:] = 0.0
     control_i[FLAGS] = flags
     control_f[TOLERANCE] = tolerance
     status = project_steps(model, data, realize, scratch, control_i, control_f)

@@ -100,6 +100,7 @@ class ConstraintData:
     table: tuple                  # (con_i, con_index, con_f, con_buf)
     owners: list = field(default_factory=list)   # the layout owning each udoterr row
     python: list = field(default_factory=list)   # the layouts whose equations are Python
+    projection: tuple | None = None  # (scratch, control_i) of compiled projections
 
     @property
     def m(self) -> int:

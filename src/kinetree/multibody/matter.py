@@ -76,7 +76,7 @@ from kinetree.multibody.tree_model import (
 )
 from kinetree.system.hooks import RealizeHooks
 from kinetree.system.stage import Stage
-from kinetree.system.subsystem import Subsystem
+from kinetree.system.subsystem import Subsystem, projection_weights
 
 
 @dataclass
@@ -374,7 +374,12 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         qs, us = part.q_slice, part.u_slice
         qerr = state._qerr[part.qerr_slice]
         con_i, con_index, con_f, con_buf = data.table
-        return {"tree_i": d.tree_i, "tree_f": d.tree_f, "mobilizer_kinds": d.kinds,
+        if data.projection is None:             # made once per State, not per projection
+            data.projection = (project.new_scratch(d.qdotdot_work.size,
+                                                   d.mobility_forces.size, data.m),
+                               np.zeros(project.N_CONTROL_I, dtype=np.int64))
+        return {"project_work": data.projection[0], "project_control": data.projection[1],
+                "tree_i": d.tree_i, "tree_f": d.tree_f, "mobilizer_kinds": d.kinds,
                 "quaternion_q": d.quaternion_q, "constraint_kinds": data.kinds,
                 "con_i": con_i, "time": d.buf[-1:], "q": state._q[qs], "u": state._u[us],
                 "qdot": state._qdot[qs], "udot": state._udot[us],
@@ -1172,10 +1177,11 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         scratch = project.new_scratch(nq, nu, data.mp + data.mv,
                                       d.custom.n_inv_size() if d.custom is not None else 0)
         if u_weights is not None:
-            scratch[project.U_SCALE, :nu] = 1.0 / self._weights(u_weights, nu, where,
-                                                                "u_weights")
+            scratch[project.U_SCALE, :nu] = 1.0 / projection_weights(
+                u_weights, nu, f"SimbodyMatterSubsystem.{where}", "u_weights")
         if err_weights is not None:
-            w = self._weights(err_weights, n_errors, where, "the error weights")
+            w = projection_weights(err_weights, n_errors, f"SimbodyMatterSubsystem.{where}",
+                                   "the error weights")
             if flags & project.DO_Q:
                 scratch[project.P_WEIGHTS, :data.mp] = w[:data.mp]
             else:
@@ -1221,16 +1227,6 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
                 f"constraints may be inconsistent. Loosen the tolerance ({tolerance:g}) "
                 f"or check the constraints.")
         return control_i, control_f
-
-    @staticmethod
-    def _weights(values, n: int, where: str, what: str) -> np.ndarray:
-        """``values`` as n positive finite weights, or an error naming the method."""
-        w = np.asarray(values, dtype=float).reshape(-1)
-        if w.size != n or not np.all(np.isfinite(w) & (w > 0)):
-            raise InvalidArgumentError(
-                f"SimbodyMatterSubsystem.{where}: {what} must be {n} positive finite "
-                f"numbers, got {w.size} ({values!r}).")
-        return w
 
     def _engine_projection(self, state) -> tuple:
         """(EngineModel, EngineData, their compiled projection) of ``state`` (realized to

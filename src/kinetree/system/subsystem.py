@@ -24,6 +24,16 @@ from kinetree.system.hooks import RealizeHooks
 from kinetree.system.stage import Stage
 
 
+def projection_weights(values, n: int, where: str, what: str) -> np.ndarray:
+    """``values`` as the n positive finite weights of a projection (1 over a unit change or
+    a unit error), or an InvalidArgumentError naming ``where`` and ``what``."""
+    w = np.asarray(values, dtype=float).reshape(-1)
+    if w.size != n or not np.all(np.isfinite(w) & (w > 0)):
+        raise InvalidArgumentError(
+            f"{where}: {what} must be {n} positive finite numbers, got {w.size}.")
+    return w
+
+
 class Subsystem(RealizeHooks):
     """Base class of every subsystem: state allocation, cache access and stage hooks."""
 

@@ -32,7 +32,7 @@ from kinetree.system.events import (
 )
 from kinetree.system.stage import STAGES, Stage
 from kinetree.system.state import State, _SubsystemPart
-from kinetree.system.subsystem import Subsystem
+from kinetree.system.subsystem import Subsystem, projection_weights
 from kinetree.system.threads import enter, leave
 
 _HOOK_NAMES = (None, "realize_topology", "realize_model", "realize_instance", "realize_time",
@@ -251,13 +251,13 @@ class System:
         self.realize(state, Stage.TIME)
         u_weights = qerr_weights = uerr_weights = None
         if y_weights is not None:
-            u_weights = self._project_weights(
-                y_weights, state.get_num_y(), "y_weights")[state.get_num_q():][
-                    :state.get_num_u()]
+            nq = state.get_num_q()
+            u_weights = projection_weights(y_weights, state.get_num_y(), "System.project",
+                                           "y_weights")[nq:nq + state.get_num_u()]
         if oo_constraint_tols is not None:
             nqerr = state.get_num_q_err()
-            tols = self._project_weights(oo_constraint_tols,
-                                         nqerr + state.get_num_u_err(), "oo_constraint_tols")
+            tols = projection_weights(oo_constraint_tols, nqerr + state.get_num_u_err(),
+                                      "System.project", "oo_constraint_tols")
             qerr_weights, uerr_weights = tols[:nqerr], tols[nqerr:]
         parts = {ss: part for ss, part in zip(self._subsystems, state._parts)}
         for i in self._order:
@@ -282,17 +282,6 @@ class System:
     def _slice_of(values, where: slice, name: str) -> dict:
         """{name: values[where]}, or nothing when ``values`` is None."""
         return {} if values is None else {name: values[where]}
-
-    @staticmethod
-    def _project_weights(values, n: int, what: str) -> np.ndarray:
-        """``values`` as n positive finite weights, or an error naming the argument."""
-        w = np.asarray(values, dtype=float).reshape(-1)
-        if w.size != n or not np.all(np.isfinite(w) & (w > 0)):
-            raise InvalidArgumentError(
-                f"System.project: {what} must be {n} positive finite numbers (one per "
-                f"{'y' if what == 'y_weights' else 'entry of qerr and uerr'}), got "
-                f"{w.size}.")
-        return w
 
     # ------------------------------------------------------ scales, weights
     def set_default_time_scale(self, time_scale: float) -> None:
