@@ -48,10 +48,10 @@ when the Station's frame is an offset frame; kinetree puts the station where the
 is (``test_station_on_an_offset_frame``).
 """
 
-import contextlib
 
 import numpy as np
 import pytest
+from test_opensim_contact import quiet_opensim
 from test_opensim_joints import osim, vec3  # skips if opensim is missing
 
 import kinetree as kt
@@ -76,16 +76,6 @@ TILT = np.deg2rad(20.0)
 TOLERANCES = {"slide": dict(angles=3e-5, translations=1.5e-5, speeds=3.5e-3),
               "incline": dict(angles=3e-5, translations=1.5e-5, speeds=3.5e-3)}
 """About five times the largest differences seen (module docstring)."""
-
-
-@contextlib.contextmanager
-def quiet_opensim():
-    level = osim.Logger.getLevelString()
-    osim.Logger.setLevelString("warn")
-    try:
-        yield
-    finally:
-        osim.Logger.setLevelString(level)
 
 
 def plane_rotation(tilt):

@@ -14,10 +14,12 @@ the constraint manifold by the steps of Simbody's projectQ and projectU:
 
 The errors are measured by the RMS (with INFINITY_NORM, the largest) of each error times
 its weight (1 over its unit error; 1 by default). A projection moves q (u) only where that
-norm exceeds the tolerance (with FORCE, where it exceeds OVERSHOOT times it, the tolerance
-the steps try for), and fails where it ends above the tolerance, putting q (u) back if
-they got no better. With LOCAL (the projection of a step's end) the steps stop where the
-norm grows: near a solution it should not.
+norm exceeds the tolerance (with FORCE, q where it exceeds OVERSHOOT times it, the
+tolerance the steps try for: an integrator's every-step projection keeps positions that
+tight and corrects speeds only where they are out of tolerance), and fails where it
+ends above the tolerance, putting q (u) back if they got no better. With LOCAL (the
+projection of a step's end) the steps stop where the norm grows: near a solution it
+should not.
 
 It is resumable, like the run of steps (``step.py``): where it stands is kept in its
 control arrays. Given the address of the compiled realization it realizes the State
@@ -73,7 +75,7 @@ row, body after body) of the custom mobilizers whose N is not the identity writt
 the start of scratch row N_INV on."""
 
 FORCE, DO_Q, DO_U, PYTHON_ROWS, PYTHON_N, LOCAL, INFINITY_NORM = 1, 2, 4, 8, 16, 32, 64
-"""Flags of control_i[FLAGS]: project where the errors exceed OVERSHOOT times the
+"""Flags of control_i[FLAGS]: project q where its errors exceed OVERSHOOT times the
 tolerance; project q; project u; ask for the Python constraints' rows; ask for the
 custom mobilizers' N and N⁺; stop where the errors grow; measure the largest error
 rather than the RMS."""
@@ -280,7 +282,7 @@ def project_steps(model, data, realize, scratch, control_i, control_f):
     infinity = flags & INFINITY_NORM != 0
     tolerance = control_f[TOLERANCE]
     target = max(OVERSHOOT * tolerance, SIGNIFICANT)
-    threshold = target if flags & FORCE else tolerance
+    threshold = target if flags & FORCE else tolerance      # for q
     tree = unpack_tree(model.tree_i, model.tree_f, model.mobilizer_kinds)
     cache = unpack_cache(data.buf, data.status)
     con = unpack_constraints(model.con_i, data.con_index, data.con_f, data.con_buf, q, u)
@@ -295,31 +297,32 @@ def project_steps(model, data, realize, scratch, control_i, control_f):
         control_f[U_CHANGE] = 0.0
         q_entry[:] = q
         u_entry[:] = u
-        status = _realized(realize, VELOCITY if flags & DO_U else POSITION, model, data,
+        if flags & DO_Q and flags & FORCE and model.quaternion_q.shape[0] > 0:
+            normalize_quaternions(q, model.quaternion_q)    # as a step's end always is
+            control_i[Q_CHANGED] = control_i[MOVED] = 1
+        status = _realized(realize, POSITION if flags & DO_Q else VELOCITY, model, data,
                            control_i, ENTERED)
         if status != 0:
             return status
         phase = ENTERED
-    if phase == ENTERED:        # realized at the start
+    if phase == ENTERED:        # realized at the start (through VELOCITY for u alone)
         phase = U_ENTERED
         if flags & DO_Q:
+            phase = Q_DONE
             norm = _norm(qerr, p_weights, infinity)
             control_f[ENTRY_NORM] = norm
             control_f[NORM] = norm
             control_i[WORST_ROW], control_f[WORST] = _largest_at(qerr)
             if norm > 0.0 and norm > threshold:
                 phase = Q_STEP
-                if _largest_at(data.quaternion_err)[1] > 0.0:  # the metric of unit ones
+                if _largest_at(data.quaternion_err)[1] > SIGNIFICANT:  # the unit ones' metric
                     status = _q_moved(realize, model, data, control_i, Q_STEP)
                     if status != 0:
                         return status
-            elif _largest_at(data.quaternion_err)[1] > (0.0 if flags & FORCE else tolerance):
+            elif not flags & FORCE and _largest_at(data.quaternion_err)[1] > tolerance:
                 status = _q_moved(realize, model, data, control_i, Q_DONE)
                 if status != 0:
                     return status
-                phase = Q_DONE
-            elif not flags & DO_U:
-                return _unchanged(flags, control_i)
     while Q_STEP <= phase <= Q_TRIED:
         if phase == Q_STEP:     # realized at a Newton iterate
             q_start[:] = q
@@ -369,7 +372,7 @@ def project_steps(model, data, realize, scratch, control_i, control_f):
         if flags & DO_Q and control_f[NORM] > tolerance:
             return _q_failed(data, scratch, control_i, control_f)
         if not flags & DO_U:
-            return PROJECTED
+            return _unchanged(flags, control_i)
         status = _realized(realize, VELOCITY, model, data, control_i, U_ENTERED)
         if status != 0:
             return status
@@ -378,7 +381,7 @@ def project_steps(model, data, realize, scratch, control_i, control_f):
         if not flags & DO_U:
             return _unchanged(flags, control_i)
         norm = _norm(uerr, pv_weights, infinity)
-        if not (norm > 0.0 and norm > threshold):
+        if not (norm > 0.0 and norm > tolerance):
             return _unchanged(flags, control_i)
         control_f[ENTRY_NORM] = norm
         control_f[NORM] = norm
