@@ -40,6 +40,7 @@ from kinetree.multibody.constraint_table import unpack_constraints
 from kinetree.multibody.kernels import hinge
 from kinetree.multibody.kernels.constraints import constraint_rows, solve_semidefinite
 from kinetree.multibody.kernels.n_matrix import n_sweep, normalize_quaternions
+from kinetree.multibody.kernels.small import copy_vector as _copy
 from kinetree.multibody.mobilizers.custom import IDENTITY_N
 from kinetree.multibody.tree_model import (
     PRESCRIBED_POSITION,
@@ -269,7 +270,7 @@ def _q_failed(data, scratch, control_i, control_f):
     return PROJECTION_FAILED
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def project_steps(model, data, realize, scratch, control_i, control_f):
     """Project data.q and data.u (module docstring) as control_i[FLAGS] asks, from where
     control_i[PHASE] says (START for a new projection); ``realize`` is the address of the
@@ -295,8 +296,8 @@ def project_steps(model, data, realize, scratch, control_i, control_f):
         control_i[U_ITERATIONS] = 0
         control_i[Q_CHANGED] = 0
         control_f[U_CHANGE] = 0.0
-        q_entry[:] = q
-        u_entry[:] = u
+        _copy(q, q_entry)
+        _copy(u, u_entry)
         if flags & DO_Q and flags & FORCE and model.quaternion_q.shape[0] > 0:
             normalize_quaternions(q, model.quaternion_q)    # as a step's end always is
             control_i[Q_CHANGED] = control_i[MOVED] = 1
@@ -325,7 +326,7 @@ def project_steps(model, data, realize, scratch, control_i, control_f):
                     return status
     while Q_STEP <= phase <= Q_TRIED:
         if phase == Q_STEP:     # realized at a Newton iterate
-            q_start[:] = q
+            _copy(q, q_start)
             phase = Q_METRIC
             if flags & PYTHON_ROWS:
                 control_i[ROWS] = mp
@@ -385,7 +386,7 @@ def project_steps(model, data, realize, scratch, control_i, control_f):
             return _unchanged(flags, control_i)
         control_f[ENTRY_NORM] = norm
         control_f[NORM] = norm
-        u_entry[:] = u
+        _copy(u, u_entry)
         for i in range(nu):
             rel[i] = max(abs(u[i]), scratch[U_SCALE, i])
         phase = U_STEP
@@ -426,7 +427,7 @@ def project_steps(model, data, realize, scratch, control_i, control_f):
     # U_DONE: u projected, or as near as the steps came
     failed = control_f[NORM] > tolerance
     if failed and control_f[NORM] >= control_f[ENTRY_NORM]:
-        u[:] = u_entry
+        _copy(u_entry, u)
         control_i[U_CHANGED] = 1
     change = 0.0
     for i in range(nu):
@@ -454,7 +455,7 @@ def end_of_step_flags(force, infinity_norm):
         (INFINITY_NORM if infinity_norm else 0)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def project_y(model, data, realize, y, tolerance, flags):
     """``project_steps`` of q and u to the end on y = [q | u] (which it updates) by the
     compiled realization at ``realize``, to ``tolerance``, as ``flags`` ask (unit

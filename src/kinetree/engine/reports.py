@@ -20,7 +20,7 @@ import numpy as np
 
 from kinetree.engine.entry import call_native, native_address
 from kinetree.engine.forward import ACCELERATION, POSITION
-from kinetree.engine.step import _compiled_throughout, _copy, run_steps
+from kinetree.engine.step import _compiled_throughout, run_steps
 from kinetree.integrators.step_control import (
     H_NEXT,
     REALIZATIONS,
@@ -31,7 +31,9 @@ from kinetree.integrators.step_control import (
     T_STOP,
     WORK_PER_CALL,
 )
+from kinetree.jit import helper
 from kinetree.multibody.kernels.energy import kinetic_energy
+from kinetree.multibody.kernels.small import copy_vector as _copy
 
 REACHED, STEPPING, RUN_FAILED, REPORT_FAILED = 0, 1, 2, 3
 """What stopped run_reports: every report it was asked for is made (REACHED); it returned
@@ -39,7 +41,7 @@ between runs of steps so that Python may look in (STEPPING); a run of steps fail
 the realization of an interpolated report did (with the failure's code)."""
 
 
-@numba.njit(cache=True, nogil=True)
+@helper
 def _hermite(t, t0, t1, y0, ydot0, y1, ydot1, out):
     """y(t) inside the step [t0, t1] by cubic Hermite interpolation of its ends into
     ``out``: Integrator._interpolate's operations, in its order."""
@@ -62,7 +64,7 @@ def _hermite(t, t0, t1, y0, ydot0, y1, ydot1, out):
         out[i] = v + b * ydot1[i]
 
 
-@numba.njit(cache=True, nogil=True)
+@helper
 def _record(model, data, k, kinetic, potential):
     """The energies of the State realized in ``model`` and ``data`` as report ``k``'s:
     the kinetic energy and the force elements' potential energies."""
@@ -80,14 +82,23 @@ def run_reports(run, steps, other, times, k, t_stop, t_rows, rows, kinetic, pote
     and its energies into ``kinetic[k]`` and ``potential[k]``; a report inside the last
     step is interpolated and realized on ``other`` (the interpolated State's
     Realization). Returns (the next report, what stopped it, a failure's code or 0)."""
-    control_f, control_i, work = run.control_f, run.control_i, run.work
+    return _run_reports(run, steps, run.control_f, run.control_i, run.work, run.model,
+                        run.data, other.model, other.data, other.address, times, k, t_stop,
+                        t_rows, rows, kinetic, potential)
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def _run_reports(run, steps, control_f, control_i, work, model, data, other_model,
+                 other_data, other_address, times, k, t_stop, t_rows, rows, kinetic,
+                 potential):
+    """run_reports on the fields of ``run`` and ``other`` (Realization), compiled without
+    reference counting as ``step._run_steps`` is."""
     y0, ydot0, y1, ydot1 = work[0], work[1], work[2], work[3]
     last = times.shape[0] - 1
-    other_data = other.data
     nq, nu = other_data.q.shape[0], other_data.u.shape[0]
     # As a run of steps does, return between reports once about WORK_PER_CALL body
     # realizations are done, so that Python may look in (an interrupt, the clock).
-    budget = WORK_PER_CALL // max(1, run.model.tree_i.shape[0])
+    budget = WORK_PER_CALL // max(1, model.tree_i.shape[0])
     realizations_end = control_i[REALIZATIONS] + budget
     interpolated = 0
     start = k
@@ -104,18 +115,18 @@ def run_reports(run, steps, other, times, k, t_stop, t_rows, rows, kinetic, pote
             _copy(row[:nq], other_data.q)
             _copy(row[nq:nq + nu], other_data.u)
             _copy(row[nq + nu:], other_data.z)
-            failed = call_native(other.address, POSITION, ACCELERATION, other.model,
+            failed = call_native(other_address, POSITION, ACCELERATION, other_model,
                                  other_data)
             if failed != 0:
                 return k, REPORT_FAILED, failed
-            _record(other.model, other_data, k, kinetic, potential)
+            _record(other_model, other_data, k, kinetic, potential)
             t_rows[k] = target
             interpolated += 1
             k += 1
             continue
         if target - t1 <= tol:
             _copy(y1, rows[k])
-            _record(run.model, run.data, k, kinetic, potential)
+            _record(model, data, k, kinetic, potential)
             t_rows[k] = t1
             k += 1
             continue

@@ -133,6 +133,7 @@ class Integrator:
         self._project_interpolated_states = True
         self._internal_step_limit = 0
         self._advanced = None
+        self._scratch_state = None
         self._is_interpolated = False
         self._stepper = None
         self._saw_nonfinite = False     # a derivative of the attempt under way was not finite
@@ -431,7 +432,7 @@ class Integrator:
                 state.auto_update_discrete_variables()
                 state.invalidate_all(Stage.INSTANCE)
         self._realize(state)
-        self._scratch = state.copy()
+        self._scratch_state = None
         self._interpolated = state.copy()
         self._unit_weights = self._system.calc_y_unit_weights(state)
         self._triggers = self._system.get_event_triggers(state)
@@ -628,7 +629,8 @@ class Integrator:
         elif self._advanced.auto_update_discrete_variables():     # NEED_STEP_START
             # A step begins: the auto-update discrete variables take the values computed
             # at its start, in the work States too (Simbody's autoUpdateDiscreteVariables).
-            self._scratch._take_auto_update_values(self._advanced)
+            if self._scratch_state is not None:
+                self._scratch_state._take_auto_update_values(self._advanced)
             self._interpolated._take_auto_update_values(self._advanced)
 
     def _attempt_in_python(self, t0: float, h: float) -> None:
@@ -786,7 +788,8 @@ class Integrator:
         d1 = self._rms(f0 / scale)
         h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
         h0 = min(h0, self._max_step, self._system.get_default_time_scale())
-        f1 = self._f(self._t0 + h0, y0 + h0 * f0, self._err)
+        # On the interpolated State, free until the first step ends.
+        f1 = self._f(self._t0 + h0, y0 + h0 * f0, self._err, self._interpolated)
         d2 = self._rms((f1 - f0) / scale) / h0
         p = self.min_order + 1
         h1 = max(1e-6, h0 * 1e-3) if max(d1, d2) <= 1e-15 else \
@@ -794,10 +797,19 @@ class Integrator:
         return min(100 * h0, h1, self._max_step)
 
     # ------------------------------------------------------------ helpers
-    def _f(self, t: float, y: np.ndarray, out: np.ndarray) -> np.ndarray:
-        """ẏ at (t, y), written into ``out``: one realization of the scratch State; NaN
-        where the realization's results are not finite (the step diverges, and says so)."""
-        state = self._scratch
+    @property
+    def _scratch(self):
+        """The State the method's stages, trigger searches and diagnoses realize: a copy
+        of the advanced State made on first use (a compiled run of steps needs none)."""
+        if self._scratch_state is None:
+            self._scratch_state = self._advanced.copy()
+        return self._scratch_state
+
+    def _f(self, t: float, y: np.ndarray, out: np.ndarray, state=None) -> np.ndarray:
+        """ẏ at (t, y), written into ``out``: one realization of ``state`` (by default the
+        scratch State); NaN where the realization's results are not finite (the step
+        diverges, and says so)."""
+        state = self._scratch if state is None else state
         self._write(state, t, y)
         try:
             self._realize(state)

@@ -158,7 +158,7 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
                           "[{elapsed}<{remaining}]")
     rows = 0
 
-    def trajectory(final):
+    def trajectory(final, owned: bool = False):
         nq, nu = final.get_num_q(), final.get_num_u()
         names = coordinate_labels(system, final)
         return Trajectory(
@@ -166,7 +166,7 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
             q_names=names["q"], u_names=names["u"], z_names=names["z"],
             columns={label: v[:rows] for label, v in extra.items()},
             stats=integrator_statistics(integ, time.perf_counter() - wall), template=final,
-            name=system.get_name(), system=system)
+            name=system.get_name(), system=system, copy_template=not owned)
 
     # The reports Python need not see are taken in compiled code once the compiled run
     # of steps is under way (engine/reports.py): None until then, False where they may
@@ -230,7 +230,8 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
                 so_far, last, last.get_time()) from error
         finally:
             integ._internal_step_limit = step_limit
-    return trajectory(stepper.get_state())
+    # The final State of an integrator made here is nobody else's: the Trajectory keeps it.
+    return trajectory(stepper.get_state(), owned=integ is not integrator)
 
 
 def _subsystem_diagnoses(system, state) -> list[str]:
@@ -422,14 +423,15 @@ def _make_integrator(system, integrator, accuracy, options: dict) -> Integrator:
         raise InvalidArgumentError(
             f"simulate: integrator must be None, a name, an Integrator subclass or an "
             f"instance, got {type(integrator).__name__}.")
-    setters = {name[4:]: getattr(integ, name) for name in dir(integ)
-               if name.startswith("set_") and name not in ("set_accuracy", "set_final_time")}
     for key, value in options.items():
-        if key not in setters:
+        setter = getattr(integ, f"set_{key}", None)
+        if setter is None or key in ("accuracy", "final_time"):
+            names = sorted(name[4:] for name in dir(integ) if name.startswith("set_")
+                           and name not in ("set_accuracy", "set_final_time"))
             raise InvalidArgumentError(
                 f"simulate: unknown option '{key}' for {type(integ).__name__}; the options "
-                f"are {', '.join(sorted(setters))} (accuracy is its own argument).")
-        setters[key](value)
+                f"are {', '.join(names)} (accuracy is its own argument).")
+        setter(value)
     return integ
 
 

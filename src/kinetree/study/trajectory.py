@@ -48,14 +48,15 @@ class Trajectory:
     ``columns`` maps an extra column's label to its (n,) array; ``stats`` holds the
     integrator's statistics (empty for a Trajectory read from a file). ``template`` is a
     State of the System that made the rows, from which ``states()`` rebuilds one State a
-    row; ``system`` is that System (``simulate`` records both, ``from_sto`` with a model
-    the model's), which ``to_html`` draws. ``header`` holds a storage file's header
-    entries (``from_sto``).
+    row (a copy of it is kept, or, with ``copy_template=False``, the State itself, which
+    nobody must change after); ``system`` is that System (``simulate`` records both,
+    ``from_sto`` with a model the model's), which ``to_html`` draws. ``header`` holds a
+    storage file's header entries (``from_sto``).
     """
 
     def __init__(self, t, q, u, z=None, *, q_names=None, u_names=None, z_names=None,
                  columns=None, stats=None, template=None, name: str = "kinetree",
-                 system=None):
+                 system=None, copy_template: bool = True):
         self._t = _readonly(np.asarray(t, dtype=float).reshape(-1))
         n = self._t.size
         arrays, names = {}, {}
@@ -99,7 +100,8 @@ class Trajectory:
         """The file the rows were read from, each row's line in it, and the file's label
         of a q or u column read under another name (``from_sto`` with a model)."""
         self.name = str(name)
-        self._template = None if template is None else template.copy()
+        self._template = template.copy() if template is not None and copy_template \
+            else template
         self.system = system
 
     # ------------------------------------------------------------ contents

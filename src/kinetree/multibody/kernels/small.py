@@ -1,4 +1,4 @@
-"""Fixed-size 3-vector and 3x3 helpers for the tree kernels.
+"""Fixed-size 3-vector and 3x3 helpers for the tree kernels, and a vector copy.
 
 Two kinds, both inlined (``forceinline``) into the loops that call them: those that write into
 caller-owned slots (rows of per-body cache arrays), and those on 3-tuples (``vec3``,
@@ -7,6 +7,16 @@ compiles as if spelled out in scalars. Neither allocates.
 """
 
 from kinetree.jit import helper
+
+
+@helper
+def copy_vector(source, target):
+    """target[:] = source, for 1-d arrays of one length. numpy's slice assignment checks
+    the two for overlap and may allocate a copy, which code compiled without numba's
+    reference counting cannot do; its shape check's error message alone would compile
+    numba's string formatting."""
+    for i in range(target.shape[0]):
+        target[i] = source[i]
 
 
 @helper
