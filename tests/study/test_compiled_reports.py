@@ -163,3 +163,16 @@ def test_compiled_reports_come_back_to_python_between_reports_of_a_long_run(monk
     assert traj.stats["realizations"] > reports.WORK_PER_CALL // 2
     assert counted.calls >= 2
     assert traj.t[-1] == 2.6 and len(traj) == 261
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 8, 9, 15, 16, 23, 127, 128, 300])
+def test_row_sums_are_numpys_sums_of_each_row_alone(n):
+    """The energy column's sums of many reports' potential energies at once equal numpy's
+    sum of each report's alone, bit for bit, across numpy's summation orders (in turn,
+    eight running sums, halves), -0.0 included."""
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((40, n)) * 10.0 ** rng.integers(-8, 9, size=(40, n))
+    if n:
+        a[0] = -0.0
+    alone = np.array([row.sum() for row in a])
+    assert reports.row_sums(a).tobytes() == alone.tobytes()

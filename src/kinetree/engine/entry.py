@@ -28,20 +28,35 @@ realization plan made for every copy of a State would otherwise type its model a
 up, a tenth of one."""
 
 
+_typed_classes: set = set()
+"""The classes numba has no fingerprint for (its typeof stands in), met so far: trying
+one raises, which would cost a microsecond every time."""
+
+
 def _fingerprint(value):
     """A key equal for values of one numba type: numba's own fingerprint (made in C, as
     its dispatchers make it), field by field in a tuple holding values it has none for."""
-    try:
-        return compute_fingerprint(value)
-    except NotImplementedError:
-        pass
+    kind = type(value)
+    if kind not in _typed_classes:
+        try:
+            return compute_fingerprint(value)
+        except NotImplementedError:
+            if not isinstance(value, tuple):
+                _typed_classes.add(kind)
     if isinstance(value, tuple):
-        return type(value), tuple(_fingerprint(v) for v in value)
+        return kind, tuple(_fingerprint(v) for v in value)
     return numba.typeof(value)
 
 
-def _compiled(dispatcher, arguments: tuple):
-    key = (dispatcher, tuple(_fingerprint(a) for a in arguments))
+def fingerprints(arguments: tuple) -> tuple:
+    """The key of ``arguments``' types that ``entry_point`` and ``native_address`` look
+    the compiled version up by: computed once, it may be handed to several lookups of
+    the same arguments."""
+    return tuple(_fingerprint(a) for a in arguments)
+
+
+def _compiled(dispatcher, arguments: tuple, key=None):
+    key = (dispatcher, fingerprints(arguments) if key is None else key)
     compiled = _compiled_of.get(key)
     if compiled is None:
         signature = tuple(numba.typeof(a) for a in arguments)
@@ -53,18 +68,20 @@ def _compiled(dispatcher, arguments: tuple):
     return compiled
 
 
-def entry_point(dispatcher, arguments: tuple):
+def entry_point(dispatcher, arguments: tuple, key=None):
     """``dispatcher``'s compiled function for the types of ``arguments`` (compiled, or
-    loaded from the cache, now if need be), callable from Python as the dispatcher is.
-    Call it only with arguments of those same types: it does not check them."""
-    return _compiled(dispatcher, arguments).entry_point
+    loaded from the cache, now if need be), callable from Python as the dispatcher is;
+    ``key``, if given, is their ``fingerprints``. Call it only with arguments of those
+    same types: it does not check them."""
+    return _compiled(dispatcher, arguments, key).entry_point
 
 
-def native_address(dispatcher, arguments: tuple) -> int:
+def native_address(dispatcher, arguments: tuple, key=None) -> int:
     """The address of ``dispatcher``'s compiled code for the types of ``arguments``
-    (compiled, or loaded from the cache, now if need be), for ``call_native``. It is valid
-    in this process only; pass it to compiled code as an argument, never store it."""
-    compiled = _compiled(dispatcher, arguments)
+    (compiled, or loaded from the cache, now if need be), for ``call_native``; ``key``,
+    if given, is their ``fingerprints``. It is valid in this process only; pass it to
+    compiled code as an argument, never store it."""
+    compiled = _compiled(dispatcher, arguments, key)
     return compiled.library.get_pointer_to_function(compiled.fndesc.llvm_func_name)
 
 

@@ -58,7 +58,13 @@ from kinetree.actuators.controllers import control_sweep
 from kinetree.actuators.dispatch import actuator_sweep
 from kinetree.actuators.path_table import path_forces, path_positions, path_speeds
 from kinetree.contact.collision import _HEADER, unpack_contacts
-from kinetree.engine.entry import call_native, entry_point, native_address, unowned
+from kinetree.engine.entry import (
+    call_native,
+    entry_point,
+    fingerprints,
+    native_address,
+    unowned,
+)
 from kinetree.engine.kinds import each
 from kinetree.forces.elements.dispatch import force_sweep
 from kinetree.jit import helper
@@ -318,7 +324,10 @@ def realize(first, last, t, realization):
 
 def realization_of(model, data) -> tuple[Realization, int]:
     """(the Realization of ``model`` and ``data``, the address of realize_stages)."""
-    address = native_address(realize_stages, (0, 0, model, data))
-    return entry_point(new_realization, (model, data, address))(model, data, address), address
+    types = fingerprints((model, data))         # the forty arrays' types, looked at once
+    address = native_address(realize_stages, (0, 0, model, data),
+                             fingerprints((0, 0)) + types)
+    made = entry_point(new_realization, (model, data, address), types + fingerprints((0,)))
+    return made(model, data, address), address
 
 

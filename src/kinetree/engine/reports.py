@@ -223,9 +223,35 @@ class CompiledReports:
             integ._returned_time = t_last
             integ._is_interpolated = t_last < t1
             integ._write(integ._interpolated, t_last, rows[k - 1])
-        # Row by row: numpy sums a row alone in another order than a row of a matrix,
-        # and calc_potential_energy sums one State's alone.
-        for j in range(start, k):
-            potential = float(self._potential[j][self._enabled].sum() + 0)
-            energy[j] = float(self._kinetic[j]) + ((0 + potential) + 0.0)
+        potential = row_sums(self._potential[start:k][:, self._enabled]) + 0
+        energy[start:k] = self._kinetic[start:k] + ((0 + potential) + 0.0)
         return k, status, code
+
+
+PAIRWISE_BLOCK = 128
+"""The length from which numpy's sum of a 1-d array splits it in halves."""
+
+
+def row_sums(a: np.ndarray) -> np.ndarray:
+    """Each row's sum of the 2-d ``a``, bit for bit as numpy sums that row alone (as
+    calc_potential_energy sums one State's energies), column by column for all rows at
+    once (``a.sum(axis=1)`` adds a short row in another order). numpy adds fewer than 8 numbers in
+    turn and up to PAIRWISE_BLOCK in 8 running sums, paired at the end, to 0.0; a row
+    longer than that is summed alone."""
+    n = a.shape[1]
+    if n >= PAIRWISE_BLOCK:
+        return np.array([row.sum() for row in a])
+    if n < 8:
+        total = np.zeros(a.shape[0])
+        for j in range(n):
+            total = total + a[:, j]
+        return 0.0 + total
+    r = [a[:, j] for j in range(8)]
+    j = 8
+    while j + 8 <= n:
+        r = [r[i] + a[:, j + i] for i in range(8)]
+        j += 8
+    total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    for i in range(j, n):
+        total = total + a[:, i]
+    return 0.0 + total
