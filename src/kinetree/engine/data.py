@@ -143,11 +143,14 @@ class EnginePart(Protocol):
         compiled call of that stage for ``state`` (pre-passes, user hooks)."""
 
 
+_MODEL_FIELDS, _DATA_FIELDS = frozenset(EngineModel._fields), frozenset(EngineData._fields)
+
+
 def assemble(fields: dict) -> tuple[EngineModel, EngineData]:
     """The model and data of the realization from the parts' fields (``fields``), the
     absent parts' fields defaulted."""
     model = EngineModel(**{**MODEL_DEFAULTS, **{k: v for k, v in fields.items()
-                                                 if k in EngineModel._fields}})
+                                                 if k in _MODEL_FIELDS}})
     data = EngineData(**{**DATA_DEFAULTS, **{k: v for k, v in fields.items()
-                                              if k in EngineData._fields}})
+                                              if k in _DATA_FIELDS}})
     return model, data

@@ -32,7 +32,7 @@ flow:
                 u̇ corrected by the constraint multipliers λ, and
                 the acceleration errors left                          constraint_acceleration
                 τ again, with the constraint forces                   constrained_motion_forces
-                q̈ = N u̇ + Ṅ u                                       qdotdot_sweep
+                q̈ = N u̇ + Ṅ u (left to the end of a run of steps)    qdotdot_sweep
 
 The staged realization (``System.realize`` to one stage at a time) and the fused one
 (several stages at once) are this same function with a different ``first`` and ``last``,
@@ -87,6 +87,7 @@ from kinetree.multibody.kernels.prescribed import (
 from kinetree.multibody.kernels.velocity import velocity_sweep
 from kinetree.multibody.tree_model import (
     INCONSISTENT_SEEN,
+    QDOTDOT_DEFERRED,
     RAISE_INCONSISTENT,
     kernel,
     unpack_cache,
@@ -258,7 +259,8 @@ def realize_stages(first, last, model, data):
                                                        udot, data.udoterr, data.multipliers)
                 constrained_motion_forces(tree, cache, udot, mobility_forces, body_forces,
                                           con.G, data.multipliers)
-        qdotdot_sweep(tree, q, u, udot, data.qdotdot_work, data.qdotdot)
+        if cache.status[QDOTDOT_DEFERRED] == 0:
+            qdotdot_sweep(tree, q, u, udot, data.qdotdot_work, data.qdotdot)
         if not _finite(udot):
             return NONFINITE
         if inconsistent:

@@ -20,7 +20,7 @@ import numpy as np
 
 from kinetree.engine.entry import call_native, native_address
 from kinetree.engine.forward import ACCELERATION, POSITION
-from kinetree.engine.step import _compiled_throughout, run_steps
+from kinetree.engine.step import _compiled_throughout, run_steps, undefer_qdotdot
 from kinetree.integrators.step_control import (
     H_NEXT,
     REALIZATIONS,
@@ -212,8 +212,12 @@ class CompiledReports:
         MultibodySystem.calc_potential_energy sum them."""
         integ = self._integ
         start = k
-        k, status, code = run_reports(self._run, self._steps, self._other, times, k, t_stop,
-                                      t_rows, rows, self._kinetic, self._potential)
+        try:
+            k, status, code = run_reports(self._run, self._steps, self._other, times, k,
+                                          t_stop, t_rows, rows, self._kinetic, self._potential)
+        except BaseException:
+            undefer_qdotdot(integ._stepper._entry[1])
+            raise
         t1 = integ._control_f.item(T1)
         integ._stepper.mark_realized(t1)
         if k > start:

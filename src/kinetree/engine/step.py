@@ -112,9 +112,13 @@ from kinetree.integrators.step_control import (
 )
 from kinetree.jit import helper
 from kinetree.multibody.constraint_table import CON_COLUMNS
-from kinetree.multibody.kernels.n_matrix import n_sweep, normalize_quaternions
+from kinetree.multibody.kernels.n_matrix import (
+    n_sweep,
+    normalize_quaternions,
+    qdotdot_sweep,
+)
 from kinetree.multibody.kernels.small import copy_vector as _copy
-from kinetree.multibody.tree_model import unpack_tree
+from kinetree.multibody.tree_model import QDOTDOT_DEFERRED, unpack_tree
 from kinetree.system.stage import Stage
 from kinetree.system.subsystem import Subsystem
 
@@ -236,10 +240,21 @@ def run_steps(run):
     releases the GIL while it runs: the members of an ensemble step in parallel threads.
     Returns 0, a request, SINGULAR or OVERFLOW from a realization, TOO_SMALL, DIVERGED or
     UNRESOLVED; after a failure the control arrays hold the last accepted step, and
-    ``control_i[END_PENDING]`` says whether its end derivative is still owed."""
-    return _run_steps(run.control_f, run.control_i, run.work, run.k, run.tableau,
-                      run.weights, run.group_ends, run.model, run.data, run.realize,
-                      run.project)
+    ``control_i[END_PENDING]`` says whether its end derivative is still owed. The
+    derivatives need no q̈: the run computes it once, for the State it leaves realized."""
+    if run.control_i[PYTHON] != 0:
+        return _run_steps(run.control_f, run.control_i, run.work, run.k, run.tableau,
+                          run.weights, run.group_ends, run.model, run.data, run.realize,
+                          run.project)
+    # The derivatives need no q̈: it is computed once, for the State the run leaves.
+    model, data = run.model, run.data
+    data.status[QDOTDOT_DEFERRED] = 1
+    failed = _run_steps(run.control_f, run.control_i, run.work, run.k, run.tableau,
+                        run.weights, run.group_ends, model, data, run.realize, run.project)
+    data.status[QDOTDOT_DEFERRED] = 0
+    qdotdot_sweep(unpack_tree(model.tree_i, model.tree_f, model.mobilizer_kinds), data.q,
+                  data.u, data.udot, data.qdotdot_work, data.qdotdot)
+    return failed
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -453,6 +468,12 @@ def _no_model() -> tuple:
                                      "con_buf", "qerr", "uerr", "udoterr", "multipliers")}})
 
 
+def undefer_qdotdot(data) -> None:
+    """After a run of steps on ``data`` (an EngineData) raised: its realizations compute
+    q̈ again (the run would have said so on its way out)."""
+    data.status[QDOTDOT_DEFERRED] = 0
+
+
 def python_run(integrator) -> tuple:
     """(the compiled run_steps, a Run of ``integrator``'s arrays, the arrays) for runs
     that ask the integrator for Python's part (``control_i[PYTHON]`` = 1): a model with
@@ -494,7 +515,11 @@ class CompiledStepper:
                 if not _compiled_throughout(self._system, self._state, plan):
                     return None
                 entry = self._entry = (plan, plan.data, *self._new_run(integrator, plan))
-            failed = entry[3](entry[2])
+            try:
+                failed = entry[3](entry[2])
+            except BaseException:
+                undefer_qdotdot(plan.data)
+                raise
             if plan._constrained:
                 self._system.get_matter_subsystem()._warn_if_inconsistent(self._state)
             if failed != OVERFLOW:

@@ -95,11 +95,11 @@ TreeCache = namedtuple("TreeCache", [
     "level",             # (nb,) int64 view of status: the level at which each body's motion
                          # is prescribed: FREE, or PRESCRIBED_ACCELERATION/_VELOCITY/_POSITION
     "method",            # (nb,) int64 view of status: CONSTANT (the *_presc arrays) or SINUSOID
-    "status",            # (9 + 2 nb,) int64: [0 ok, else 1 + index of a body whose D is
+    "status",            # (10 + 2 nb,) int64: [0 ok, else 1 + index of a body whose D is
                          # singular; nb; nu; M_dense's size; 1 if u̇ comes from M_dense, else
                          # 0; nq; the number of prescribed bodies; 1 if inconsistent
-                         # constraints fail a realization; 1 once they were met; level;
-                         # method]
+                         # constraints fail a realization; 1 once they were met; 1 while q̈
+                         # is deferred; level; method]
 ])
 
 FREE, PRESCRIBED_ACCELERATION, PRESCRIBED_VELOCITY, PRESCRIBED_POSITION = 0, 1, 2, 3
@@ -111,11 +111,14 @@ CONSTANT, SINUSOID = 0, 1
 udot_presc (locks, Motion.Steady, and a Motion.Custom's values written before each stage),
 or a sinusoid of time a sin(ω t + φ) at its level (Motion.Sinusoid)."""
 
-PRESCRIBED_COUNT, RAISE_INCONSISTENT, INCONSISTENT_SEEN, LEVELS = 6, 7, 8, 9
+PRESCRIBED_COUNT, RAISE_INCONSISTENT, INCONSISTENT_SEEN, QDOTDOT_DEFERRED, LEVELS = \
+    6, 7, 8, 9, 10
 """status[PRESCRIBED_COUNT] is the number of prescribed bodies; status[RAISE_INCONSISTENT]
 is 1 where a realization whose constraints have no solution fails (else it keeps the
 least-squares u̇ and multipliers, and sets status[INCONSISTENT_SEEN] for Python to warn);
-the levels start at status[LEVELS], the methods nb entries later."""
+status[QDOTDOT_DEFERRED] is 1 while a compiled run of steps realizes its derivatives,
+which need no q̈: the run computes q̈ once when it returns; the levels start at
+status[LEVELS], the methods nb entries later."""
 
 DENSE_LIMIT = 64
 """The most mobilities for which the cache holds a dense mass matrix (32 KB), the

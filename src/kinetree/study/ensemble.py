@@ -33,6 +33,7 @@ from kinetree.errors import InvalidArgumentError, KinetreeError, SimulationError
 from kinetree.study.simulate import coordinate_labels, simulate
 from kinetree.study.trajectory import Trajectory
 from kinetree.system import state_file
+from kinetree.system.stage import Stage
 
 STORE_FORMAT = "kinetree-ensemble"
 STORE_VERSION = 1
@@ -217,6 +218,15 @@ def _members(system, states, parameters) -> _Members:
             raise InvalidArgumentError(
                 f"simulate_ensemble: member {i}: {error} Pass States of the System being "
                 f"simulated (system.get_default_state(), or copies of one).") from None
+    if not isinstance(states, (list, tuple)):
+        # One State for all, realized to INSTANCE once: a member's copy of it then
+        # realizes that stage again only if its parameters change it.
+        template = states.copy()
+        try:
+            system.realize(template, Stage.INSTANCE)
+        except Exception:
+            template = states           # each member's run says what is wrong
+        given = [template] * len(given)
     labels = coordinate_labels(system, given[0])
     where = {label: ("q", k) for k, label in enumerate(labels["q"])}
     where.update({label: ("u", k) for k, label in enumerate(labels["u"])})
