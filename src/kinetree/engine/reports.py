@@ -35,10 +35,11 @@ from kinetree.jit import helper
 from kinetree.multibody.kernels.energy import kinetic_energy
 from kinetree.multibody.kernels.small import copy_vector as _copy
 
-REACHED, STEPPING, RUN_FAILED, REPORT_FAILED = 0, 1, 2, 3
+REACHED, STEPPING, RUN_FAILED, REPORT_FAILED, NEED_OTHER = 0, 1, 2, 3, 4
 """What stopped run_reports: every report it was asked for is made (REACHED); it returned
 between runs of steps so that Python may look in (STEPPING); a run of steps failed, or
-the realization of an interpolated report did (with the failure's code)."""
+the realization of an interpolated report did (with the failure's code); a report falls
+inside a step and the interpolated State is not made yet (NEED_OTHER)."""
 
 
 @helper
@@ -75,22 +76,24 @@ def _record(model, data, k, kinetic, potential):
 
 
 @numba.njit(cache=True, nogil=True)
-def run_reports(run, steps, other, times, k, t_stop, t_rows, rows, kinetic, potential):
+def run_reports(run, steps, other, other_made, times, k, t_stop, t_rows, rows, kinetic,
+                potential):
     """Reports ``k`` up to the last but one of ``times`` (s): for each, steps of ``run``
     (the compiled ``run_steps`` at address ``steps``) toward ``t_stop`` until its time is
     reached or passed, then the State's time into ``t_rows[k]``, its y into ``rows[k]``
     and its energies into ``kinetic[k]`` and ``potential[k]``; a report inside the last
     step is interpolated and realized on ``other`` (the interpolated State's
-    Realization). Returns (the next report, what stopped it, a failure's code or 0)."""
+    Realization, if ``other_made``; else it stops there, NEED_OTHER). Returns (the next
+    report, what stopped it, a failure's code or 0)."""
     return _run_reports(run, steps, run.control_f, run.control_i, run.work, run.model,
-                        run.data, other.model, other.data, other.address, times, k, t_stop,
-                        t_rows, rows, kinetic, potential)
+                        run.data, other.model, other.data, other.address, other_made, times,
+                        k, t_stop, t_rows, rows, kinetic, potential)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
 def _run_reports(run, steps, control_f, control_i, work, model, data, other_model,
-                 other_data, other_address, times, k, t_stop, t_rows, rows, kinetic,
-                 potential):
+                 other_data, other_address, other_made, times, k, t_stop, t_rows, rows,
+                 kinetic, potential):
     """run_reports on the fields of ``run`` and ``other`` (Realization), compiled without
     reference counting as ``step._run_steps`` is."""
     y0, ydot0, y1, ydot1 = work[0], work[1], work[2], work[3]
@@ -109,6 +112,8 @@ def _run_reports(run, steps, control_f, control_i, work, model, data, other_mode
         t1 = control_f[T1]
         tol = 1e-14 * max(1.0, abs(t1))
         if target < t1 - tol:
+            if not other_made:
+                return k, NEED_OTHER, 0
             row = rows[k]
             _hermite(target, control_f[T0], t1, y0, ydot0, y1, ydot1, row)
             other_data.time[0] = target
@@ -144,14 +149,16 @@ class CompiledReports:
     """``simulate``'s reports of one run taken by ``run_reports``, where they may be
     (module docstring): made by ``for_run``, or None where Python must see the reports."""
 
-    def __init__(self, integrator, forces, entry, other, count: int):
-        self._integ = integrator
+    def __init__(self, system, integrator, forces, entry, plan, count: int):
+        self._system, self._integ = system, integrator
         self._run, self._steps = entry
-        self._other = other.realization
+        # The interpolated State's realization, once a report inside a step needs it;
+        # until then the advanced State's stands in, unused.
+        self._other, self._other_made = plan.realization, False
         state = integrator._advanced
         self._enabled = state._part_of(forces, "simulate").cache[
             forces._enabled_rows_index].value[0]
-        nf = other.data.force_pe.shape[0]
+        nf = plan.data.force_pe.shape[0]
         self._kinetic, self._potential = np.zeros(count), np.zeros((count, nf))
 
     @classmethod
@@ -183,17 +190,14 @@ class CompiledReports:
                 or type(system.get_matter_subsystem()).calc_kinetic_energy \
                 is not SimbodyMatterSubsystem.calc_kinetic_energy:
             return None
-        advanced, interpolated = integ._advanced, integ._interpolated
+        advanced = integ._advanced
         plan = system._plan_of(advanced)
         if plan.model.con_i.shape[0] or plan.model.quaternion_q.shape[0] \
                 or advanced._part_of(forces[0], "simulate").cache[
                     forces[0]._enabled_rows_index].value[1]:
             return None
-        other = system._plan_of(interpolated)
-        if not _compiled_throughout(system, interpolated, other):
-            return None
         run = integ._stepper._entry[2]
-        return cls(integ, forces[0], (run, native_address(run_steps, (run,))), other,
+        return cls(system, integ, forces[0], (run, native_address(run_steps, (run,))), plan,
                    count)
 
     @staticmethod
@@ -213,11 +217,14 @@ class CompiledReports:
         integ = self._integ
         start = k
         try:
-            k, status, code = run_reports(self._run, self._steps, self._other, times, k,
-                                          t_stop, t_rows, rows, self._kinetic, self._potential)
+            k, status, code = run_reports(
+                self._run, self._steps, self._other, self._other_made, times, k, t_stop,
+                t_rows, rows, self._kinetic, self._potential)
         except BaseException:
             undefer_qdotdot(integ._stepper._entry[1])
             raise
+        if status == NEED_OTHER and self._make_other():
+            status = STEPPING                   # the next call goes on from here
         t1 = integ._control_f.item(T1)
         integ._stepper.mark_realized(t1)
         if k > start:
@@ -226,10 +233,21 @@ class CompiledReports:
             t_last = float(t_rows[k - 1])
             integ._returned_time = t_last
             integ._is_interpolated = t_last < t1
-            integ._write(integ._interpolated, t_last, rows[k - 1])
+            if integ._is_interpolated:
+                integ._write(integ._interpolated, t_last, rows[k - 1])
         potential = row_sums(self._potential[start:k][:, self._enabled]) + 0
         energy[start:k] = self._kinetic[start:k] + ((0 + potential) + 0.0)
         return k, status, code
+
+    def _make_other(self) -> bool:
+        """Make the interpolated State's realization for the reports inside steps; False
+        (the report is then Python's) if it is not one compiled call."""
+        state = self._integ._interpolated
+        other = self._system._plan_of(state)
+        if not _compiled_throughout(self._system, state, other):
+            return False
+        self._other, self._other_made = other.realization, True
+        return True
 
 
 PAIRWISE_BLOCK = 128

@@ -133,7 +133,7 @@ class Integrator:
         self._project_interpolated_states = True
         self._internal_step_limit = 0
         self._advanced = None
-        self._scratch_state = None
+        self._scratch_state = self._interpolated_state = None
         self._is_interpolated = False
         self._stepper = None
         self._saw_nonfinite = False     # a derivative of the attempt under way was not finite
@@ -432,8 +432,7 @@ class Integrator:
                 state.auto_update_discrete_variables()
                 state.invalidate_all(Stage.INSTANCE)
         self._realize(state)
-        self._scratch_state = None
-        self._interpolated = state.copy()
+        self._scratch_state = self._interpolated_state = None
         self._unit_weights = self._system.calc_y_unit_weights(state)
         self._triggers = self._system.get_event_triggers(state)
         self._trigger_values = self._system.calc_event_trigger_values(state, self._triggers)
@@ -629,9 +628,9 @@ class Integrator:
         elif self._advanced.auto_update_discrete_variables():     # NEED_STEP_START
             # A step begins: the auto-update discrete variables take the values computed
             # at its start, in the work States too (Simbody's autoUpdateDiscreteVariables).
-            if self._scratch_state is not None:
-                self._scratch_state._take_auto_update_values(self._advanced)
-            self._interpolated._take_auto_update_values(self._advanced)
+            for work in (self._scratch_state, self._interpolated_state):
+                if work is not None:
+                    work._take_auto_update_values(self._advanced)
 
     def _attempt_in_python(self, t0: float, h: float) -> None:
         """The method's attempt of a step of h from t0 (``_attempt``), and the verdict on
@@ -804,6 +803,15 @@ class Integrator:
         if self._scratch_state is None:
             self._scratch_state = self._advanced.copy()
         return self._scratch_state
+
+    @property
+    def _interpolated(self):
+        """The State of reports inside a step (and of the starting step's trial): a copy
+        of the advanced State made on first use (a run whose reports fall on step ends
+        needs none)."""
+        if self._interpolated_state is None:
+            self._interpolated_state = self._advanced.copy()
+        return self._interpolated_state
 
     def _f(self, t: float, y: np.ndarray, out: np.ndarray, state=None) -> np.ndarray:
         """ẏ at (t, y), written into ``out``: one realization of ``state`` (by default the

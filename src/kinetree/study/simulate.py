@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 import kinetree.integrators as _integrators
 from kinetree.engine.forward import OVERFLOW
-from kinetree.engine.reports import REPORT_FAILED, RUN_FAILED, CompiledReports
+from kinetree.engine.reports import NEED_OTHER, REPORT_FAILED, RUN_FAILED, CompiledReports
 from kinetree.errors import (
     IntegrationError,
     InvalidArgumentError,
@@ -188,7 +188,7 @@ def simulate(system, state, t_final: float, accuracy: float | None = None,
                     limits.check(integ)
                     if stopped == RUN_FAILED and code != OVERFLOW:
                         raise integ._failed_run(code)
-                    if stopped in (RUN_FAILED, REPORT_FAILED):
+                    if stopped in (RUN_FAILED, REPORT_FAILED, NEED_OTHER):
                         fast = False    # Python takes the report again, and says why
                     continue
                 target = times[rows]
