@@ -227,3 +227,24 @@ def test_a_steady_motion_rate_that_is_not_a_number_is_refused_and_leaves_the_bod
     state = system.realize_topology()
     system.realize(state, kt.Stage.VELOCITY)
     assert pin.get_one_u(state, 0) == 2.0
+
+
+def test_force_parameters_replaced_whole_are_what_the_compiled_realization_reads():
+    """set_discrete_variable replacing the force table's parameters (the stop's stiffness
+    doubled, the slider pressed into it) changes u̇ as the element's own setter does: the
+    compiled realization reads the State's parameter array, which takes the new values in
+    place."""
+    system, forces, elements, state = element_model()
+    state.set_q([0.65])
+    index = params_index(forces, state)
+    system.realize(state, kt.Stage.ACCELERATION)
+    before = np.array(state.get_u_dot())
+    by_setter = state.copy()
+    elements["stop"].set_material_properties(by_setter, 2e3, 0.1)
+    system.realize(by_setter, kt.Stage.ACCELERATION)
+    values = np.array(forces.get_discrete_variable(by_setter, index))
+    forces.set_discrete_variable(state, index, values)
+    values[:] = np.nan                      # the caller's array is not the State's
+    system.realize(state, kt.Stage.ACCELERATION)
+    np.testing.assert_array_equal(state.get_u_dot(), by_setter.get_u_dot())
+    assert not np.array_equal(state.get_u_dot(), before)

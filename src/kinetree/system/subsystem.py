@@ -209,6 +209,12 @@ class Subsystem(RealizeHooks):
                 raise InvalidArgumentError(
                     f"{self.get_name()}.set_discrete_variable({index}): {why}; change an "
                     f"element's parameters through its setters.")
+            if isinstance(d.value, np.ndarray):
+                # Compiled code reads this array itself (a realization plan holds a view
+                # of it, made at INSTANCE): the new values go into it.
+                d.value[...] = value
+                state._discrete_changed(d)
+                return
         state._set_discrete_value(d, value)
 
     def check_loaded_discrete_variable(self, state, index: int, value) -> str | None:
