@@ -7,7 +7,7 @@ reports.
 1. Threads: 256 members on 1 and on 2 threads, against a lone ``simulate`` of a member:
    the cost per member on one thread over the lone run's, and the speed-up of 2 threads.
 2. MuJoCo: ``mujoco.rollout`` of the same 256 members on 2 threads, side by side: steps
-   per second per core of each.
+   per second per core of each, the best of each engine's runs, taken in turn.
 3. Dask: 200 members on a LocalCluster of 2 single-threaded worker processes: the wall
    time over the ideal (200 lone runs shared by 2 cores), after a first ensemble that
    loads the System and its compiled code on each worker. Then the same 200 with a
@@ -76,7 +76,7 @@ def threads(system, state) -> float:
     return two
 
 
-def mujoco_rollout(model_parts, n: int, kinetree_two: float) -> None:
+def mujoco_rollout(system, state, model_parts, n: int, kinetree_two: float) -> None:
     parents, frames, bodies, q, u = model_parts
     model, data = mujoco_tree(parents, frames, bodies, H, "RK4")
     spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
@@ -91,10 +91,12 @@ def mujoco_rollout(model_parts, n: int, kinetree_two: float) -> None:
     datas = [mujoco.MjData(model) for _ in range(2)]
     rollout.rollout(model, datas, states, nstep=steps)         # the pool, started
     best = float("inf")
-    for _ in range(3):
+    for _ in range(3):      # interleaved with kinetree's: the machine's speed wanders
         start = time.perf_counter()
         rollout.rollout(model, datas, states, nstep=steps)
         best = min(best, time.perf_counter() - start)
+        kinetree_two = min(kinetree_two, ensemble_seconds(
+            system, state, n, executor="threads", max_workers=2)[0])
     per_core = n * steps / 2
     print(f"[2] MuJoCo rollout, {n} members on 2 threads: {per_core / best / 1e3:.0f} k steps "
           f"per second per core; kinetree {per_core / kinetree_two / 1e3:.0f} k "
@@ -148,7 +150,7 @@ def dask_runs(system, state, lone: float) -> None:
 def main() -> None:
     system, state, parts = pin_chain()
     two = threads(system, state)
-    mujoco_rollout(parts, 256, two)
+    mujoco_rollout(system, state, parts, 256, two)
     dask_runs(system, state, lone_seconds(system, state))
 
 
