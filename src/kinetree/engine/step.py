@@ -246,7 +246,6 @@ def run_steps(run):
         return _run_steps(run.control_f, run.control_i, run.work, run.k, run.tableau,
                           run.weights, run.group_ends, run.model, run.data, run.realize,
                           run.project)
-    # The derivatives need no q̈: it is computed once, for the State the run leaves.
     model, data = run.model, run.data
     data.status[QDOTDOT_DEFERRED] = 1
     failed = _run_steps(run.control_f, run.control_i, run.work, run.k, run.tableau,
