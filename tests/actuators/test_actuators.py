@@ -125,3 +125,18 @@ def test_a_coordinate_the_mobilizer_lacks_is_refused_naming_the_actuator():
     actuators.add_actuator(CoordinateActuator("tau", b2, 1))
     with pytest.raises(InvalidArgumentError, match="CoordinateActuator 'tau'.*1 coordinates"):
         system.realize_model(system.realize_topology())
+
+
+def test_controls_replaced_whole_are_what_the_compiled_realization_reads():
+    """set_discrete_variable replacing the actuators' default controls whole acts as
+    set_controls does: the compiled realization reads the State's own array."""
+    system, matter, forces, (b1, b2, b3), actuators = chain(True)
+    actuators.add_actuator(CoordinateActuator("tau", b2, 0, optimal_force=3.0))
+    by_setter, state = (accelerations(system, matter, lambda s: None)[1] for _ in range(2))
+    index = actuators._defaults_index
+    actuators.set_controls(by_setter, {"tau": 0.7})
+    system.realize(by_setter, kt.Stage.ACCELERATION)
+    actuators.set_discrete_variable(state, index, np.array([0.7]))
+    system.realize(state, kt.Stage.ACCELERATION)
+    assert matter.get_u_dot(state).tobytes() == matter.get_u_dot(by_setter).tobytes()
+    assert actuators.get_controls(state)[0] == 0.7

@@ -225,6 +225,9 @@ class ActuatorSubsystem(Subsystem):
     def _params_array(self, state) -> np.ndarray:
         return state._discrete(self, self._params_index, "ActuatorSubsystem").value
 
+    def _compiled_variables(self) -> tuple:
+        return (self._params_index, self._defaults_index)
+
     def _outputs(self, state, where: str) -> np.ndarray:
         """The actuators' outputs (``actuator.OUT_*`` columns), realized at DYNAMICS."""
         self._require(state, Stage.DYNAMICS, where)

@@ -253,6 +253,9 @@ class GeneralForceSubsystem(ForceSubsystem):
     def _params_array(self, state) -> np.ndarray:
         return state._discrete(self, self._params_index, "GeneralForceSubsystem").value
 
+    def _compiled_variables(self) -> tuple:
+        return (self._params_index,)
+
     def _python_dynamics(self, state, compiled_elsewhere=frozenset()) -> None:
         """The Python of DYNAMICS: element hooks, then the enabled Python elements but
         those ``compiled_elsewhere`` (indices of elements whose forces the compiled

@@ -209,13 +209,19 @@ class Subsystem(RealizeHooks):
                 raise InvalidArgumentError(
                     f"{self.get_name()}.set_discrete_variable({index}): {why}; change an "
                     f"element's parameters through its setters.")
-            if isinstance(d.value, np.ndarray):
+            if index in self._compiled_variables():
                 # Compiled code reads this array itself (a realization plan holds a view
                 # of it, made at INSTANCE): the new values go into it.
                 d.value[...] = value
                 state._discrete_changed(d)
                 return
         state._set_discrete_value(d, value)
+
+    def _compiled_variables(self) -> tuple:
+        """The indices of the discrete variables whose arrays the compiled realization
+        reads in place (its plan holds views of them, made at INSTANCE):
+        ``set_discrete_variable`` writes new values into those arrays."""
+        return ()
 
     def check_loaded_discrete_variable(self, state, index: int, value) -> str | None:
         """What makes ``value``, read from a file (State.load, a checkpoint) for discrete
