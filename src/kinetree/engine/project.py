@@ -360,8 +360,7 @@ def project_steps(model, data, realize, scratch, control_i, control_f):
             control_i[ITERATIONS] += 1
             phase = Q_DONE
             if flags & LOCAL and control_i[ITERATIONS] >= 2 and norm > before:
-                for i in range(nq):     # diverging: back to the step's start, and stop
-                    q[i] = q_start[i]
+                _copy(q_start, q)       # diverging: back to the step's start, and stop
                 status = _q_moved(realize, model, data, control_i, Q_DONE)
                 if status != 0:
                     return status
@@ -464,10 +463,8 @@ def project_y(model, data, realize, y, tolerance, flags):
     PROJECTED, NOT_NEEDED, PROJECTION_FAILED or a realization's failure code."""
     q, u = data.q, data.u
     nq, nu = q.shape[0], u.shape[0]
-    for i in range(nq):
-        q[i] = y[i]
-    for i in range(nu):
-        u[i] = y[nq + i]
+    _copy(y[:nq], q)
+    _copy(y[nq:nq + nu], u)
     scratch, control_i = data.project_work, data.project_control
     control_f = scratch[CONTROL_F, :N_CONTROL_F]
     scratch[U_SCALE:PV_WEIGHTS + 1] = 1.0
@@ -477,8 +474,6 @@ def project_y(model, data, realize, y, tolerance, flags):
     control_f[TOLERANCE] = tolerance
     status = project_steps(model, data, realize, scratch, control_i, control_f)
     if status == PROJECTED:
-        for i in range(nq):
-            y[i] = q[i]
-        for i in range(nu):
-            y[nq + i] = u[i]
+        _copy(q, y[:nq])
+        _copy(u, y[nq:nq + nu])
     return status

@@ -242,17 +242,16 @@ def run_steps(run):
     UNRESOLVED; after a failure the control arrays hold the last accepted step, and
     ``control_i[END_PENDING]`` says whether its end derivative is still owed. The
     derivatives need no q̈: the run computes it once, for the State it leaves realized."""
-    if run.control_i[PYTHON] != 0:
-        return _run_steps(run.control_f, run.control_i, run.work, run.k, run.tableau,
-                          run.weights, run.group_ends, run.model, run.data, run.realize,
-                          run.project)
     model, data = run.model, run.data
-    data.status[QDOTDOT_DEFERRED] = 1
+    compiled = run.control_i[PYTHON] == 0       # a run for Python has no model of its own
+    if compiled:
+        data.status[QDOTDOT_DEFERRED] = 1
     failed = _run_steps(run.control_f, run.control_i, run.work, run.k, run.tableau,
                         run.weights, run.group_ends, model, data, run.realize, run.project)
-    data.status[QDOTDOT_DEFERRED] = 0
-    qdotdot_sweep(unpack_tree(model.tree_i, model.tree_f, model.mobilizer_kinds), data.q,
-                  data.u, data.udot, data.qdotdot_work, data.qdotdot)
+    if compiled:
+        data.status[QDOTDOT_DEFERRED] = 0
+        qdotdot_sweep(unpack_tree(model.tree_i, model.tree_f, model.mobilizer_kinds), data.q,
+                      data.u, data.udot, data.qdotdot_work, data.qdotdot)
     return failed
 
 
