@@ -258,6 +258,29 @@ def test_outputs_and_derivatives_agree_with_opensim(case, frames):
     assert not bad, (report, bad)
 
 
+def test_the_damped_fiber_velocity_is_the_root_of_the_force_balance():
+    """Tendon forces made from a known fiber velocity, inside the force-velocity curve's
+    domain and beyond it (where the curve is linear), give that velocity back to
+    round-off; a NaN tendon force and a balance no velocity meets are reported as not
+    converged."""
+    muscle = Millard2012EquilibriumMuscle("m")
+    c = np.asarray(muscle._params())
+    fiso, beta = muscle.properties["max_isometric_force"], muscle.properties["fiber_damping"]
+    solve, curve = mm.damped_fiber_velocity.py_func, mm.curve.py_func
+    rng = np.random.default_rng(7)
+    for v in np.concatenate([rng.uniform(-1.6, 1.6, 300), [-1.0, -0.9, 0.0, 0.9, 1.0]]):
+        a, fal, fpe = rng.uniform(0.01, 1.0), rng.uniform(0.0, 1.0), rng.uniform(0.0, 0.5)
+        cos_phi = rng.uniform(0.7, 1.0)
+        fv = curve(c, mm.C_FV, v)[0]
+        fse = (a * fal * fv + fpe + beta * v) * cos_phi
+        found, fv_found, converged = solve(fiso, a, fal, fpe, fse, beta, cos_phi, c, mm.C_FV)
+        assert converged
+        assert found == pytest.approx(v, abs=1e-12)
+        assert fv_found == pytest.approx(fv, abs=1e-12)
+    assert not solve(fiso, 0.5, 0.5, 0.1, np.nan, beta, 1.0, c, mm.C_FV)[2]
+    assert not solve(fiso, 0.5, 0.5, 0.1, 0.3, beta, 0.0, c, mm.C_FV)[2]
+
+
 @pytest.mark.parametrize("case", ["elastic", "elastic_pennated", "undamped_pennated",
                                   "no_activation_dynamics", "undamped_fitted_curves"])
 def test_equilibrium_fiber_length_agrees_with_opensim(case, frames):

@@ -464,25 +464,20 @@ def curve(c, at, x):
 
 
 @helper(error_model="numpy")
-def locate(c, at, x):
-    """(k, u): the offset in ``c`` of the section of the curve at ``at`` holding x and
-    the u where its x(u) = x; k = -1 beyond the domain (where the curve is linear) and
-    for a NaN x."""
-    if not (c[at + 1] <= x <= c[at + 2]):
-        return -1, 0.0
-    k = _section_of(c, at, x)
-    if k < 0:
-        return -1, 0.0
-    return k, _solve_u(c, k, x)
-
-
-@helper(error_model="numpy")
 def on_section(c, k, u):
     """(x, y, dy/dx, dx/du) of the section at c[k:] at u: the curve's point at a u
     known without solving for it (a Newton iteration in u)."""
     x, dx = _poly(c, k + _POWER, u)
     y, dy = _poly(c, k + _POWER + 6, u)
     return x, y, dy / dx, dx
+
+
+@helper(error_model="numpy")
+def on_section2(c, k, u):
+    """(x, dx/du, d²x/du², y, dy/du, d²y/du²) of the section at c[k:] at u."""
+    x, dx, ddx = _poly2(c, k + _POWER, u)
+    y, dy, ddy = _poly2(c, k + _POWER + 6, u)
+    return x, dx, ddx, y, dy, ddy
 
 
 @helper(error_model="numpy")

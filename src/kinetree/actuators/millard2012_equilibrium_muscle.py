@@ -8,7 +8,7 @@ Its options: ``ignore_tendon_compliance`` (a rigid tendon: the fiber length foll
 path, no fiber state), ``ignore_activation_dynamics`` (activation is the excitation, no
 activation state), and ``fiber_damping`` (0: the fiber velocity from the inverse
 force-velocity curve, singular at zero activation; > 0, the default 0.1: the damped
-equilibrium solved for the fiber velocity by Newton's method). OpenSim adjusts the curves
+equilibrium solved for the fiber velocity). OpenSim adjusts the curves
 to the option in use, and so does this module: the damped and the rigid-tendon models
 use an active force-length minimum of 0 and force-velocity end slopes of 0, the undamped
 elastic model a minimum of at least 0.1 and concentric and eccentric end slopes of at
@@ -340,45 +340,76 @@ def activation_derivative(activation, excitation, tau_act, tau_deact, min_activa
 
 
 @helper(error_model="numpy")
-def damped_fiber_velocity(fiso, a, fal, fpe, fse, beta, cos_phi, c, at_fv, at_fv_inverse):
+def damped_fiber_velocity(fiso, a, fal, fpe, fse, beta, cos_phi, c, at_fv):
     """(normalized fiber velocity, force-velocity multiplier, converged) where the damped
     fiber force a fal fv + fpe + beta v (times fiso, along the tendon) equals the tendon
-    force fse fiso: Newton's method from the undamped solution, to 1e-10 fiso as OpenSim;
-    the velocity is -1 when it fails to converge, as OpenSim's. Where the slope vanishes
-    (a muscle of almost no strength) it stops there, where OpenSim tries a random step.
+    force fse fiso; the velocity is -1 where there is no such root, as OpenSim's.
 
-    Inside a section of the force-velocity curve the unknown is the section's parameter
-    u (v = x(u), fv = y(u)): a step costs two polynomials, where a step in v would solve
-    x(u) = v again. A step that leaves the section is taken in v. Once within OpenSim's
-    tolerance, one more step in u carries the balance to round-off, so that the result
-    does not depend on the path to it (OpenSim's own stops anywhere within 1e-10 fiso)."""
+    The imbalance grows with the velocity, so the root lies in the section of the
+    force-velocity curve whose ends' imbalances (at its end control points) have
+    opposite signs, or beyond the curve's domain, where it is linear and the root is
+    one step away. Inside a section the unknown is its parameter u (v = x(u), fv =
+    y(u)), from where the chord between the ends crosses zero, by Halley's method kept
+    inside the bracket of u, ending after a step below HALLEY_DONE: the root to
+    round-off, where OpenSim's Newton's method in v stops anywhere within 1e-10 fiso
+    (the velocities differ by that residual at most)."""
     tol = max(1.0e-10 * fiso, SIGNIFICANT_REAL * 100.0)
-    fv = (fse / max(cos_phi, 0.01) - fpe) / (max(a, 0.01) * max(fal, 0.01))
-    v = min(max(curve(c, at_fv_inverse, fv)[0], -1.0), 1.0)
-    k, u = curves.locate(c, at_fv, v)
-    for _ in range(DAMPED_ITERATIONS):
-        dv_du = 0.0
-        if k >= 0:
-            v, fv, dfv, dv_du = curves.on_section(c, k, u)
-        else:
-            fv, dfv = curve(c, at_fv, v)
-        err = (fiso * (a * fal * fv) + (fiso * fpe + fiso * beta * v)) * cos_phi - fse * fiso
+    n = int(c[at_fv])
+    first = at_fv + curves.HEADER
+    last = first + curves.SECTION * (n - 1)
+
+    def imbalance(v, fv):
+        return (fiso * (a * fal * fv) + (fiso * fpe + fiso * beta * v)) * cos_phi - fse * fiso
+
+    # beyond the domain: a line
+    err_start = imbalance(c[first], c[first + 6])
+    err_end = imbalance(c[last + 5], c[last + 11])
+    if err_start > 0.0 or err_end < 0.0:
+        side = 0 if err_start > 0.0 else 1
+        err = err_start if side == 0 else err_end
+        v0, fv0, dfv = c[at_fv + 1 + side], c[at_fv + 3 + side], c[at_fv + 5 + side]
         slope = fiso * (a * fal * dfv + beta) * cos_phi
-        if abs(err) <= tol:
-            if k >= 0 and abs(slope) > SIGNIFICANT_REAL:
-                u_last = u - err / (slope * dv_du)
-                if 0.0 <= u_last <= 1.0:
-                    v, fv, _, _ = curves.on_section(c, k, u_last)
+        if not abs(slope) > SIGNIFICANT_REAL:
+            return -1.0, fv0, False
+        v = v0 - err / slope
+        fv = fv0 + dfv * (v - v0)
+        if abs(imbalance(v, fv)) <= tol:
             return v, fv, True
-        if abs(slope) <= SIGNIFICANT_REAL:
-            break
-        if k >= 0:
-            u_next = u - err / (slope * dv_du)
-            if 0.0 <= u_next <= 1.0:
-                u = u_next
-                continue
-        v -= err / slope
-        k, u = curves.locate(c, at_fv, v)
+        return -1.0, fv, False
+    # the section whose end imbalances bracket the root
+    k = first
+    err_lo = imbalance(c[k], c[k + 6])
+    err_hi = imbalance(c[k + 5], c[k + 11])
+    while err_hi < 0.0 and k < last:
+        k += curves.SECTION
+        err_lo = err_hi
+        err_hi = imbalance(c[k + 5], c[k + 11])
+    if not (err_lo <= 0.0 <= err_hi):
+        return -1.0, c[k + 6], False
+    lo, hi = 0.0, 1.0
+    u = err_lo / (err_lo - err_hi) if err_hi > err_lo else 0.5
+    fv = c[k + 6]
+    scale = fiso * cos_phi
+    for _ in range(DAMPED_ITERATIONS):
+        v, dv, ddv, fv, dfv, ddfv = curves.on_section2(c, k, u)
+        err = imbalance(v, fv)
+        d1 = scale * (a * fal * dfv + beta * dv)
+        d2 = scale * (a * fal * ddfv + beta * ddv)
+        if err < 0.0:
+            lo = u
+        else:
+            hi = u
+        den = 2.0 * d1 * d1 - err * d2
+        nxt = u - 2.0 * err * d1 / den if abs(den) > SIGNIFICANT_REAL else -1.0
+        if lo <= nxt <= hi:
+            if abs(nxt - u) < curves.HALLEY_DONE:
+                v, fv, _, _ = curves.on_section(c, k, nxt)
+                return v, fv, True
+            u = nxt
+        elif abs(err) <= tol:
+            return v, fv, True
+        else:
+            u = 0.5 * (lo + hi)
     return -1.0, fv, False
 
 
@@ -426,8 +457,7 @@ def fiber_dynamics(af, at, activation, fiber_length, length, speed, out):
         fse = curve(af, at + C_FSE, tendon_length / lts)[0]
         if damped:
             dlce_n, fv, converged = damped_fiber_velocity(
-                fiso, activation, fal, fpe, fse, beta, cos_phi, af, at + C_FV,
-                at + C_FV_INVERSE)
+                fiso, activation, fal, fpe, fse, beta, cos_phi, af, at + C_FV)
             if not converged:
                 fse = np.nan
         else:
