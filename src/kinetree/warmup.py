@@ -12,7 +12,8 @@ they are there. The warm-up compiles them on every core, in parallel jobs:
 - every other element kind, each function of it compiled by itself (``engine/kinds.py``);
 - then programs that use them: a model with every mobilizer kind, the matter
   subsystem's operators (mass matrix, Jacobians, inverse dynamics, constraint
-  matrices), the flagship example's physics, cables over every obstacle shape, and each
+  matrices), the flagship example's physics, cables over every obstacle shape, the
+  closest points of convex shapes, and each
   robot (URDF) and OpenSim model
   bundled with a checkout of the repository, loaded and realized (a model with muscles
   equilibrated and simulated briefly).
@@ -264,6 +265,18 @@ def _cables() -> None:
     cable.apply_body_forces(state, 1.0, np.zeros((matter.get_num_bodies(), 6)))
 
 
+def _convex() -> None:
+    """The pair query of convex shapes, overlapping and apart."""
+    shapes = [kt.ContactGeometry.Sphere(0.1), kt.ContactGeometry.Capsule(0.1, 0.2),
+              kt.ContactGeometry.Brick([0.1, 0.1, 0.1]), kt.ContactGeometry.Cylinder(0.1, 0.1),
+              kt.ContactGeometry.Ellipsoid([0.1, 0.2, 0.1]),
+              kt.ContactGeometry.Convex(np.eye(3).tolist() + [[0, 0, 0]])]
+    for shape, gaps in zip(shapes, [(0.5, 0.05)] * 3 + [(0.5,)] * 2 + [(0.5, 0.05)]):
+        for gap in gaps:
+            kt.contact.closest_points(kt.Transform(), kt.ContactGeometry.Sphere(0.1),
+                                      kt.Transform(kt.Rotation(), [gap, 0, 0]), shape)
+
+
 def _urdf(path: str) -> None:
     model = kt.io.load_urdf(path)
     kt.simulate(model.system, model.get_default_state(), SIMULATED_TIME, progress=False)
@@ -283,7 +296,7 @@ def jobs() -> tuple[list, list]:
                 first.append((f"{family} kinds", _kinds, (family, part)))
     then = [("every mobilizer", _every_mobilizer, ()), ("operators", _operators, ()),
             ("the demo", _demo, ()), ("a model with Python", _python_model, ()),
-            ("cables", _cables, ())]
+            ("cables", _cables, ()), ("convex shapes", _convex, ())]
     bundled = _compile_cache.PACKAGE_DIR.parents[1] / "models"
     then += [(path.stem, _urdf, (str(path),)) for path in sorted(bundled.glob("urdf/*.urdf"))]
     then += [(path.stem, _opensim, (str(path),))

@@ -1,9 +1,11 @@
 """Contact (paper §5, Appendix A): geometry and materials, contact tracking, and the
 compliant force models.
 
-* Geometry: ContactGeometry.HalfSpace, Sphere, Ellipsoid (geometry.py) and TriangleMesh,
-  Brick, Cylinder (mesh.py); ContactMaterial with Appendix A's combining rules
-  (material.py); ContactSurface = geometry + material + layer thickness (surface.py).
+* Geometry: ContactGeometry.HalfSpace, Sphere, Ellipsoid (geometry.py), TriangleMesh,
+  Brick, Cylinder (mesh.py), Capsule (capsule.py) and Convex (convex_hull.py); the
+  closest points and penetration of convex pairs, compiled (convex.py); ContactMaterial
+  with Appendix A's combining rules (material.py); ContactSurface = geometry + material +
+  layer thickness (surface.py).
 * Tracking: ContactTrackerSubsystem (tracker.py) over the pair search of collision.py.
 * Forces: CompliantContactSubsystem (compliant.py: Hertz/Hunt-Crossley/Stribeck, elastic
   foundation); GeneralContactSubsystem (general.py) with HuntCrossleyForce and
@@ -12,7 +14,10 @@ compliant force models.
 * The formulas themselves: hertz.py, friction.py.
 """
 
+from kinetree.contact.capsule import Capsule
 from kinetree.contact.compliant import CompliantContactSubsystem, ContactForce
+from kinetree.contact.convex import ClosestPoints, closest_points
+from kinetree.contact.convex_hull import Convex
 from kinetree.contact.elastic_foundation_force import ElasticFoundationForce
 from kinetree.contact.friction import hollars, hollars_kernel, stribeck, stribeck_kernel
 from kinetree.contact.general import GeneralContactSubsystem
@@ -63,6 +68,10 @@ from kinetree.contact.tracker import (
 
 __all__ = [
     "Brick",
+    "Capsule",
+    "ClosestPoints",
+    "Convex",
+    "closest_points",
     "CompliantContactSubsystem",
     "ContactEventHandler",
     "ContactEventReporter",

@@ -1,0 +1,621 @@
+"""The distance and the penetration of pairs of convex shapes, compiled: GJK on support
+functions, and the separating-axis test for overlapping polytopes.
+
+Each shape is its *core* swept by a sphere of radius *margin*: a Sphere is a point with a
+margin, a Capsule a segment with one, a Brick, Cylinder, Ellipsoid or Convex hull its
+own core with none. Its support function s(d), the core's point farthest along d, is all
+GJK needs (Gilbert, Johnson and Keerthi 1988): it walks a simplex of the Minkowski
+difference A - B toward the origin, and the point of that set nearest the origin is the
+pair's closest points. GJK ends exactly on polytopes (a support point repeats) and, on
+curved cores, once the distance's upper and lower bounds agree to 1e-13 of it.
+
+Cores that overlap have no distance, but a penetration: the shortest translation that
+separates them, along a normal of a face of A - B. For polytopes (points, segments,
+bricks, hulls) those normals are the faces' normals and the edges' cross products, so
+the separating-axis test over them is exact. The margins are then added: a sphere's or a
+capsule's contact is exact whenever its core's is.
+
+A pair's result, in G: the signed distance (m, negative in penetration), the closest
+points of the two surfaces (the deepest points in penetration) and the unit normal from
+A toward B.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from kinetree.errors import InvalidArgumentError
+from kinetree.jit import helper
+from kinetree.multibody.kernels.small import add3, cross3, dot3, scale3, sub3
+
+POINT, SEGMENT, BOX, CYLINDER, ELLIPSOID, HULL, HALF_SPACE = 0, 1, 2, 3, 4, 5, 6
+"""Core kinds. dims: SEGMENT (half length along z), BOX (half lengths), CYLINDER (radius,
+half length along z), ELLIPSOID (semi-axes); a HULL's vertices are its own array. A
+HALF_SPACE (x > 0 of its frame, Simbody's) is only ever shape A of a pair."""
+
+GJK_ITERATIONS = 200
+"""Enough for curved cores (GJK converges linearly there); polytopes end in a few."""
+GJK_RELATIVE = 1e-13
+"""GJK ends once the distance's upper and lower bounds differ by this fraction of it."""
+POLISH_STEPS = 8
+"""Steps that settle the normal between a curved core and a polytope (see ``_polish``)."""
+_TINY = 1e-300
+
+
+# ---------------------------------------------------------------- support functions
+@helper(error_model="numpy")
+def _sign(x):
+    return 1.0 if x >= 0.0 else -1.0
+
+
+@helper(error_model="numpy")
+def support_S(kind, dims, vertices, d):
+    """The core's point (m, in its frame S) farthest along d (in S)."""
+    if kind == SEGMENT:
+        return (0.0, 0.0, _sign(d[2]) * dims[0])
+    if kind == BOX:
+        return (_sign(d[0]) * dims[0], _sign(d[1]) * dims[1], _sign(d[2]) * dims[2])
+    if kind == CYLINDER:
+        rho = math.sqrt(d[0] * d[0] + d[1] * d[1])
+        z = _sign(d[2]) * dims[1]
+        if rho <= _TINY:
+            return (0.0, 0.0, z)
+        return (dims[0] * d[0] / rho, dims[0] * d[1] / rho, z)
+    if kind == ELLIPSOID:
+        w = (dims[0] * dims[0] * d[0], dims[1] * dims[1] * d[1], dims[2] * dims[2] * d[2])
+        s = math.sqrt(dot3(w, d))
+        if s <= _TINY:
+            return (dims[0], 0.0, 0.0)
+        return (w[0] / s, w[1] / s, w[2] / s)
+    if kind == HULL:
+        best = 0
+        most = -math.inf
+        for i in range(vertices.shape[0]):
+            h = vertices[i, 0] * d[0] + vertices[i, 1] * d[1] + vertices[i, 2] * d[2]
+            if h > most:
+                most = h
+                best = i
+        return (vertices[best, 0], vertices[best, 1], vertices[best, 2])
+    return (0.0, 0.0, 0.0)
+
+
+@helper(error_model="numpy")
+def _to_S(R, d):
+    return (R[0, 0] * d[0] + R[1, 0] * d[1] + R[2, 0] * d[2],
+            R[0, 1] * d[0] + R[1, 1] * d[1] + R[2, 1] * d[2],
+            R[0, 2] * d[0] + R[1, 2] * d[1] + R[2, 2] * d[2])
+
+
+@helper(error_model="numpy")
+def _to_G(R, p, x):
+    return (R[0, 0] * x[0] + R[0, 1] * x[1] + R[0, 2] * x[2] + p[0],
+            R[1, 0] * x[0] + R[1, 1] * x[1] + R[1, 2] * x[2] + p[1],
+            R[2, 0] * x[0] + R[2, 1] * x[1] + R[2, 2] * x[2] + p[2])
+
+
+@helper(error_model="numpy")
+def support_G(kind, dims, vertices, R, p, d):
+    """The core's point (m, in G) farthest along d (in G), the core posed at X_GS = (R, p)."""
+    return _to_G(R, p, support_S(kind, dims, vertices, _to_S(R, d)))
+
+
+# ---------------------------------------------------------------- GJK
+@helper(error_model="numpy")
+def _row(a, i):
+    return (a[i, 0], a[i, 1], a[i, 2])
+
+
+@helper(error_model="numpy")
+def _keep(w, pa, pb, lam, n, keep):
+    """Keep the simplex vertices flagged in ``keep`` (in order), with their weights."""
+    m = 0
+    for i in range(n):
+        if keep[i]:
+            for k in range(3):
+                w[m, k] = w[i, k]
+                pa[m, k] = pa[i, k]
+                pb[m, k] = pb[i, k]
+            lam[m] = lam[i]
+            m += 1
+    return m
+
+
+@helper(error_model="numpy")
+def _closest_on_segment(a, b):
+    """(weight of a, weight of b) of the point of segment ab nearest the origin."""
+    ab = sub3(b, a)
+    den = dot3(ab, ab)
+    if den <= _TINY:
+        return 1.0, 0.0
+    t = -dot3(a, ab) / den
+    if t <= 0.0:
+        return 1.0, 0.0
+    if t >= 1.0:
+        return 0.0, 1.0
+    return 1.0 - t, t
+
+
+@helper(error_model="numpy")
+def _closest_on_triangle(a, b, c):
+    """Barycentric weights (of a, b, c) of the point of triangle abc nearest the origin
+    (Ericson's Voronoi-region walk, Real-Time Collision Detection §5.1.5)."""
+    ab, ac = sub3(b, a), sub3(c, a)
+    ap = scale3(-1.0, a)
+    d1, d2 = dot3(ab, ap), dot3(ac, ap)
+    if d1 <= 0.0 and d2 <= 0.0:
+        return 1.0, 0.0, 0.0
+    bp = scale3(-1.0, b)
+    d3, d4 = dot3(ab, bp), dot3(ac, bp)
+    if d3 >= 0.0 and d4 <= d3:
+        return 0.0, 1.0, 0.0
+    vc = d1 * d4 - d3 * d2
+    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
+        v = d1 / (d1 - d3)
+        return 1.0 - v, v, 0.0
+    cp = scale3(-1.0, c)
+    d5, d6 = dot3(ab, cp), dot3(ac, cp)
+    if d6 >= 0.0 and d5 <= d6:
+        return 0.0, 0.0, 1.0
+    vb = d5 * d2 - d1 * d6
+    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
+        w = d2 / (d2 - d6)
+        return 1.0 - w, 0.0, w
+    va = d3 * d6 - d5 * d4
+    if va <= 0.0 and (d4 - d3) >= 0.0 and (d5 - d6) >= 0.0:
+        w = (d4 - d3) / ((d4 - d3) + (d5 - d6))
+        return 0.0, 1.0 - w, w
+    den = va + vb + vc
+    if den <= _TINY:           # a degenerate triangle: its best edge
+        s0, s1 = _closest_on_segment(a, b)
+        t0, t1 = _closest_on_segment(a, c)
+        u0, u1 = _closest_on_segment(b, c)
+        pab = add3(scale3(s0, a), scale3(s1, b))
+        pac = add3(scale3(t0, a), scale3(t1, c))
+        pbc = add3(scale3(u0, b), scale3(u1, c))
+        dab, dac, dbc = dot3(pab, pab), dot3(pac, pac), dot3(pbc, pbc)
+        if dab <= dac and dab <= dbc:
+            return s0, s1, 0.0
+        if dac <= dbc:
+            return t0, 0.0, t1
+        return 0.0, u0, u1
+    v = vb / den
+    w = vc / den
+    return 1.0 - v - w, v, w
+
+
+@helper(error_model="numpy")
+def _reduce(w, pa, pb, lam, n):
+    """Replace the simplex by the smallest face holding its point nearest the origin, with
+    that point's barycentric weights in lam; returns (its vertex count, whether the
+    tetrahedron encloses the origin)."""
+    keep = np.zeros(4, dtype=np.bool_)
+    if n == 1:
+        lam[0] = 1.0
+        return 1, False
+    if n == 2:
+        l0, l1 = _closest_on_segment(_row(w, 0), _row(w, 1))
+        lam[0], lam[1] = l0, l1
+        keep[0], keep[1] = l0 > 0.0, l1 > 0.0
+        return _keep(w, pa, pb, lam, 2, keep), False
+    if n == 3:
+        l0, l1, l2 = _closest_on_triangle(_row(w, 0), _row(w, 1), _row(w, 2))
+        lam[0], lam[1], lam[2] = l0, l1, l2
+        keep[0], keep[1], keep[2] = l0 > 0.0, l1 > 0.0, l2 > 0.0
+        return _keep(w, pa, pb, lam, 3, keep), False
+    # a tetrahedron: does it hold the origin (its barycentric coordinates of the
+    # origin, by signed volumes, all >= 0)? Else the nearest of its faces' points: a
+    # test of the faces' sides alone errs once the simplex goes flat
+    p0, p1, p2, p3 = _row(w, 0), _row(w, 1), _row(w, 2), _row(w, 3)
+    volume = dot3(sub3(p1, p0), cross3(sub3(p2, p0), sub3(p3, p0)))
+    scale = dot3(sub3(p1, p0), sub3(p1, p0)) + dot3(sub3(p2, p0), sub3(p2, p0)) \
+        + dot3(sub3(p3, p0), sub3(p3, p0))
+    if abs(volume) > 1e-12 * scale ** 1.5:
+        b0 = dot3(sub3(p1, (0.0, 0.0, 0.0)), cross3(p2, p3))
+        b1 = -dot3(p0, cross3(p2, p3))
+        b2 = dot3(p0, cross3(p1, p3))
+        b3 = -dot3(p0, cross3(p1, p2))
+        inside = (b0 / volume >= 0.0 and b1 / volume >= 0.0 and b2 / volume >= 0.0
+                  and b3 / volume >= 0.0)
+        if inside:
+            return 4, True
+    best = math.inf
+    faces = ((0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 3, 1), (1, 2, 3, 0))
+    chosen = 0
+    weights = (1.0, 0.0, 0.0)
+    for f in range(4):
+        i, j, k, _ = faces[f]
+        a, b, c = _row(w, i), _row(w, j), _row(w, k)
+        l0, l1, l2 = _closest_on_triangle(a, b, c)
+        x = add3(add3(scale3(l0, a), scale3(l1, b)), scale3(l2, c))
+        dist = dot3(x, x)
+        if dist < best:
+            best = dist
+            chosen = f
+            weights = (l0, l1, l2)
+    i, j, k, _ = faces[chosen]
+    lam[0], lam[1], lam[2], lam[3] = 0.0, 0.0, 0.0, 0.0
+    lam[i], lam[j], lam[k] = weights
+    for m in range(4):
+        keep[m] = lam[m] > 0.0
+    return _keep(w, pa, pb, lam, 4, keep), False
+
+
+@helper(error_model="numpy")
+def _is_curved(kind):
+    return kind == CYLINDER or kind == ELLIPSOID
+
+
+@helper(error_model="numpy")
+def gjk(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_):
+    """GJK on the cores A and B posed in G: (distance (m), point of A, point of B, in G);
+    distance 0 (and NaN points) where the cores overlap."""
+    w = np.empty((4, 3))
+    pa = np.empty((4, 3))
+    pb = np.empty((4, 3))
+    lam = np.empty(4)
+    w_kept = np.empty((4, 3))
+    pa_kept = np.empty((4, 3))
+    pb_kept = np.empty((4, 3))
+    lam_kept = np.empty(4)
+    d0 = sub3(pa_, pb_)
+    if dot3(d0, d0) <= _TINY:
+        d0 = (1.0, 0.0, 0.0)
+    sa = support_G(ka, da, va, Ra, pa_, scale3(-1.0, d0))
+    sb = support_G(kb, db, vb, Rb, pb_, d0)
+    n = 1
+    for k in range(3):
+        pa[0, k], pb[0, k] = sa[k], sb[k]
+        w[0, k] = sa[k] - sb[k]
+    lam[0] = 1.0
+    v = _row(w, 0)
+    nan = (math.nan, math.nan, math.nan)
+    for _ in range(GJK_ITERATIONS):
+        vv = dot3(v, v)
+        if vv <= _TINY:
+            return 0.0, nan, nan
+        sa = support_G(ka, da, va, Ra, pa_, scale3(-1.0, v))
+        sb = support_G(kb, db, vb, Rb, pb_, v)
+        x = sub3(sa, sb)
+        if vv - dot3(v, x) <= GJK_RELATIVE * vv:
+            break
+        repeated = False
+        for i in range(n):
+            if w[i, 0] == x[0] and w[i, 1] == x[1] and w[i, 2] == x[2]:
+                repeated = True
+        if repeated:
+            break
+        for i in range(n):                  # kept, should the step not help
+            for k in range(3):
+                w_kept[i, k], pa_kept[i, k], pb_kept[i, k] = w[i, k], pa[i, k], pb[i, k]
+            lam_kept[i] = lam[i]
+        n_kept = n
+        for k in range(3):
+            pa[n, k], pb[n, k], w[n, k] = sa[k], sb[k], x[k]
+        n += 1
+        n, enclosed = _reduce(w, pa, pb, lam, n)
+        if enclosed:
+            return 0.0, nan, nan
+        nv = (0.0, 0.0, 0.0)
+        for i in range(n):
+            nv = add3(nv, scale3(lam[i], _row(w, i)))
+        if dot3(nv, nv) >= vv:
+            # no progress: round-off on a simplex gone flat has the last word, and the
+            # last simplex is the best there is
+            n = n_kept
+            for i in range(n):
+                for k in range(3):
+                    w[i, k], pa[i, k], pb[i, k] = w_kept[i, k], pa_kept[i, k], pb_kept[i, k]
+                lam[i] = lam_kept[i]
+            break
+        v = nv
+    point_a = (0.0, 0.0, 0.0)
+    point_b = (0.0, 0.0, 0.0)
+    total = 0.0
+    for i in range(n):
+        total += lam[i]
+    for i in range(n):
+        point_a = add3(point_a, scale3(lam[i] / total, _row(pa, i)))
+        point_b = add3(point_b, scale3(lam[i] / total, _row(pb, i)))
+    gap = sub3(point_a, point_b)
+    return math.sqrt(dot3(gap, gap)), point_a, point_b
+
+
+# ---------------------------------------------------------------- separating axes
+@helper(error_model="numpy")
+def _column(R, i):
+    return (R[0, i], R[1, i], R[2, i])
+
+
+@helper(error_model="numpy")
+def _overlap(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, n):
+    """How far B must move along the unit n (in G) to clear A: h_A(n) + h_B(-n)."""
+    ha = dot3(support_G(ka, da, va, Ra, pa_, n), n)
+    hb = dot3(support_G(kb, db, vb, Rb, pb_, scale3(-1.0, n)), n)
+    return ha - hb
+
+
+@helper(error_model="numpy")
+def _try_axis(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, n, best, best_n):
+    """The smaller of ``best`` and the overlap along n (either sense), with its normal."""
+    norm = math.sqrt(dot3(n, n))
+    if norm <= 1e-12:
+        return best, best_n
+    n = scale3(1.0 / norm, n)
+    for sense in (1.0, -1.0):
+        m = scale3(sense, n)
+        o = _overlap(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, m)
+        if o < best:
+            best = o
+            best_n = m
+    return best, best_n
+
+
+@helper(error_model="numpy")
+def _hull_normal(vertices, faces, R, i):
+    """Face i's unit normal (in G) of a hull with triangles ``faces``."""
+    a = (vertices[faces[i, 0], 0], vertices[faces[i, 0], 1], vertices[faces[i, 0], 2])
+    b = (vertices[faces[i, 1], 0], vertices[faces[i, 1], 1], vertices[faces[i, 1], 2])
+    c = (vertices[faces[i, 2], 0], vertices[faces[i, 2], 1], vertices[faces[i, 2], 2])
+    n = cross3(sub3(b, a), sub3(c, a))
+    return _to_G(R, (0.0, 0.0, 0.0), n)
+
+
+@helper(error_model="numpy")
+def _hull_edge(vertices, edges, R, i):
+    a = (vertices[edges[i, 0], 0], vertices[edges[i, 0], 1], vertices[edges[i, 0], 2])
+    b = (vertices[edges[i, 1], 0], vertices[edges[i, 1], 1], vertices[edges[i, 1], 2])
+    return _to_G(R, (0.0, 0.0, 0.0), sub3(b, a))
+
+
+@helper(error_model="numpy")
+def _directions(kind, vertices, faces, edges, R, which, i):
+    """Face normal (which 0) or edge direction (which 1) i of a core, in G."""
+    if kind == HULL:
+        if which == 0:
+            return _hull_normal(vertices, faces, R, i)
+        return _hull_edge(vertices, edges, R, i)
+    if kind == SEGMENT:
+        return _column(R, 2)
+    return _column(R, i)
+
+
+@helper(error_model="numpy")
+def _counts(kind, faces, edges):
+    if kind == HULL:
+        return faces.shape[0], edges.shape[0]
+    if kind == BOX:
+        return 3, 3
+    if kind == SEGMENT:
+        return 0, 1
+    return 0, 0
+
+
+@helper(error_model="numpy")
+def sat(ka, da, va, fa, ea, Ra, pa_, kb, db, vb, fb, eb, Rb, pb_):
+    """The penetration (m) of overlapping polytope cores and its unit normal from A
+    toward B (in G): the least overlap over A's and B's face normals and the cross
+    products of their edges; for two points, or a point and a segment, the axis joining
+    them."""
+    best = math.inf
+    best_n = (1.0, 0.0, 0.0)
+    nfa, nea = _counts(ka, fa, ea)
+    nfb, neb = _counts(kb, fb, eb)
+    for i in range(nfa):
+        best, best_n = _try_axis(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_,
+                                 _directions(ka, va, fa, ea, Ra, 0, i), best, best_n)
+    for i in range(nfb):
+        best, best_n = _try_axis(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_,
+                                 _directions(kb, vb, fb, eb, Rb, 0, i), best, best_n)
+    for i in range(nea):
+        ei = _directions(ka, va, fa, ea, Ra, 1, i)
+        for j in range(neb):
+            ej = _directions(kb, vb, fb, eb, Rb, 1, j)
+            best, best_n = _try_axis(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_,
+                                     cross3(ei, ej), best, best_n)
+    if nfa + nfb == 0:
+        # points and segments only: they part along the line joining the centres, or
+        # across a segment
+        best, best_n = _try_axis(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_,
+                                 sub3(pb_, pa_), best, best_n)
+        for i in range(nea):
+            ei = _directions(ka, va, fa, ea, Ra, 1, i)
+            best, best_n = _try_axis(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_,
+                                     cross3(ei, cross3(sub3(pb_, pa_), ei)), best, best_n)
+        for j in range(neb):
+            ej = _directions(kb, vb, fb, eb, Rb, 1, j)
+            best, best_n = _try_axis(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_,
+                                     cross3(ej, cross3(sub3(pb_, pa_), ej)), best, best_n)
+    if best == math.inf:        # coincident points: any direction parts them
+        return 0.0, (0.0, 0.0, 1.0)
+    return best, best_n
+
+
+# ---------------------------------------------------------------- a pair
+@helper(error_model="numpy")
+def _gap(kc, dc, vc, Rc, pc, kp, dp, vp, Rp, pp, dist, xc, xp):
+    """How far the distance ``dist`` between the points xc of C and xp of P may exceed
+    the true one: dist less the separation of the two cores along the normal they make
+    (a lower bound of the distance for any direction)."""
+    n = scale3(1.0 / dist, sub3(xp, xc))
+    return dist - (dot3(n, support_G(kp, dp, vp, Rp, pp, scale3(-1.0, n)))
+                   - dot3(n, support_G(kc, dc, vc, Rc, pc, n)))
+
+
+@helper(error_model="numpy")
+def _polish(kc, dc, vc, Rc, pc, kp, dp, vp, Rp, pp, dist, xc, xp):
+    """GJK's (distance, point of the curved core C, point of the polytope P), settled: a
+    face of P seen from C's curved surface is met by simplex points of C found along
+    older directions, which tilts the normal (by up to 1e-5 rad) though the distance is
+    right. From C's support point q along the current normal, the polytope's point
+    nearest q (GJK of a point and a polytope, which ends exactly) gives the next normal,
+    the face's own after one step; a step is kept while it narrows the gap between the
+    distance and its lower bound (``_gap``)."""
+    origin = np.zeros(3)
+    none = np.zeros((0, 3))
+    eye = np.eye(3)
+    gap = _gap(kc, dc, vc, Rc, pc, kp, dp, vp, Rp, pp, dist, xc, xp)
+    for _ in range(POLISH_STEPS):
+        n = scale3(1.0 / dist, sub3(xp, xc))        # from C toward P
+        q = support_G(kc, dc, vc, Rc, pc, n)
+        qa = np.empty(3)
+        for k in range(3):
+            qa[k] = q[k]
+        d, _, a = gjk(POINT, origin, none, eye, qa, kp, dp, vp, Rp, pp)
+        if not d > 0.0:
+            break
+        narrower = _gap(kc, dc, vc, Rc, pc, kp, dp, vp, Rp, pp, d, q, a)
+        if not narrower < gap:
+            break
+        dist, xc, xp, gap = d, q, a, narrower
+    return dist, xc, xp
+
+
+@helper(error_model="numpy")
+def pair(ka, da, ma, va, fa, ea, Ra, pa_, kb, db, mb, vb, fb, eb, Rb, pb_):
+    """(signed distance (m), point of A's surface, point of B's surface, unit normal from
+    A toward B, all in G, status): the closest points of separated shapes, the deepest
+    points of overlapping ones; status 0, or 1 where the cores overlap and one is curved
+    (not computed here: NaN)."""
+    if ka == HALF_SPACE:
+        # B's core point deepest into the half space, then its surface's
+        inward = _column(Ra, 0)
+        n = scale3(-1.0, inward)
+        xb = add3(support_G(kb, db, vb, Rb, pb_, inward), scale3(mb, inward))
+        height = dot3(n, sub3(xb, pa_))
+        return height, sub3(xb, scale3(height, n)), xb, n, 0
+    dist, xa, xb = gjk(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_)
+    nan = (math.nan, math.nan, math.nan)
+    if dist > 0.0 and _is_curved(kb) and _is_polytope(ka):
+        dist, xb, xa = _polish(kb, db, vb, Rb, pb_, ka, da, va, Ra, pa_, dist, xb, xa)
+    elif dist > 0.0 and _is_curved(ka) and _is_polytope(kb):
+        dist, xa, xb = _polish(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, dist, xa, xb)
+    if dist > 0.0:
+        n = scale3(1.0 / dist, sub3(xb, xa))
+        return (dist - ma - mb, add3(xa, scale3(ma, n)), sub3(xb, scale3(mb, n)), n, 0)
+    if not (_is_polytope(ka) and _is_polytope(kb)):
+        return math.nan, nan, nan, nan, 1
+    depth, n = sat(ka, da, va, fa, ea, Ra, pa_, kb, db, vb, fb, eb, Rb, pb_)
+    # the deepest points: A's support along n, and B's along -n
+    xa = support_G(ka, da, va, Ra, pa_, n)
+    xb = support_G(kb, db, vb, Rb, pb_, scale3(-1.0, n))
+    return (-depth - ma - mb, add3(xa, scale3(ma, n)), sub3(xb, scale3(mb, n)), n, 0)
+
+
+@helper(error_model="numpy")
+def _is_polytope(kind):
+    return kind == POINT or kind == SEGMENT or kind == BOX or kind == HULL
+
+
+# ---------------------------------------------------------------- from Python
+@numba.njit(cache=True, error_model="numpy")
+def pair_kernel(ka, da, ma, va, fa, ea, Ra, pa_, kb, db, mb, vb, fb, eb, Rb, pb_, out):
+    """``pair`` into out[0:13] (distance, point of A, point of B, normal, status)."""
+    dist, xa, xb, n, status = pair(ka, da, ma, va, fa, ea, Ra, pa_, kb, db, mb, vb, fb, eb,
+                                   Rb, pb_)
+    out[0] = dist
+    for k in range(3):
+        out[1 + k] = xa[k]
+        out[4 + k] = xb[k]
+        out[7 + k] = n[k]
+    out[10] = status
+
+
+_NO_VERTICES = np.zeros((0, 3))
+_NO_FACES = np.zeros((0, 3), dtype=np.int64)
+_NO_EDGES = np.zeros((0, 2), dtype=np.int64)
+
+
+def core_of(shape) -> tuple:
+    """(kind, dims (3,), margin (m), vertices, faces, edges) of a ContactGeometry as the
+    compiled pair sees it; refused, naming the fix, for a shape that is not convex."""
+    from kinetree.contact.capsule import Capsule
+    from kinetree.contact.convex_hull import Convex
+    from kinetree.contact.geometry import Ellipsoid, HalfSpace, Sphere
+    from kinetree.contact.mesh import Brick, Cylinder
+
+    def row(*values):
+        return np.array(values + (0.0,) * (3 - len(values)), dtype=float)
+
+    if isinstance(shape, Sphere):
+        return POINT, row(), shape.get_radius(), _NO_VERTICES, _NO_FACES, _NO_EDGES
+    if isinstance(shape, Capsule):
+        return (SEGMENT, row(shape.get_half_length()), shape.get_radius(), _NO_VERTICES,
+                _NO_FACES, _NO_EDGES)
+    if isinstance(shape, Brick):
+        return (BOX, np.array(shape.get_half_lengths(), dtype=float), 0.0, _NO_VERTICES,
+                _NO_FACES, _NO_EDGES)
+    if isinstance(shape, Cylinder):
+        return (CYLINDER, row(shape.get_radius(), shape.get_half_length()), 0.0,
+                _NO_VERTICES, _NO_FACES, _NO_EDGES)
+    if isinstance(shape, Ellipsoid):
+        return (ELLIPSOID, np.array(shape.get_radii(), dtype=float), 0.0, _NO_VERTICES,
+                _NO_FACES, _NO_EDGES)
+    if isinstance(shape, Convex):
+        return (HULL, row(), 0.0, np.ascontiguousarray(shape.get_vertices()),
+                np.ascontiguousarray(shape.get_faces(), dtype=np.int64),
+                np.ascontiguousarray(shape.get_edges(), dtype=np.int64))
+    if isinstance(shape, HalfSpace):
+        return HALF_SPACE, row(), 0.0, _NO_VERTICES, _NO_FACES, _NO_EDGES
+    raise InvalidArgumentError(
+        f"closest_points: {type(shape).__name__} is not a convex shape; the convex shapes "
+        f"are Sphere, Capsule, Brick, Cylinder, Ellipsoid, Convex and a HalfSpace (as the "
+        f"first); collide a TriangleMesh through a contact subsystem, or take its hull with "
+        f"ContactGeometry.Convex.from_mesh.")
+
+
+class ClosestPoints(NamedTuple):
+    """A pair's closest points, in G: ``distance`` (m, negative where the shapes overlap,
+    by their penetration), ``point_a`` and ``point_b`` on the two surfaces (the deepest
+    points in penetration) and the unit ``normal`` from A toward B."""
+
+    distance: float
+    point_a: np.ndarray
+    point_b: np.ndarray
+    normal: np.ndarray
+
+
+def _pose(X) -> tuple[np.ndarray, np.ndarray]:
+    from kinetree.math import Transform
+    if X is None:
+        return np.eye(3), np.zeros(3)
+    if not isinstance(X, Transform):
+        raise InvalidArgumentError(f"closest_points: a shape's pose must be a Transform "
+                                   f"X_GS, got {type(X).__name__}.")
+    M = X.to_mat44()
+    return np.ascontiguousarray(M[:3, :3]), np.ascontiguousarray(M[:3, 3])
+
+
+def closest_points(X_GA, shape_a, X_GB, shape_b) -> ClosestPoints:
+    """The closest points of two convex shapes posed at X_GA and X_GB (Transforms, or None
+    for G itself), or their deepest points and penetration where they overlap. A
+    HalfSpace may be shape A. Overlapping Cylinders and Ellipsoids are not covered yet
+    (InvalidArgumentError)."""
+    ka, da, ma, va, fa, ea = core_of(shape_a)
+    kb, db, mb, vb, fb, eb = core_of(shape_b)
+    if kb == HALF_SPACE:
+        raise InvalidArgumentError("closest_points: a HalfSpace must be shape A; swap the "
+                                   "two (the normal then points from it).")
+    Ra, pa = _pose(X_GA)
+    Rb, pb = _pose(X_GB)
+    out = np.empty(11)
+    pair_kernel(ka, da, ma, va, fa, ea, Ra, pa, kb, db, mb, vb, fb, eb, Rb, pb, out)
+    if out[10] != 0.0:
+        raise InvalidArgumentError(
+            f"closest_points: {shape_a!r} and {shape_b!r} overlap, and the penetration of a "
+            f"Cylinder or an Ellipsoid is not computed yet; move them apart, or collide "
+            f"them through a contact subsystem.")
+    return ClosestPoints(float(out[0]), out[1:4].copy(), out[4:7].copy(), out[7:10].copy())
+
+
+def nearest_on_core(shape, p_S) -> np.ndarray:
+    """The point of a shape's core (m, in its frame S) nearest p_S, outside the core."""
+    k, d, _, v, f, e = core_of(shape)
+    out = np.empty(11)
+    R, zero = np.eye(3), np.zeros(3)
+    pair_kernel(POINT, zero, 0.0, _NO_VERTICES, _NO_FACES, _NO_EDGES, R,
+                np.asarray(p_S, dtype=float), k, d, 0.0, v, f, e, R, zero, out)
+    return out[4:7].copy()
