@@ -271,8 +271,8 @@ def _convex() -> None:
               kt.ContactGeometry.Brick([0.1, 0.1, 0.1]), kt.ContactGeometry.Cylinder(0.1, 0.1),
               kt.ContactGeometry.Ellipsoid([0.1, 0.2, 0.1]),
               kt.ContactGeometry.Convex(np.eye(3).tolist() + [[0, 0, 0]])]
-    for shape, gaps in zip(shapes, [(0.5, 0.05)] * 3 + [(0.5,)] * 2 + [(0.5, 0.05)]):
-        for gap in gaps:
+    for shape in shapes:
+        for gap in (0.5, 0.05):
             kt.contact.closest_points(kt.Transform(), kt.ContactGeometry.Sphere(0.1),
                                       kt.Transform(kt.Rotation(), [gap, 0, 0]), shape)
 

@@ -12,8 +12,10 @@ curved cores, once the distance's upper and lower bounds agree to 1e-13 of it.
 Cores that overlap have no distance, but a penetration: the shortest translation that
 separates them, along a normal of a face of A - B. For polytopes (points, segments,
 bricks, hulls) those normals are the faces' normals and the edges' cross products, so
-the separating-axis test over them is exact. The margins are then added: a sphere's or a
-capsule's contact is exact whenever its core's is.
+the separating-axis test over them is exact. Where a core is curved, the expanding
+polytope algorithm (EPA, van den Bergen 2001) grows a polytope inside A - B from GJK's
+last simplex toward the origin's nearest boundary point. The margins are then added: a
+sphere's or a capsule's contact is exact whenever its core's is.
 
 A pair's result, in G: the signed distance (m, negative in penetration), the closest
 points of the two surfaces (the deepest points in penetration) and the unit normal from
@@ -41,7 +43,19 @@ GJK_ITERATIONS = 200
 """Enough for curved cores (GJK converges linearly there); polytopes end in a few."""
 GJK_RELATIVE = 1e-13
 """GJK ends once the distance's upper and lower bounds differ by this fraction of it."""
+GJK_TOUCH = 1e-13
+"""Cores nearer than this fraction of their Minkowski difference's size touch: their
+normal is then the penetration's (EPA's or the separating axes'), not round-off's."""
+EPA_VERTICES = 256
+EPA_FACES = 1024
+EPA_RELATIVE = 1e-12
+"""EPA ends once its bounds of the depth are this fraction of the polytope's size apart
+(or the polytope has EPA_VERTICES vertices)."""
 POLISH_STEPS = 8
+REFINE_STEPS = 8
+REFINE_DIFFERENCE = 1e-6
+"""Newton steps that settle EPA's normal between curved cores, and the step (rad) of
+the differences giving the overlap's curvature (see ``_refine``)."""
 """Steps that settle the normal between a curved core and a polytope (see ``_polish``)."""
 _TINY = 1e-300
 
@@ -140,51 +154,49 @@ def _closest_on_segment(a, b):
 
 
 @helper(error_model="numpy")
+def _best_edge(a, b, c):
+    """Barycentric weights (of a, b, c) of the point of the triangle's boundary nearest
+    the origin."""
+    s0, s1 = _closest_on_segment(a, b)
+    t0, t1 = _closest_on_segment(a, c)
+    u0, u1 = _closest_on_segment(b, c)
+    pab = add3(scale3(s0, a), scale3(s1, b))
+    pac = add3(scale3(t0, a), scale3(t1, c))
+    pbc = add3(scale3(u0, b), scale3(u1, c))
+    dab, dac, dbc = dot3(pab, pab), dot3(pac, pac), dot3(pbc, pbc)
+    if dab <= dac and dab <= dbc:
+        return s0, s1, 0.0
+    if dac <= dbc:
+        return t0, 0.0, t1
+    return 0.0, u0, u1
+
+
+@helper(error_model="numpy")
 def _closest_on_triangle(a, b, c):
-    """Barycentric weights (of a, b, c) of the point of triangle abc nearest the origin
-    (Ericson's Voronoi-region walk, Real-Time Collision Detection §5.1.5)."""
-    ab, ac = sub3(b, a), sub3(c, a)
-    ap = scale3(-1.0, a)
-    d1, d2 = dot3(ab, ap), dot3(ac, ap)
-    if d1 <= 0.0 and d2 <= 0.0:
-        return 1.0, 0.0, 0.0
-    bp = scale3(-1.0, b)
-    d3, d4 = dot3(ab, bp), dot3(ac, bp)
-    if d3 >= 0.0 and d4 <= d3:
-        return 0.0, 1.0, 0.0
-    vc = d1 * d4 - d3 * d2
-    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
-        v = d1 / (d1 - d3)
-        return 1.0 - v, v, 0.0
-    cp = scale3(-1.0, c)
-    d5, d6 = dot3(ab, cp), dot3(ac, cp)
-    if d6 >= 0.0 and d5 <= d6:
-        return 0.0, 0.0, 1.0
-    vb = d5 * d2 - d1 * d6
-    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
-        w = d2 / (d2 - d6)
-        return 1.0 - w, 0.0, w
-    va = d3 * d6 - d5 * d4
-    if va <= 0.0 and (d4 - d3) >= 0.0 and (d5 - d6) >= 0.0:
-        w = (d4 - d3) / ((d4 - d3) + (d5 - d6))
-        return 0.0, 1.0 - w, w
-    den = va + vb + vc
-    if den <= _TINY:           # a degenerate triangle: its best edge
-        s0, s1 = _closest_on_segment(a, b)
-        t0, t1 = _closest_on_segment(a, c)
-        u0, u1 = _closest_on_segment(b, c)
-        pab = add3(scale3(s0, a), scale3(s1, b))
-        pac = add3(scale3(t0, a), scale3(t1, c))
-        pbc = add3(scale3(u0, b), scale3(u1, c))
-        dab, dac, dbc = dot3(pab, pab), dot3(pac, pac), dot3(pbc, pbc)
-        if dab <= dac and dab <= dbc:
-            return s0, s1, 0.0
-        if dac <= dbc:
-            return t0, 0.0, t1
-        return 0.0, u0, u1
-    v = vb / den
-    w = vc / den
-    return 1.0 - v - w, v, w
+    """Barycentric weights (of a, b, c) of the point of triangle abc nearest the origin,
+    by signed areas (Montanari, Petrinic and Barbieri 2017): the origin is projected
+    onto the triangle's plane and its coordinates are ratios of areas in the coordinate
+    plane where the triangle's shadow is largest, accurate for the long, flat triangles
+    GJK meets near a curved surface; a projection outside goes to the nearest edge."""
+    n = cross3(sub3(b, a), sub3(c, a))
+    nn = dot3(n, n)
+    if nn <= _TINY:
+        return _best_edge(a, b, c)
+    po = scale3(dot3(a, n) / nn, n)
+    k = 0
+    if abs(n[1]) > abs(n[k]):
+        k = 1
+    if abs(n[2]) > abs(n[k]):
+        k = 2
+    i, j = (1, 2) if k == 0 else ((2, 0) if k == 1 else (0, 1))
+    full = n[k]
+    c0 = (b[i] - po[i]) * (c[j] - po[j]) - (b[j] - po[j]) * (c[i] - po[i])
+    c1 = (c[i] - po[i]) * (a[j] - po[j]) - (c[j] - po[j]) * (a[i] - po[i])
+    c2 = (a[i] - po[i]) * (b[j] - po[j]) - (a[j] - po[j]) * (b[i] - po[i])
+    if c0 * full >= 0.0 and c1 * full >= 0.0 and c2 * full >= 0.0:
+        total = c0 + c1 + c2
+        return c0 / total, c1 / total, c2 / total
+    return _best_edge(a, b, c)
 
 
 @helper(error_model="numpy")
@@ -257,6 +269,34 @@ def gjk(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_):
     pa = np.empty((4, 3))
     pb = np.empty((4, 3))
     lam = np.empty(4)
+    dist, n = _gjk(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, w, pa, pb, lam)
+    if dist == 0.0:
+        nan = (math.nan, math.nan, math.nan)
+        return 0.0, nan, nan
+    point_a, point_b = _witnesses(pa, pb, lam, n)
+    gap = sub3(point_a, point_b)
+    return math.sqrt(dot3(gap, gap)), point_a, point_b
+
+
+@helper(error_model="numpy")
+def _witnesses(pa, pb, lam, n):
+    """The points of A and of B whose difference is the simplex's point of weights lam."""
+    point_a = (0.0, 0.0, 0.0)
+    point_b = (0.0, 0.0, 0.0)
+    total = 0.0
+    for i in range(n):
+        total += lam[i]
+    for i in range(n):
+        point_a = add3(point_a, scale3(lam[i] / total, _row(pa, i)))
+        point_b = add3(point_b, scale3(lam[i] / total, _row(pb, i)))
+    return point_a, point_b
+
+
+@helper(error_model="numpy")
+def _gjk(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, w, pa, pb, lam):
+    """GJK's walk, its simplex left in w (points of A - B), pa and pb (the points of A and
+    of B they are made of) and lam (the weights of its point nearest the origin):
+    (distance (m), 0 where the cores overlap; the simplex's vertex count)."""
     w_kept = np.empty((4, 3))
     pa_kept = np.empty((4, 3))
     pb_kept = np.empty((4, 3))
@@ -272,14 +312,15 @@ def gjk(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_):
         w[0, k] = sa[k] - sb[k]
     lam[0] = 1.0
     v = _row(w, 0)
-    nan = (math.nan, math.nan, math.nan)
+    size = dot3(v, v)           # the square of the largest simplex point met
     for _ in range(GJK_ITERATIONS):
         vv = dot3(v, v)
-        if vv <= _TINY:
-            return 0.0, nan, nan
+        if vv <= GJK_TOUCH * GJK_TOUCH * size:
+            return 0.0, n
         sa = support_G(ka, da, va, Ra, pa_, scale3(-1.0, v))
         sb = support_G(kb, db, vb, Rb, pb_, v)
         x = sub3(sa, sb)
+        size = max(size, dot3(x, x))
         if vv - dot3(v, x) <= GJK_RELATIVE * vv:
             break
         repeated = False
@@ -298,7 +339,7 @@ def gjk(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_):
         n += 1
         n, enclosed = _reduce(w, pa, pb, lam, n)
         if enclosed:
-            return 0.0, nan, nan
+            return 0.0, n
         nv = (0.0, 0.0, 0.0)
         for i in range(n):
             nv = add3(nv, scale3(lam[i], _row(w, i)))
@@ -312,16 +353,7 @@ def gjk(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_):
                 lam[i] = lam_kept[i]
             break
         v = nv
-    point_a = (0.0, 0.0, 0.0)
-    point_b = (0.0, 0.0, 0.0)
-    total = 0.0
-    for i in range(n):
-        total += lam[i]
-    for i in range(n):
-        point_a = add3(point_a, scale3(lam[i] / total, _row(pa, i)))
-        point_b = add3(point_b, scale3(lam[i] / total, _row(pb, i)))
-    gap = sub3(point_a, point_b)
-    return math.sqrt(dot3(gap, gap)), point_a, point_b
+    return math.sqrt(dot3(v, v)), n
 
 
 # ---------------------------------------------------------------- separating axes
@@ -434,6 +466,320 @@ def sat(ka, da, va, fa, ea, Ra, pa_, kb, db, vb, fb, eb, Rb, pb_):
     return best, best_n
 
 
+# ---------------------------------------------------------------- EPA
+@helper(error_model="numpy")
+def _support_K(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, n):
+    """(point of A - B farthest along n, A's point, B's point): A's farthest along n less
+    B's farthest along -n."""
+    sa = support_G(ka, da, va, Ra, pa_, n)
+    sb = support_G(kb, db, vb, Rb, pb_, scale3(-1.0, n))
+    return sub3(sa, sb), sa, sb
+
+
+@helper(error_model="numpy")
+def _add_vertex(V, VA, VB, m, x, sa, sb):
+    for k in range(3):
+        V[m, k], VA[m, k], VB[m, k] = x[k], sa[k], sb[k]
+    return m + 1
+
+
+@helper(error_model="numpy")
+def _set_face(V, F, FN, FD, f, i, j, k):
+    """Face f = (i, j, k) of the polytope, its outward unit normal and its distance from
+    the origin; a face too small to have a normal is given an infinite distance."""
+    F[f, 0], F[f, 1], F[f, 2] = i, j, k
+    a = _row(V, i)
+    nrm = cross3(sub3(_row(V, j), a), sub3(_row(V, k), a))
+    size = math.sqrt(dot3(nrm, nrm))
+    if size <= _TINY:
+        FN[f, 0], FN[f, 1], FN[f, 2] = 0.0, 0.0, 0.0
+        FD[f] = math.inf
+        return
+    for c in range(3):
+        FN[f, c] = nrm[c] / size
+    FD[f] = dot3(_row(FN, f), a)
+
+
+@helper(error_model="numpy")
+def _start_tetrahedron(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, w, pa, pb, n, V, VA, VB):
+    """The four vertices of a tetrahedron of A - B around the origin in V (and A's and
+    B's points in VA, VB), from GJK's last simplex, blown up to four vertices by support
+    points where it has fewer; returns how many it has (fewer than 4: the cores only
+    touch, or are flat)."""
+    m = 0
+    for i in range(n):
+        m = _add_vertex(V, VA, VB, m, _row(w, i), _row(pa, i), _row(pb, i))
+    tries = ((1.0, 0.0, 0.0), (-1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, -1.0, 0.0),
+             (0.0, 0.0, 1.0), (0.0, 0.0, -1.0))
+    scale = 0.0
+    for t in range(6):
+        x, _, _ = _support_K(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, tries[t])
+        scale = max(scale, abs(dot3(x, tries[t])))
+    eps = 1e-9 * scale
+    while m < 4:
+        directions = np.empty((8, 3))
+        count = 0
+        if m == 1:
+            for t in range(6):
+                for k in range(3):
+                    directions[count, k] = tries[t][k]
+                count += 1
+        elif m == 2:
+            d = sub3(_row(V, 1), _row(V, 0))
+            axis = 0
+            if abs(d[1]) < abs(d[axis]):
+                axis = 1
+            if abs(d[2]) < abs(d[axis]):
+                axis = 2
+            e = (1.0 if axis == 0 else 0.0, 1.0 if axis == 1 else 0.0,
+                 1.0 if axis == 2 else 0.0)
+            u = cross3(d, e)
+            t2 = cross3(d, u)
+            for c in ((u, 1.0), (u, -1.0), (t2, 1.0), (t2, -1.0)):
+                for k in range(3):
+                    directions[count, k] = c[1] * c[0][k]
+                count += 1
+        else:
+            nrm = cross3(sub3(_row(V, 1), _row(V, 0)), sub3(_row(V, 2), _row(V, 0)))
+            for sign in (1.0, -1.0):
+                for k in range(3):
+                    directions[count, k] = sign * nrm[k]
+                count += 1
+        added = False
+        for t in range(count):
+            d = _row(directions, t)
+            x, sa, sb = _support_K(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, d)
+            far = 0.0
+            if m == 1:
+                far = math.sqrt(dot3(sub3(x, _row(V, 0)), sub3(x, _row(V, 0))))
+            elif m == 2:
+                line = sub3(_row(V, 1), _row(V, 0))
+                off = cross3(line, sub3(x, _row(V, 0)))
+                far = math.sqrt(dot3(off, off) / max(dot3(line, line), _TINY))
+            else:
+                nrm = cross3(sub3(_row(V, 1), _row(V, 0)), sub3(_row(V, 2), _row(V, 0)))
+                far = abs(dot3(nrm, sub3(x, _row(V, 0)))) / max(
+                    math.sqrt(dot3(nrm, nrm)), _TINY)
+            if far > eps:
+                m = _add_vertex(V, VA, VB, m, x, sa, sb)
+                added = True
+                break
+        if not added:
+            break
+    return m
+
+
+@helper(error_model="numpy")
+def _share_edge(F, f, g):
+    """Whether faces f and g of the polytope share an edge (two vertices)."""
+    common = 0
+    for i in range(3):
+        for j in range(3):
+            if F[f, i] == F[g, j]:
+                common += 1
+    return common >= 2
+
+
+@helper(error_model="numpy")
+def _one_loop(edges, ne):
+    """Whether the directed edges make one closed loop, each vertex met once."""
+    if ne < 3:
+        return False
+    start = edges[0, 0]
+    at = edges[0, 1]
+    for step in range(1, ne + 1):
+        if at == start:
+            return step == ne
+        following = -1
+        for e in range(ne):
+            if edges[e, 0] == at:
+                if following >= 0:
+                    return False
+                following = e
+        if following < 0:
+            return False
+        at = edges[following, 1]
+    return False
+
+
+@helper(error_model="numpy")
+def epa(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, w, pa, pb, n):
+    """The penetration (m) of overlapping cores, its unit normal from A toward B and the
+    deepest points of A and of B (in G), by the expanding polytope: from a tetrahedron
+    of A - B around the origin, the face nearest the origin is pushed out to the support
+    point along its normal. The faces' distances bound the depth from below, the
+    overlaps along their normals from above; the least overlap is the answer once the
+    two bounds meet (EPA_RELATIVE of the polytope's size; exactly for polytopes)."""
+    V = np.empty((EPA_VERTICES, 3))
+    VA = np.empty((EPA_VERTICES, 3))
+    VB = np.empty((EPA_VERTICES, 3))
+    F = np.empty((EPA_FACES, 3), dtype=np.int64)
+    FN = np.empty((EPA_FACES, 3))
+    FD = np.empty(EPA_FACES)
+    alive = np.zeros(EPA_FACES, dtype=np.bool_)
+    seen = np.zeros(EPA_FACES, dtype=np.bool_)
+    edges = np.empty((3 * EPA_FACES, 2), dtype=np.int64)
+    m = _start_tetrahedron(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, w, pa, pb, n,
+                           V, VA, VB)
+    if m < 4:
+        return 0.0, (0.0, 0.0, 1.0), _row(VA, 0), _row(VB, 0)
+    # the tetrahedron's faces, each turned outward
+    nf = 0
+    quads = ((0, 1, 2, 3), (0, 3, 1, 2), (0, 2, 3, 1), (1, 3, 2, 0))
+    for q in range(4):
+        i, j, k, o = quads[q]
+        _set_face(V, F, FN, FD, nf, i, j, k)
+        if dot3(_row(FN, nf), sub3(_row(V, o), _row(V, i))) > 0.0:
+            _set_face(V, F, FN, FD, nf, i, k, j)
+        alive[nf] = True
+        nf += 1
+    scale = 0.0
+    for i in range(4):
+        scale = max(scale, math.sqrt(dot3(_row(V, i), _row(V, i))))
+    # the least overlap met so far (an upper bound of the depth), its normal and points
+    upper = math.inf
+    upper_n = (0.0, 0.0, 1.0)
+    upper_a = _row(VA, 0)
+    upper_b = _row(VB, 0)
+    lower = -math.inf
+    for _ in range(EPA_VERTICES):
+        best = -1
+        for f in range(nf):
+            if alive[f] and (best < 0 or FD[f] < FD[best]):
+                best = f
+        # The nearest face's distance is a lower bound of the depth, never falling in
+        # exact arithmetic; where round-off makes it fall the polytope has gone wrong.
+        if best < 0 or FD[best] == math.inf or FD[best] < lower - EPA_RELATIVE * scale:
+            break
+        lower = max(lower, FD[best])
+        normal = _row(FN, best)
+        x, sa, sb = _support_K(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, normal)
+        reach = dot3(normal, x)
+        if reach < upper:
+            upper, upper_n, upper_a, upper_b = reach, normal, sa, sb
+        # the nearest face is on A - B's boundary (its support is no farther), or the
+        # bounds have met
+        if reach - FD[best] <= EPA_RELATIVE * scale or upper - lower <= EPA_RELATIVE * scale \
+                or m == EPA_VERTICES or nf + 2 * m > EPA_FACES:
+            break
+        # The faces x sees go, found from the nearest face through shared edges: where
+        # the polytope has coplanar faces round-off may call a face across the polytope
+        # visible, which would tear it. Their edges seen once are the hole's rim,
+        # which must be one loop.
+        for f in range(nf):
+            seen[f] = False
+        seen[best] = True
+        grown = True
+        while grown:
+            grown = False
+            for f in range(nf):
+                if not alive[f] or seen[f]:
+                    continue
+                if dot3(_row(FN, f), sub3(x, _row(V, F[f, 0]))) <= 0.0:
+                    continue
+                for g in range(nf):
+                    if seen[g] and _share_edge(F, f, g):
+                        seen[f] = True
+                        grown = True
+                        break
+        ne = 0
+        for f in range(nf):
+            if not seen[f]:
+                continue
+            for c in range(3):
+                a, b = F[f, c], F[f, (c + 1) % 3]
+                twin = -1
+                for e in range(ne):
+                    if edges[e, 0] == b and edges[e, 1] == a:
+                        twin = e
+                if twin >= 0:
+                    ne -= 1
+                    edges[twin, 0], edges[twin, 1] = edges[ne, 0], edges[ne, 1]
+                else:
+                    edges[ne, 0], edges[ne, 1] = a, b
+                    ne += 1
+        if not _one_loop(edges, ne):
+            break
+        for f in range(nf):
+            if seen[f]:
+                alive[f] = False
+        new = m
+        m = _add_vertex(V, VA, VB, m, x, sa, sb)
+        for e in range(ne):
+            _set_face(V, F, FN, FD, nf, edges[e, 0], edges[e, 1], new)
+            alive[nf] = True
+            nf += 1
+    return upper, upper_n, upper_a, upper_b
+
+
+@helper(error_model="numpy")
+def _tangents(n):
+    """Two unit vectors that make a right-handed frame with the unit n."""
+    axis = (1.0, 0.0, 0.0) if abs(n[0]) < 0.6 else (0.0, 1.0, 0.0)
+    t1 = cross3(n, axis)
+    t1 = scale3(1.0 / math.sqrt(dot3(t1, t1)), t1)
+    return t1, cross3(n, t1)
+
+
+@helper(error_model="numpy")
+def _overlap_slope(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, n0, t1, t2, a, b):
+    """(overlap h_A(n) + h_B(-n), its slopes in a and b) along n = (n0 + a t1 + b t2)
+    normalized: the overlap is positively homogeneous with gradient s_A(n) - s_B(-n)."""
+    m = add3(n0, add3(scale3(a, t1), scale3(b, t2)))
+    r = math.sqrt(dot3(m, m))
+    n = scale3(1.0 / r, m)
+    x, _, _ = _support_K(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, n)
+    h = dot3(n, x)
+    return (h, (dot3(x, t1) - h * dot3(m, t1) / r) / r,
+            (dot3(x, t2) - h * dot3(m, t2) / r) / r)
+
+
+@helper(error_model="numpy")
+def _refine(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, depth, n):
+    """EPA's (depth, normal) of curved cores, settled by Newton's method on the overlap
+    over the directions: EPA's facets resolve a curved boundary of A - B only to their
+    size, which leaves the normal up to 1e-3 rad off. The slopes are exact (support
+    points); their derivatives are differenced. A step is kept only if it lowers the
+    overlap (at an edge or a flat face of a cylinder the overlap has a kink, where EPA
+    is already exact)."""
+    for _ in range(REFINE_STEPS):
+        t1, t2 = _tangents(n)
+        h, g1, g2 = _overlap_slope(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, n, t1, t2,
+                                   0.0, 0.0)
+        _, g11, g21 = _overlap_slope(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, n, t1, t2,
+                                     REFINE_DIFFERENCE, 0.0)
+        _, g12, g22 = _overlap_slope(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, n, t1, t2,
+                                     0.0, REFINE_DIFFERENCE)
+        h11 = (g11 - g1) / REFINE_DIFFERENCE
+        h21 = (g21 - g2) / REFINE_DIFFERENCE
+        h12 = (g12 - g1) / REFINE_DIFFERENCE
+        h22 = (g22 - g2) / REFINE_DIFFERENCE
+        s12 = 0.5 * (h12 + h21)
+        det = h11 * h22 - s12 * s12
+        if not (det > 0.0 and h11 > 0.0):
+            break
+        a = -(h22 * g1 - s12 * g2) / det
+        b = -(h11 * g2 - s12 * g1) / det
+        if abs(a) + abs(b) > 0.1:
+            break
+        lowered = False
+        for _ in range(8):
+            trial, _, _ = _overlap_slope(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, n, t1,
+                                         t2, a, b)
+            if trial < h:
+                m = add3(n, add3(scale3(a, t1), scale3(b, t2)))
+                n = scale3(1.0 / math.sqrt(dot3(m, m)), m)
+                depth = min(depth, trial)
+                lowered = True
+                break
+            a *= 0.5
+            b *= 0.5
+        if not lowered or abs(a) + abs(b) < 1e-12:
+            break
+    x, sa, sb = _support_K(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, n)
+    return dot3(n, x), n, sa, sb
+
+
 # ---------------------------------------------------------------- a pair
 @helper(error_model="numpy")
 def _gap(kc, dc, vc, Rc, pc, kp, dp, vp, Rp, pp, dist, xc, xp):
@@ -477,9 +823,9 @@ def _polish(kc, dc, vc, Rc, pc, kp, dp, vp, Rp, pp, dist, xc, xp):
 @helper(error_model="numpy")
 def pair(ka, da, ma, va, fa, ea, Ra, pa_, kb, db, mb, vb, fb, eb, Rb, pb_):
     """(signed distance (m), point of A's surface, point of B's surface, unit normal from
-    A toward B, all in G, status): the closest points of separated shapes, the deepest
-    points of overlapping ones; status 0, or 1 where the cores overlap and one is curved
-    (not computed here: NaN)."""
+    A toward B, all in G, status 0): the closest points of separated shapes (GJK), the
+    deepest points of overlapping ones (the separating-axis test for two polytopes, EPA
+    where a core is curved)."""
     if ka == HALF_SPACE:
         # B's core point deepest into the half space, then its surface's
         inward = _column(Ra, 0)
@@ -487,17 +833,25 @@ def pair(ka, da, ma, va, fa, ea, Ra, pa_, kb, db, mb, vb, fb, eb, Rb, pb_):
         xb = add3(support_G(kb, db, vb, Rb, pb_, inward), scale3(mb, inward))
         height = dot3(n, sub3(xb, pa_))
         return height, sub3(xb, scale3(height, n)), xb, n, 0
-    dist, xa, xb = gjk(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_)
-    nan = (math.nan, math.nan, math.nan)
-    if dist > 0.0 and _is_curved(kb) and _is_polytope(ka):
+    w = np.empty((4, 3))
+    pa = np.empty((4, 3))
+    pb = np.empty((4, 3))
+    lam = np.empty(4)
+    dist, nw = _gjk(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, w, pa, pb, lam)
+    if dist == 0.0 and not (_is_polytope(ka) and _is_polytope(kb)):
+        depth, n, xa, xb = epa(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, w, pa, pb, nw)
+        depth, n, xa, xb = _refine(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, depth, n)
+        return (-depth - ma - mb, add3(xa, scale3(ma, n)), sub3(xb, scale3(mb, n)), n, 0)
+    xa, xb = _witnesses(pa, pb, lam, nw)
+    if dist > 0.0 and _is_curved(kb):
         dist, xb, xa = _polish(kb, db, vb, Rb, pb_, ka, da, va, Ra, pa_, dist, xb, xa)
-    elif dist > 0.0 and _is_curved(ka) and _is_polytope(kb):
+    if dist > 0.0 and _is_curved(ka):
         dist, xa, xb = _polish(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, dist, xa, xb)
     if dist > 0.0:
-        n = scale3(1.0 / dist, sub3(xb, xa))
+        gap = sub3(xb, xa)
+        dist = math.sqrt(dot3(gap, gap))
+        n = scale3(1.0 / dist, gap)
         return (dist - ma - mb, add3(xa, scale3(ma, n)), sub3(xb, scale3(mb, n)), n, 0)
-    if not (_is_polytope(ka) and _is_polytope(kb)):
-        return math.nan, nan, nan, nan, 1
     depth, n = sat(ka, da, va, fa, ea, Ra, pa_, kb, db, vb, fb, eb, Rb, pb_)
     # the deepest points: A's support along n, and B's along -n
     xa = support_G(ka, da, va, Ra, pa_, n)
@@ -592,8 +946,7 @@ def _pose(X) -> tuple[np.ndarray, np.ndarray]:
 def closest_points(X_GA, shape_a, X_GB, shape_b) -> ClosestPoints:
     """The closest points of two convex shapes posed at X_GA and X_GB (Transforms, or None
     for G itself), or their deepest points and penetration where they overlap. A
-    HalfSpace may be shape A. Overlapping Cylinders and Ellipsoids are not covered yet
-    (InvalidArgumentError)."""
+    HalfSpace may be shape A."""
     ka, da, ma, va, fa, ea = core_of(shape_a)
     kb, db, mb, vb, fb, eb = core_of(shape_b)
     if kb == HALF_SPACE:
@@ -603,11 +956,6 @@ def closest_points(X_GA, shape_a, X_GB, shape_b) -> ClosestPoints:
     Rb, pb = _pose(X_GB)
     out = np.empty(11)
     pair_kernel(ka, da, ma, va, fa, ea, Ra, pa, kb, db, mb, vb, fb, eb, Rb, pb, out)
-    if out[10] != 0.0:
-        raise InvalidArgumentError(
-            f"closest_points: {shape_a!r} and {shape_b!r} overlap, and the penetration of a "
-            f"Cylinder or an Ellipsoid is not computed yet; move them apart, or collide "
-            f"them through a contact subsystem.")
     return ClosestPoints(float(out[0]), out[1:4].copy(), out[4:7].copy(), out[7:10].copy())
 
 
