@@ -11,9 +11,17 @@ Gravity is -9.81 m/s² along z, URDF's convention.
 
 The file is parsed, never executed: a DOCTYPE (and with it every entity declaration) is
 refused, so a file from someone else can neither expand entities nor reach other files.
-``<collision>``, ``<calibration>`` and ``<safety_controller>`` are read past (they do not
-change the dynamics); transmissions, Gazebo and sensor tags, joint friction and meshes
-that cannot be drawn are listed in ``Model.skipped`` and reported in one warning.
+With a ``contact_material``, each ``<collision>`` shape becomes a contact surface of that
+material on its link (a box a Brick, a cylinder a Cylinder, both meshes carrying the
+elastic foundation's springs; a sphere a Sphere, with Hertz contact; a mesh file a
+TriangleMesh), and the model gets a ContactTrackerSubsystem and a
+CompliantContactSubsystem (``model.contact``): add a floor and the robot stands on it. A
+joint's two links never touch each other, as in MuJoCo and Drake. Without one,
+``<collision>`` is read past.
+
+``<calibration>`` and ``<safety_controller>`` are read past (they do not change the
+dynamics); transmissions, Gazebo and sensor tags, joint friction and meshes that cannot be
+drawn or collided are listed in ``Model.skipped`` and reported in one warning.
 """
 
 from __future__ import annotations
@@ -63,9 +71,13 @@ _PLANAR_COORDINATES = (("rz", "rotational"), ("tx", "translational"),
 along F's x and y; a planar joint's coordinates are named ``<joint>_rz`` and so on."""
 
 _READ_PAST = {
-    "link": {"collision"},
+    "link": set(),
     "joint": {"calibration", "safety_controller"},
 }
+
+BOX_RESOLUTION = 4
+"""A collision box's sides are cut into BOX_RESOLUTION² squares, one elastic-foundation
+spring on each of their triangles."""
 """Elements that change nothing kinetree models, read past without a word."""
 
 _WHY_SKIPPED = {
@@ -190,6 +202,7 @@ class _Link:
     element: object
     mass_properties: MassProperties
     visuals: list = field(default_factory=list)
+    collisions: list = field(default_factory=list)     # (X_LC, ContactGeometry)
 
 
 @dataclass
@@ -209,11 +222,12 @@ class _Joint:
 class _Reader:
     """Reads one URDF file into links, joints and materials, collecting what it skips."""
 
-    def __init__(self, path: Path, package_dirs, geometry_dirs=()):
+    def __init__(self, path: Path, package_dirs, geometry_dirs=(), collide=False):
         self.doc = _Document(path)
         self.path = path
         self.package_dirs = package_dirs
         self.geometry_dirs = [Path(d) for d in geometry_dirs]
+        self.collide = collide
         self.skipped: list[str] = []
         self.materials: dict[str, np.ndarray] = {}
         root = self.doc.root
@@ -267,6 +281,11 @@ class _Reader:
                 visual = self._visual(child)
                 if visual is not None:
                     link.visuals.append(visual)
+            elif child.tag == "collision":
+                if self.collide:
+                    shape = self._collision(child)
+                    if shape is not None:
+                        link.collisions.append((doc.origin(child), shape))
             elif child.tag not in ("inertial",) and child.tag not in _READ_PAST["link"]:
                 self.skipped.append(f"{doc.where(child)} in link {name!r}: "
                                     f"{_WHY_SKIPPED.get(child.tag, 'not built')}")
@@ -363,6 +382,54 @@ class _Reader:
         if rgba is not None:
             drawn.set_color(rgba[:3]).set_opacity(rgba[3])
         return _Visual(element, doc.origin(element), drawn)
+
+    def _collision(self, element):
+        """A ``<collision>`` as the ContactGeometry to collide, or None (then listed in
+        skipped)."""
+        from kinetree.contact.geometry import Sphere
+        from kinetree.contact.mesh import Brick, Cylinder, TriangleMesh
+
+        doc = self.doc
+        geometry = element.find("geometry")
+        shape = None if geometry is None else next(iter(geometry), None)
+        if shape is None:
+            raise InvalidArgumentError(
+                f"load_urdf: {doc.where(element)} has no <geometry> shape; give it a <box>, "
+                f"<cylinder>, <sphere> or <mesh>.")
+        if shape.tag == "box":
+            size = doc.numbers(shape, "size", 3)
+            self._positive(shape, "size", size)
+            return Brick(size / 2, resolution=BOX_RESOLUTION)
+        if shape.tag == "cylinder":
+            radius = doc.number(shape, "radius")
+            length = doc.number(shape, "length")
+            self._positive(shape, "radius and length", np.array([radius, length]))
+            return Cylinder(radius, length / 2)      # both along z
+        if shape.tag == "sphere":
+            radius = doc.number(shape, "radius")
+            self._positive(shape, "radius", np.array([radius]))
+            return Sphere(radius)
+        if shape.tag == "mesh":
+            filename = shape.get("filename") or ""
+            path, why = self._resolve(filename)
+            if path is None:
+                self.skipped.append(f"{doc.where(shape)} {filename!r}: {why}; not collided")
+                return None
+            scale = doc.numbers(shape, "scale", 3, [1.0, 1.0, 1.0])
+            try:
+                mesh = TriangleMesh.load(path)
+                if not np.all(scale == 1.0):
+                    faces = mesh.get_faces()
+                    if np.prod(np.sign(scale)) < 0:
+                        faces = faces[:, ::-1]
+                    mesh = TriangleMesh(mesh.get_vertices() * scale, faces)
+            except InvalidArgumentError as error:
+                self.skipped.append(f"{doc.where(shape)} {filename!r}: {error} Not collided")
+                return None
+            return mesh
+        self.skipped.append(f"{doc.where(shape)}: a <{shape.tag}> collision shape is not "
+                            f"URDF's (box, cylinder, sphere, mesh); not collided")
+        return None
 
     def _positive(self, element, what: str, values: np.ndarray) -> None:
         if not np.all(values > 0):
@@ -627,7 +694,7 @@ def _mobilize(joint: _Joint, parent, body) -> MobilizedBody:
 
 
 def load_urdf(path, floating_base: bool = False, package_dirs=None,
-              geometry_dirs=()) -> Model:
+              geometry_dirs=(), contact_material=None) -> Model:
     """Build the robot of a URDF file: a Model whose ``system`` is a MultibodySystem (with
     its ``matter``, a GeneralForceSubsystem ``forces`` and gravity -9.81 m/s² along z),
     ``bodies`` by link name (and Ground as ``"ground"`` unless a link has that name; a
@@ -648,8 +715,12 @@ def load_urdf(path, floating_base: bool = False, package_dirs=None,
       anywhere else (``../x.stl``, ``file:///...``) is skipped, since a file from someone
       else must not reach the rest of the disk.
 
+    - ``contact_material``: a ContactMaterial for the ``<collision>`` shapes, which then
+      become contact surfaces under a CompliantContactSubsystem (``model.contact``; the
+      module docstring says how each shape is collided); None reads them past.
+
     Joint limits land on ``Coordinate.range`` (``velocity_limit``, ``effort_limit``
-    beside it); they are not enforced. Collision shapes are not read. Raises
+    beside it); they are not enforced. Raises
     InvalidArgumentError (NonPhysicalError for an impossible inertia) naming the element,
     its line and the fix; warns once (KinetreeWarning) listing what was skipped.
     """
@@ -663,7 +734,14 @@ def load_urdf(path, floating_base: bool = False, package_dirs=None,
     path = Path(path)
     if not path.is_file():
         raise InvalidArgumentError(f"load_urdf: no file at {path}.")
-    reader = _Reader(path, package_dirs, geometry_dirs)
+    if contact_material is not None:
+        from kinetree.contact.material import ContactMaterial
+        if not isinstance(contact_material, ContactMaterial):
+            raise InvalidArgumentError(
+                f"load_urdf: contact_material must be a ContactMaterial(stiffness, "
+                f"dissipation, static_friction, dynamic_friction), got "
+                f"{type(contact_material).__name__}.")
+    reader = _Reader(path, package_dirs, geometry_dirs, collide=contact_material is not None)
     doc = reader.doc
     root, order = _tree_order(reader)
     carried = _subtree_masses(reader, order)
@@ -692,16 +770,26 @@ def load_urdf(path, floating_base: bool = False, package_dirs=None,
     ground = matter.Ground()
     model.bodies["ground"] = ground
 
+    surfaces = _collision_surfaces(reader, contact_material)
+    if contact_material is not None:
+        from kinetree.contact.compliant import CompliantContactSubsystem
+        from kinetree.contact.tracker import ContactTrackerSubsystem
+        model.contact = CompliantContactSubsystem(system, ContactTrackerSubsystem(system))
+
     def body_of(name: str):
         body = Rigid(reader.links[name].mass_properties)
         for visual in reader.links[name].visuals:
             body.add_decoration(visual.X_LV, visual.geometry)
+        for X_LC, surface in surfaces[name]:
+            body.add_contact_surface(X_LC, surface)
         return body
 
     mobods: dict = {}
     if root == "world":
         for visual in reader.links[root].visuals:
             ground.add_body_decoration(visual.X_LV, visual.geometry)
+        for X_LC, surface in surfaces[root]:
+            ground.upd_body().add_contact_surface(X_LC, surface)
         mobods[root] = ground
     elif floating_base:
         mobods[root] = MobilizedBody.Free(ground, Transform(), body_of(root), Transform())
@@ -745,6 +833,21 @@ def load_urdf(path, floating_base: bool = False, package_dirs=None,
             f"load_urdf: {path.name}: {len(reader.skipped)} element(s) not built: "
             + "; ".join(reader.skipped) + ".", KinetreeWarning, stacklevel=2)
     return model
+
+
+def _collision_surfaces(reader: _Reader, material) -> dict[str, list]:
+    """{link: [(X_LC, ContactSurface)]}: each link's collision shapes of ``material``,
+    those of a joint's two links in one contact clique, so that they never touch."""
+    from kinetree.contact.surface import ContactSurface
+
+    surfaces = {name: [(X, ContactSurface(shape, material)) for X, shape in link.collisions]
+                for name, link in reader.links.items()}
+    for joint in reader.joints.values():
+        clique = ContactSurface.create_new_contact_clique()
+        for name in (joint.parent, joint.child):
+            for _, surface in surfaces.get(name, []):
+                surface.join_clique(clique)
+    return surfaces
 
 
 def _add_mimics(reader: _Reader, model: Model, coordinates: dict) -> None:
