@@ -14,18 +14,22 @@ passes, inside the one compiled realization of a MultibodySystem (or on its own 
    little moved), plus each half space against every finite surface. Pairs on one body, in
    different groups or sharing a clique are dropped. A scene of N surfaces costs
    O(N + pairs) in the common case, not O(N²).
-3. ``sphere_contacts``: the exact narrow phase of half space-sphere and sphere-sphere pairs.
-4. ``mesh_springs``: for a triangle mesh against a half space or a sphere, the mesh's face
-   centroids inside the other surface (the elastic foundation's springs).
+3. ``point_contacts``: the exact narrow phase of pairs of half spaces, spheres and
+   capsules (a capsule touching as the ball about its segment's nearest point, a half
+   space as the ball about each end inside it).
+4. ``mesh_springs``: for a triangle mesh against a half space, a sphere or a capsule, the
+   mesh's face centroids inside the other surface (the elastic foundation's springs).
 5. Python, per remaining candidate: ellipsoid pairs (with a half space, a sphere or another
    ellipsoid) through the analytic functions of
-   :mod:`~kinetree.contact.geometry`, and a mesh against an ellipsoid or another mesh, both
-   ways when both are meshes.
+   :mod:`~kinetree.contact.geometry`, a capsule and an ellipsoid through
+   :func:`~kinetree.contact.convex.closest_points`, and a mesh against an ellipsoid or
+   another mesh, both ways when both are meshes.
 
 Point contacts report, in G: the normal (unit, from surface 1 into surface 2), the
 overlap depth x (m), the origin O halfway between the undeformed surfaces, the relative
 curvatures kmax ≥ kmin (1/m) of the gap and the direction of kmax. Surface 1 is the one
-of lower kind (half space < sphere < ellipsoid < mesh), as in Simbody's algorithm table.
+of lower kind (half space < sphere < capsule < ellipsoid < mesh), as in Simbody's
+algorithm table.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ import numba
 import numpy as np
 
 from kinetree.contact import geometry as geo
+from kinetree.contact.capsule import Capsule
 from kinetree.contact.mesh import TriangleMesh, find_nearest_points
 from kinetree.errors import InvalidArgumentError
 from kinetree.jit import helper
@@ -44,8 +49,8 @@ from kinetree.math import Rotation, Transform
 from kinetree.multibody.tree_model import take_view
 from kinetree.system.stage import Stage
 
-HALF_SPACE, SPHERE, ELLIPSOID, MESH = 0, 1, 2, 3
-_KIND_NAMES = ("HalfSpace", "Sphere", "Ellipsoid", "TriangleMesh")
+HALF_SPACE, SPHERE, CAPSULE, ELLIPSOID, MESH = 0, 1, 2, 3, 4
+_KIND_NAMES = ("HalfSpace", "Sphere", "Capsule", "Ellipsoid", "TriangleMesh")
 
 
 def kind_of(geometry) -> int:
@@ -53,13 +58,16 @@ def kind_of(geometry) -> int:
         return HALF_SPACE
     if isinstance(geometry, geo.Sphere):
         return SPHERE
+    if isinstance(geometry, Capsule):
+        return CAPSULE
     if isinstance(geometry, geo.Ellipsoid):
         return ELLIPSOID
     if isinstance(geometry, TriangleMesh):
         return MESH
     raise InvalidArgumentError(
         f"contact: no contact algorithms for {type(geometry).__name__}; use a HalfSpace, "
-        f"Sphere, Ellipsoid or TriangleMesh (Brick and Cylinder are meshes).")
+        f"Sphere, Capsule, Ellipsoid or TriangleMesh (Brick and Cylinder are meshes; a "
+        f"convex mesh collides as a TriangleMesh).")
 
 
 @dataclass
@@ -73,6 +81,8 @@ class SurfaceTable:
     kind: np.ndarray        # (n,) int64
     radius: np.ndarray      # (n,) m: sphere radius, else bounding radius (inf: half space)
     centre_S: np.ndarray    # (n, 3) m: bounding-sphere centre in S
+    size: np.ndarray        # (n, 2) m: a sphere's (radius, 0), a capsule's (radius, half
+                            # length along S's z), else 0
     group: np.ndarray       # (n,) int64: only surfaces of one group meet
     clique: np.ndarray      # (n,) int64 bit mask: surfaces sharing a bit never meet
 
@@ -81,7 +91,7 @@ class SurfaceTable:
         """``entries``: (body index, X_BS, geometry, group, clique ids) per surface."""
         n = len(entries)
         table = cls([], np.zeros(n, np.int64), np.zeros((n, 3, 3)), np.zeros((n, 3)),
-                    np.zeros(n, np.int64), np.zeros(n), np.zeros((n, 3)),
+                    np.zeros(n, np.int64), np.zeros(n), np.zeros((n, 3)), np.zeros((n, 2)),
                     np.zeros(n, np.int64), np.zeros(n, np.int64))
         clique_bits: dict[int, int] = {}
         for i, (body, X_BS, geometry, group, cliques) in enumerate(entries):
@@ -92,7 +102,10 @@ class SurfaceTable:
             if kind == HALF_SPACE:
                 table.radius[i] = np.inf
             elif kind == SPHERE:
-                table.radius[i] = geometry.get_radius()
+                table.radius[i] = table.size[i, 0] = geometry.get_radius()
+            elif kind == CAPSULE:
+                table.size[i] = geometry.get_radius(), geometry.get_half_length()
+                table.radius[i] = geometry.get_radius() + geometry.get_half_length()
             elif kind == ELLIPSOID:
                 table.radius[i] = float(np.max(geometry.get_radii()))
             else:
@@ -152,6 +165,7 @@ ContactData = namedtuple("ContactData", [
     "surf",        # (capacity, 2) int64: surfaces of each point contact
     "rest",        # (capacity,) int64: candidates of other kinds (pair numbers)
     "R_BS", "p_BS", "radius", "centre_S",     # (n, 3, 3), (n, 3), (n,), (n, 3)
+    "size",        # (n, 2): the SurfaceTable's
     "R_GS", "p_GS", "centre_G",               # surface poses in G
     "normal", "depth", "origin", "kmax", "kmin", "kdir",    # point contacts (capacity)
     "point", "force", "report",              # their forces (CompliantContactSubsystem)
@@ -196,6 +210,7 @@ def unpack_contacts(contact_i, contact_f):
     p_BS, at = take_view(contact_f, at, (n, 3))
     radius, at = take_view(contact_f, at, (n,))
     centre_S, at = take_view(contact_f, at, (n, 3))
+    size, at = take_view(contact_f, at, (n, 2))
     R_GS, at = take_view(contact_f, at, (n, 3, 3))
     p_GS, at = take_view(contact_f, at, (n, 3))
     centre_G, at = take_view(contact_f, at, (n, 3))
@@ -214,8 +229,8 @@ def unpack_contacts(contact_i, contact_f):
     spring_G, at = take_view(contact_f, at, (cs, 3))
     nearest_G, at = take_view(contact_f, at, (cs, 3))
     return ContactData(header, body, kind, group, clique, order, pairs, surf, rest, R_BS,
-                       p_BS, radius, centre_S, R_GS, p_GS, centre_G, normal, depth, origin,
-                       kmax, kmin, kdir, point, force, report, material, face_start,
+                       p_BS, radius, centre_S, size, R_GS, p_GS, centre_G, normal, depth,
+                       origin, kmax, kmin, kdir, point, force, report, material, face_start,
                        centroid_S, face_area, spring_surf, spring_face, spring_G, nearest_G)
 
 
@@ -242,8 +257,8 @@ class ContactBuffers:
         cap = capacity or 16 + halves * finite.size + 8 * finite.size
         cs = spring_capacity or 2 * faces
         ints = _HEADER + 4 * n + finite.size + 2 * cap + 3 * cap + n + 1 + 3 * cs
-        floats = n * (9 + 3 + 1 + 3 + 9 + 3 + 3 + 8) + cap * (3 + 1 + 3 + 1 + 1 + 3 + 3 + 3 + 8) \
-            + 4 * faces + 6 * cs
+        floats = n * (9 + 3 + 1 + 3 + 2 + 9 + 3 + 3 + 8) \
+            + cap * (3 + 1 + 3 + 1 + 1 + 3 + 3 + 3 + 8) + 4 * faces + 6 * cs
         self.contact_i, self.contact_f = np.zeros(ints, np.int64), np.zeros(floats)
         self.contact_i[:4] = n, finite.size, cap, cap
         self.contact_i[_FACES], self.contact_i[_CAP_SPRINGS] = faces, cs
@@ -253,6 +268,7 @@ class ContactBuffers:
         d.order[:] = finite
         d.R_BS[:], d.p_BS[:], d.radius[:], d.centre_S[:] = (table.R_BS, table.p_BS,
                                                              table.radius, table.centre_S)
+        d.size[:] = table.size
         d.face_start[:] = face_start
         for s, g in enumerate(meshes):
             if g is not None:
@@ -456,14 +472,83 @@ def broad_phase(kind, radius, centre_G, R_GS, p_GS, body, group, clique, order, 
 
 
 @kernel
-def _perpendicular(n, out, row):
-    """A unit vector ⊥ n into out[row]."""
+def _on_segment(p, axis, h, x):
+    """(the point of the segment p ± h axis nearest x, whether it is inside the segment,
+    not at an end)."""
+    t = (x[0] - p[0]) * axis[0] + (x[1] - p[1]) * axis[1] + (x[2] - p[2]) * axis[2]
+    inside = -h < t < h
+    t = min(max(t, -h), h)
+    return (p[0] + t * axis[0], p[1] + t * axis[1], p[2] + t * axis[2]), inside
+
+
+@kernel
+def _segments(p1, a1, h1, p2, a2, h2):
+    """The nearest points of the segments p1 ± h1 a1 and p2 ± h2 a2 (unit a1, a2), each
+    with whether it is inside its segment (Ericson's clamped solution, parallel segments
+    met at the first's clamped parameter)."""
+    r = (p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2])
+    b = a1[0] * a2[0] + a1[1] * a2[1] + a1[2] * a2[2]
+    c = a1[0] * r[0] + a1[1] * r[1] + a1[2] * r[2]
+    f = a2[0] * r[0] + a2[1] * r[1] + a2[2] * r[2]
+    den = 1.0 - b * b
+    s = 0.0
+    if den > 1e-14:
+        s = min(max((b * f - c) / den, -h1), h1)
+    t = b * s + f
+    if t < -h2 or t > h2:
+        t = min(max(t, -h2), h2)
+        s = min(max(b * t - c, -h1), h1)
+    q1 = (p1[0] + s * a1[0], p1[1] + s * a1[1], p1[2] + s * a1[2])
+    q2 = (p2[0] + t * a2[0], p2[1] + t * a2[1], p2[2] + t * a2[2])
+    return q1, -h1 < s < h1, q2, -h2 < t < h2
+
+
+@kernel
+def _add_curvature(K, n, e1, e2, k, along, axis):
+    """K (the gap's curvature tensor on the tangent basis e1, e2, as (K11, K12, K22)) plus
+    a surface's at the contact: isotropic k, or, ``along`` the side of a capsule of unit
+    ``axis``, k around the axis and 0 along it."""
+    if not along:
+        return K[0] + k, K[1], K[2] + k
+    # the circumferential direction: axis × n
+    d = (axis[1] * n[2] - axis[2] * n[1], axis[2] * n[0] - axis[0] * n[2],
+         axis[0] * n[1] - axis[1] * n[0])
+    u = d[0] * e1[0] + d[1] * e1[1] + d[2] * e1[2]
+    v = d[0] * e2[0] + d[1] * e2[1] + d[2] * e2[2]
+    norm2 = u * u + v * v
+    if norm2 == 0.0:
+        return K
+    return K[0] + k * u * u / norm2, K[1] + k * u * v / norm2, K[2] + k * v * v / norm2
+
+
+@kernel
+def _emit(m, a, b, x, n, o, K, e1, e2, surf, normal, depth, origin, kmax, kmin, kdir):
+    """Contact m: surfaces (a, b), depth x, unit normal n, origin o, and the gap's
+    principal curvatures and kmax direction from its tensor K on (e1, e2)."""
+    surf[m, 0], surf[m, 1] = a, b
+    depth[m] = x
+    for i in range(3):
+        normal[m, i] = n[i]
+        origin[m, i] = o[i]
+    mean = 0.5 * (K[0] + K[2])
+    half = 0.5 * (K[0] - K[2])
+    spread = np.sqrt(half * half + K[1] * K[1])
+    kmax[m] = mean + spread
+    kmin[m] = mean - spread
+    angle = 0.5 * np.arctan2(K[1], half) if spread > 0.0 else 0.0
+    c, s = np.cos(angle), np.sin(angle)
+    for i in range(3):
+        kdir[m, i] = c * e1[i] + s * e2[i]
+
+
+@kernel
+def _basis(n):
+    """Two unit vectors making a right-handed frame with the unit n."""
     ax = 0
     if abs(n[1]) < abs(n[ax]):
         ax = 1
     if abs(n[2]) < abs(n[ax]):
         ax = 2
-    # e_ax × n, normalized
     if ax == 0:
         x, y, z = 0.0, -n[2], n[1]
     elif ax == 1:
@@ -471,51 +556,97 @@ def _perpendicular(n, out, row):
     else:
         x, y, z = -n[1], n[0], 0.0
     s = np.sqrt(x * x + y * y + z * z)
-    out[row, 0], out[row, 1], out[row, 2] = x / s, y / s, z / s
+    e1 = (x / s, y / s, z / s)
+    return e1, (n[1] * e1[2] - n[2] * e1[1], n[2] * e1[0] - n[0] * e1[2],
+                n[0] * e1[1] - n[1] * e1[0])
 
 
 @kernel
-def sphere_contacts(kind, radius, R_GS, p_GS, pairs, n_pairs, surf, normal, depth, origin,
-                    kmax, kmin, kdir, rest):
-    """The exact contact of each half space-sphere and sphere-sphere candidate; returns
-    (contacts written, candidates of other kinds written to ``rest``)."""
+def _row3(a, i):
+    return (a[i, 0], a[i, 1], a[i, 2])
+
+
+@kernel
+def _column3(R, i, j):
+    return (R[i, 0, j], R[i, 1, j], R[i, 2, j])
+
+
+@kernel
+def _balls(m, a, b, ca, ra, along_a, axis_a, cb, rb, along_b, axis_b, surf, normal, depth,
+           origin, kmax, kmin, kdir):
+    """The contact of the balls of radius ra about ca (surface a) and rb about cb
+    (surface b), each the end or the side of its surface (``along``, on a capsule of unit
+    axis); returns the contacts written (0 or 1)."""
+    g = (cb[0] - ca[0], cb[1] - ca[1], cb[2] - ca[2])
+    d = np.sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2])
+    x = ra + rb - d
+    if x <= 0.0 or d == 0.0:
+        return 0
+    n = (g[0] / d, g[1] / d, g[2] / d)
+    o = (ca[0] + (ra - 0.5 * x) * n[0], ca[1] + (ra - 0.5 * x) * n[1],
+         ca[2] + (ra - 0.5 * x) * n[2])
+    e1, e2 = _basis(n)
+    K = _add_curvature((0.0, 0.0, 0.0), n, e1, e2, 1.0 / ra, along_a, axis_a)
+    K = _add_curvature(K, n, e1, e2, 1.0 / rb, along_b, axis_b)
+    _emit(m, a, b, x, n, o, K, e1, e2, surf, normal, depth, origin, kmax, kmin, kdir)
+    return 1
+
+
+@kernel
+def point_contacts(kind, radius, size, R_GS, p_GS, pairs, n_pairs, surf, normal, depth,
+                   origin, kmax, kmin, kdir, rest):
+    """The exact contact of each candidate pair of half spaces, spheres and capsules (a
+    capsule is a sphere swept along its segment: it touches as the ball about its
+    segment's nearest point; on a half space, as the ball about each end inside it, so
+    that one lying flat rests on both ends); returns (contacts written, candidates of
+    other kinds written to ``rest``); -1 contacts if the buffers are too small."""
     m = 0
     n_rest = 0
     for k in range(n_pairs):
+        if m + 2 > surf.shape[0]:
+            return -1, 0
         a, b = pairs[k, 0], pairs[k, 1]
-        if kind[a] == 0 and kind[b] == 1:
-            r = radius[b]
-            x = 0.0
-            for i in range(3):
-                x += R_GS[a, i, 0] * (p_GS[b, i] - p_GS[a, i])
-            x += r
-            if x <= 0.0:
-                continue
-            for i in range(3):
-                normal[m, i] = -R_GS[a, i, 0]
-                origin[m, i] = p_GS[b, i] + (r - 0.5 * x) * R_GS[a, i, 0]
-            kmax[m] = kmin[m] = 1.0 / r
-        elif kind[a] == 1 and kind[b] == 1:
-            d2 = 0.0
-            for i in range(3):
-                d = p_GS[b, i] - p_GS[a, i]
-                d2 += d * d
-            d = np.sqrt(d2)
-            x = radius[a] + radius[b] - d
-            if x <= 0.0 or d == 0.0:
-                continue
-            for i in range(3):
-                normal[m, i] = (p_GS[b, i] - p_GS[a, i]) / d
-                origin[m, i] = p_GS[a, i] + (radius[a] - 0.5 * x) * normal[m, i]
-            kmax[m] = kmin[m] = 1.0 / radius[a] + 1.0 / radius[b]
+        ka, kb = kind[a], kind[b]
+        pa, pb = _row3(p_GS, a), _row3(p_GS, b)
+        if ka == 0 and (kb == 1 or kb == 2):
+            # the half space's outward normal is -x of its frame
+            inward = _column3(R_GS, a, 0)
+            r = size[b, 0]
+            h = size[b, 1] if kb == 2 else 0.0
+            axis = _column3(R_GS, b, 2)
+            ends = 2 if kb == 2 else 1
+            for e in range(ends):
+                sign = 1.0 if e == 0 else -1.0
+                c = (pb[0] + sign * h * axis[0], pb[1] + sign * h * axis[1],
+                     pb[2] + sign * h * axis[2])
+                x = r + (inward[0] * (c[0] - pa[0]) + inward[1] * (c[1] - pa[1])
+                         + inward[2] * (c[2] - pa[2]))
+                if x <= 0.0:
+                    continue
+                n = (-inward[0], -inward[1], -inward[2])
+                o = (c[0] + (r - 0.5 * x) * inward[0], c[1] + (r - 0.5 * x) * inward[1],
+                     c[2] + (r - 0.5 * x) * inward[2])
+                e1, e2 = _basis(n)
+                _emit(m, a, b, x, n, o, (1.0 / r, 0.0, 1.0 / r), e1, e2, surf, normal,
+                      depth, origin, kmax, kmin, kdir)
+                m += 1
+        elif ka == 1 and kb == 1:
+            m += _balls(m, a, b, pa, size[a, 0], False, pa, pb, size[b, 0], False, pb, surf,
+                        normal, depth, origin, kmax, kmin, kdir)
+        elif ka == 1 and kb == 2:
+            axis = _column3(R_GS, b, 2)
+            c, along = _on_segment(pb, axis, size[b, 1], pa)
+            m += _balls(m, a, b, pa, size[a, 0], False, pa, c, size[b, 0], along, axis,
+                        surf, normal, depth, origin, kmax, kmin, kdir)
+        elif ka == 2 and kb == 2:
+            axis_a, axis_b = _column3(R_GS, a, 2), _column3(R_GS, b, 2)
+            ca, along_a, cb, along_b = _segments(pa, axis_a, size[a, 1], pb, axis_b,
+                                                 size[b, 1])
+            m += _balls(m, a, b, ca, size[a, 0], along_a, axis_a, cb, size[b, 0], along_b,
+                        axis_b, surf, normal, depth, origin, kmax, kmin, kdir)
         else:
             rest[n_rest] = k
             n_rest += 1
-            continue
-        surf[m, 0], surf[m, 1] = a, b
-        depth[m] = x
-        _perpendicular(normal[m], kdir, m)
-        m += 1
     return m, n_rest
 
 
@@ -539,9 +670,26 @@ def _gap_curvatures(c: geo.Contact) -> tuple[float, float, np.ndarray]:
     return float(w[1]), float(w[0]), v[0, 1] * t1 + v[1, 1] * t2
 
 
+def _convex_contact(Xa: Transform, ga, Xb: Transform, gb) -> geo.Contact:
+    """The contact of two convex shapes (``convex.closest_points``), with each surface's
+    principal curvatures at its deepest point."""
+    from kinetree.contact.convex import closest_points
+
+    found = closest_points(Xa, ga, Xb, gb)
+    sides = []
+    for X, g, point in ((Xa, ga, found.point_a), (Xb, gb, found.point_b)):
+        curvatures, R_SP = g.calc_surface_principal_curvatures(X.R.as_matrix().T
+                                                               @ (point - X.p))
+        sides.append(geo._in_G(X, curvatures, R_SP))
+    return geo.Contact(found.normal, -found.distance, found.point_a, found.point_b,
+                       sides[0][0], sides[0][1], sides[1][0], sides[1][1])
+
+
 def _analytic_contact(table: SurfaceTable, d: ContactData, a: int, b: int):
     ga, gb = table.geometries[a], table.geometries[b]
     Xa, Xb = _pose(d, a), _pose(d, b)
+    if table.kind[a] == CAPSULE:
+        return _convex_contact(Xa, ga, Xb, gb)
     if table.kind[a] == HALF_SPACE:
         return geo.contact_half_space_ellipsoid(Xa, Xb, gb)
     if table.kind[a] == SPHERE:
@@ -550,11 +698,12 @@ def _analytic_contact(table: SurfaceTable, d: ContactData, a: int, b: int):
 
 
 @kernel
-def springs_in_simple_surface(centroids_M, R_GM, p_GM, R_GO, p_GO, other_kind, radius,
+def springs_in_simple_surface(centroids_M, R_GM, p_GM, R_GO, p_GO, other_kind, r, h,
                               faces, spring_G, nearest_G):
-    """The mesh face centroids (in M) inside a half space or sphere O: their faces,
-    positions in G and O's nearest surface points in G, written to the first entries of
-    the outputs; returns how many."""
+    """The mesh face centroids (in M) inside a half space, a sphere (radius r) or a
+    capsule (radius r about the segment ±h along O's z) O: their faces, positions in G and
+    O's nearest surface points in G, written to the first entries of the outputs; returns
+    how many."""
     count = 0
     for f in range(centroids_M.shape[0]):
         cx = p_GM[0]
@@ -564,22 +713,25 @@ def springs_in_simple_surface(centroids_M, R_GM, p_GM, R_GO, p_GO, other_kind, r
             cx += R_GM[0, j] * centroids_M[f, j]
             cy += R_GM[1, j] * centroids_M[f, j]
             cz += R_GM[2, j] * centroids_M[f, j]
-        dx, dy, dz = cx - p_GO[0], cy - p_GO[1], cz - p_GO[2]
         if other_kind == 0:          # half space: inside where x_O > 0; nearest: x_O = 0
+            dx, dy, dz = cx - p_GO[0], cy - p_GO[1], cz - p_GO[2]
             x = R_GO[0, 0] * dx + R_GO[1, 0] * dy + R_GO[2, 0] * dz
             if x <= 0.0:
                 continue
             nearest_G[count, 0] = cx - x * R_GO[0, 0]
             nearest_G[count, 1] = cy - x * R_GO[1, 0]
             nearest_G[count, 2] = cz - x * R_GO[2, 0]
-        else:                        # sphere about O's origin
+        else:                        # the ball about the nearest point of O's segment
+            axis = (R_GO[0, 2], R_GO[1, 2], R_GO[2, 2])
+            c, _ = _on_segment((p_GO[0], p_GO[1], p_GO[2]), axis, h, (cx, cy, cz))
+            dx, dy, dz = cx - c[0], cy - c[1], cz - c[2]
             d = np.sqrt(dx * dx + dy * dy + dz * dz)
-            if d >= radius or d == 0.0:
+            if d >= r or d == 0.0:
                 continue
-            scale = radius / d
-            nearest_G[count, 0] = p_GO[0] + dx * scale
-            nearest_G[count, 1] = p_GO[1] + dy * scale
-            nearest_G[count, 2] = p_GO[2] + dz * scale
+            scale = r / d
+            nearest_G[count, 0] = c[0] + dx * scale
+            nearest_G[count, 1] = c[1] + dy * scale
+            nearest_G[count, 2] = c[2] + dz * scale
         spring_G[count, 0], spring_G[count, 1], spring_G[count, 2] = cx, cy, cz
         faces[count] = f
         count += 1
@@ -587,17 +739,17 @@ def springs_in_simple_surface(centroids_M, R_GM, p_GM, R_GO, p_GO, other_kind, r
 
 
 @kernel
-def mesh_springs(kind, radius, R_GS, p_GS, pairs, rest, n_rest, face_start, centroid_S,
+def mesh_springs(kind, size, R_GS, p_GS, pairs, rest, n_rest, face_start, centroid_S,
                  spring_surf, spring_face, spring_G, nearest_G):
-    """The springs of every mesh-half space and mesh-sphere candidate among the first
-    ``n_rest`` of ``rest``, which keeps the others; returns (candidates kept, springs
-    written), the springs -1 if their buffers were too small."""
+    """The springs of every mesh-half space, mesh-sphere and mesh-capsule candidate among
+    the first ``n_rest`` of ``rest``, which keeps the others; returns (candidates kept,
+    springs written), the springs -1 if their buffers were too small."""
     count = 0
     kept = 0
     for r in range(n_rest):
         k = rest[r]
         a, b = pairs[k, 0], pairs[k, 1]
-        if kind[b] != MESH or kind[a] > SPHERE:
+        if kind[b] != MESH or kind[a] > CAPSULE:
             rest[kept] = k
             kept += 1
             continue
@@ -605,8 +757,9 @@ def mesh_springs(kind, radius, R_GS, p_GS, pairs, rest, n_rest, face_start, cent
         if count + f1 - f0 > spring_face.shape[0]:
             return kept, -1
         found = springs_in_simple_surface(centroid_S[f0:f1], R_GS[b], p_GS[b], R_GS[a],
-                                          p_GS[a], kind[a], radius[a], spring_face[count:],
-                                          spring_G[count:], nearest_G[count:])
+                                          p_GS[a], kind[a], size[a, 0], size[a, 1],
+                                          spring_face[count:], spring_G[count:],
+                                          nearest_G[count:])
         for j in range(count, count + found):
             spring_surf[j, 0], spring_surf[j, 1] = b, a
         count += found
@@ -647,10 +800,14 @@ def search_contacts(d, R_GB, p_GB):
     if n_pairs > h[_CAP_PAIRS] or n_pairs > h[_CAP]:
         h[_OVERFLOW] = 1
         return
-    m, n_rest = sphere_contacts(d.kind, d.radius, d.R_GS, d.p_GS, d.pairs, n_pairs, d.surf,
-                                d.normal, d.depth, d.origin, d.kmax, d.kmin, d.kdir, d.rest)
+    m, n_rest = point_contacts(d.kind, d.radius, d.size, d.R_GS, d.p_GS, d.pairs, n_pairs,
+                               d.surf, d.normal, d.depth, d.origin, d.kmax, d.kmin, d.kdir,
+                               d.rest)
+    if m < 0:
+        h[_OVERFLOW] = 1
+        return
     h[_M] = m
-    n_rest, n_springs = mesh_springs(d.kind, d.radius, d.R_GS, d.p_GS, d.pairs, d.rest,
+    n_rest, n_springs = mesh_springs(d.kind, d.size, d.R_GS, d.p_GS, d.pairs, d.rest,
                                      n_rest, d.face_start, d.centroid_S, d.spring_surf,
                                      d.spring_face, d.spring_G, d.nearest_G)
     h[_N_REST] = n_rest

@@ -103,7 +103,9 @@ def contact_ellipse_ratio(kmax: float, kmin: float) -> float:
     """
     _check_curvatures(kmax, kmin, "contact_ellipse_ratio()")
     ratio = kmax / kmin
-    if ratio == 1.0:
+    if ratio <= 1.0 + 1e-12:
+        # a circle to round-off (the compiled twin's threshold): the bracket below
+        # would be empty
         return 1.0
     # B/A grows monotonically with k and k < B/A for B/A > 1, so ln k is bracketed by
     # [0, ln(B/A)].

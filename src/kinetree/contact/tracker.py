@@ -18,6 +18,7 @@ import numpy as np
 
 from kinetree.contact import collision
 from kinetree.contact.collision import (
+    CAPSULE,
     ELLIPSOID,
     HALF_SPACE,
     MESH,
@@ -150,6 +151,9 @@ class ContactTrackerSubsystem(ContactSearch, Subsystem):
             return float(np.linalg.norm(Xb.p - Xa.p) - ga.get_radius() - gb.get_radius())
         if ka == HALF_SPACE and kb == SPHERE:
             return float(-(Xa.R.as_matrix()[:, 0] @ (Xb.p - Xa.p)) - gb.get_radius())
+        if CAPSULE in (ka, kb):
+            from kinetree.contact.convex import closest_points
+            return closest_points(Xa, ga, Xb, gb).distance
         if kb == ELLIPSOID:
             if ka == HALF_SPACE:
                 return -collision.geo.contact_half_space_ellipsoid(Xa, Xb, gb).depth

@@ -76,6 +76,8 @@ def contact_decoration(shape):
     shape without one."""
     from kinetree.contact import geometry as cg
     from kinetree.contact import mesh as cm
+    from kinetree.contact.capsule import Capsule
+    from kinetree.contact.convex_hull import Convex
 
     if isinstance(shape, cg.Sphere):
         return deco.DecorativeSphere(shape.get_radius())
@@ -89,6 +91,14 @@ def contact_decoration(shape):
             .set_transform(Transform(Rotation.about_x(np.pi / 2), np.zeros(3)))
     if isinstance(shape, cm.TriangleMesh):
         return deco.DecorativeMesh(shape)
+    if isinstance(shape, Capsule):
+        import trimesh
+
+        solid = trimesh.creation.capsule(height=2.0 * shape.get_half_length(),
+                                         radius=shape.get_radius())
+        return deco.DecorativeMesh((np.asarray(solid.vertices), np.asarray(solid.faces)))
+    if isinstance(shape, Convex):
+        return deco.DecorativeMesh((shape.get_vertices(), shape.get_faces()))
     if isinstance(shape, cg.HalfSpace):
         # The half space x > 0 of S: a thin slab below its surface plane x = 0.
         return deco.DecorativeBrick((0.005, 2.0, 2.0)).set_opacity(0.6) \

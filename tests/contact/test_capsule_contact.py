@@ -1,0 +1,153 @@
+"""Capsules in the contact subsystems: each pair's contact against its closed form (a
+capsule touches as the ball about its segment's nearest point, a floor as the ball about
+each end inside it), the compliant force against Hertz's (crossed cylinders of one radius
+press as a sphere of that radius on a plane), the elastic foundation's springs against a
+capsule's surface, a capsule on an ellipsoid against ``closest_points``."""
+
+import math
+
+import numpy as np
+import pytest
+from test_compliant import FLOOR, Scene, frictionless
+
+import kinetree as kt
+from kinetree.contact import eccentricity_factor, hertz_composite_stiffness
+
+E = hertz_composite_stiffness(1e6, 1e6)
+
+
+def _hertz(x, kmax, kmin):
+    """σ (4/3) E* √R x^(3/2), R = 2 / (kmax + kmin)."""
+    return eccentricity_factor(kmax, kmin) * 4 / 3 * E * math.sqrt(2 / (kmax + kmin)) \
+        * x ** 1.5
+
+
+def _forces(scene, state):
+    return [scene.contact.get_contact_force(state, i)
+            for i in range(scene.contact.get_num_contact_forces(state))]
+
+
+def test_a_capsule_on_the_floor_rests_on_its_ends():
+    """Standing, one contact at its lower end; lying tilted, one at each end, each the
+    Hertz force of a ball of its radius pressed in by that end's depth."""
+    r, h = 0.05, 0.2
+    s = Scene(gravity=None)
+    s.floor(frictionless())
+    capsule = s.body(kt.ContactGeometry.Capsule(r, h), frictionless())
+    state = s.system.realize_topology()
+    x = 1e-3
+    # standing: S's z (the axis) along Ground's y, the floor's normal
+    capsule.set_q_to_fit_transform(state, kt.Transform(kt.Rotation.about_x(-math.pi / 2),
+                                                       [0.1, h + r - x, 0.3]))
+    s.system.realize(state, kt.Stage.DYNAMICS)
+    (cf,) = _forces(s, state)
+    assert cf.depth == pytest.approx(x, rel=1e-12)
+    assert cf.normal_force == pytest.approx(_hertz(x, 1 / r, 1 / r), rel=1e-12)
+    assert cf.normal == pytest.approx([0, 1, 0], abs=1e-15)
+    # lying, one end 1 mm lower than the other
+    tilt = math.asin(1e-3 / (2 * h))
+    capsule.set_q_to_fit_transform(state, kt.Transform(
+        kt.Rotation.about_x(tilt), [0.0, r - 2e-3, 0.0]))
+    s.system.realize(state, kt.Stage.DYNAMICS)
+    depths = sorted(f.depth for f in _forces(s, state))
+    assert depths == pytest.approx([1.5e-3, 2.5e-3], rel=1e-9)
+    for f in _forces(s, state):
+        assert f.normal_force == pytest.approx(_hertz(f.depth, 1 / r, 1 / r), rel=1e-12)
+
+
+def test_a_sphere_on_a_capsules_side_and_end():
+    """On the side the gap curves by 1/rs + 1/rc around the axis and 1/rs along it; on
+    the end, by 1/rs + 1/rc both ways."""
+    rs, rc, h, x = 0.1, 0.05, 0.3, 2e-3
+    s = Scene(gravity=None)
+    capsule = s.body(kt.ContactGeometry.Capsule(rc, h), frictionless(), mobilizer="Weld",
+                     X_PF=kt.Transform())
+    ball = s.body(kt.ContactGeometry.Sphere(rs), frictionless())
+    state = s.system.realize_topology()
+    ball.set_q_to_fit_transform(state, kt.Transform(kt.Rotation(), [rs + rc - x, 0, 0.1]))
+    s.system.realize(state, kt.Stage.DYNAMICS)
+    (cf,) = _forces(s, state)
+    contacts = s.tracker.get_active_contacts(state)
+    assert contacts.depth[0] == pytest.approx(x, rel=1e-12)
+    assert (contacts.kmax[0], contacts.kmin[0]) == pytest.approx((1 / rs + 1 / rc, 1 / rs))
+    assert abs(contacts.kdir[0] @ [0, 0, 1]) < 1e-15          # kmax: around the axis
+    assert cf.normal_force == pytest.approx(_hertz(x, 1 / rs + 1 / rc, 1 / rs), rel=1e-12)
+    ball.set_q_to_fit_transform(state, kt.Transform(kt.Rotation(), [0, 0, h + rs + rc - x]))
+    s.system.realize(state, kt.Stage.DYNAMICS)
+    (cf,) = _forces(s, state)
+    assert cf.normal == pytest.approx([0, 0, -1], abs=1e-15)     # from the sphere
+    assert cf.normal_force == pytest.approx(_hertz(x, 1 / rs + 1 / rc, 1 / rs + 1 / rc),
+                                            rel=1e-12)
+
+
+def test_crossed_capsules_press_as_a_sphere_on_a_plane():
+    """Two capsules of radius r crossed at right angles, side on side: the gap is
+    curved 1/r both ways, so the force is a sphere of radius r's on a plane."""
+    r, x = 0.04, 1e-3
+    s = Scene(gravity=None)
+    lower = s.body(kt.ContactGeometry.Capsule(r, 0.3), frictionless(), mobilizer="Weld",
+                   X_PF=kt.Transform())
+    upper = s.body(kt.ContactGeometry.Capsule(r, 0.3), frictionless())
+    state = s.system.realize_topology()
+    # the lower along z, the upper along x, above it
+    upper.set_q_to_fit_transform(state, kt.Transform(kt.Rotation.about_y(math.pi / 2),
+                                                     [0, 2 * r - x, 0]))
+    s.system.realize(state, kt.Stage.DYNAMICS)
+    (cf,) = _forces(s, state)
+    assert cf.depth == pytest.approx(x, rel=1e-12)
+    assert cf.normal_force == pytest.approx(4 / 3 * E * math.sqrt(r) * x ** 1.5, rel=1e-12)
+    assert lower.get_mobilized_body_index() in (cf.body1, cf.body2)
+
+
+def test_a_brick_on_a_capsule_has_springs_on_the_capsules_surface():
+    r, h = 0.05, 0.3
+    s = Scene(gravity=None)
+    s.body(kt.ContactGeometry.Capsule(r, h), frictionless(), mobilizer="Weld",
+           X_PF=kt.Transform())
+    brick = s.body(kt.ContactGeometry.Brick([0.2, 0.05, 0.2], resolution=8), frictionless())
+    state = s.system.realize_topology()
+    brick.set_q_to_fit_transform(state, kt.Transform(kt.Rotation(), [0, r + 0.05 - 1e-2, 0]))
+    s.system.realize(state, kt.Stage.POSITION)
+    buffers = s.tracker._buffers(state)
+    (springs,) = buffers.meshes
+    assert len(springs.faces) > 0
+    axis_point = np.column_stack([np.zeros((len(springs.faces), 2)),
+                                  np.clip(springs.nearest_G[:, 2], -h, h)])
+    assert np.linalg.norm(springs.nearest_G - axis_point, axis=1) == pytest.approx(r, rel=1e-12)
+    # every spring is a face centroid inside the capsule
+    inside = springs.spring_G - np.column_stack([np.zeros((len(springs.faces), 2)),
+                                                 np.clip(springs.spring_G[:, 2], -h, h)])
+    assert np.all(np.linalg.norm(inside, axis=1) < r)
+
+
+def test_a_capsule_on_an_ellipsoid_and_their_separation():
+    s = Scene(gravity=None)
+    ellipsoid = kt.ContactGeometry.Ellipsoid([0.3, 0.2, 0.25])
+    capsule = kt.ContactGeometry.Capsule(0.05, 0.2)
+    weld = s.body(ellipsoid, frictionless(), mobilizer="Weld", X_PF=kt.Transform())
+    body = s.body(capsule, frictionless())
+    state = s.system.realize_topology()
+    X = kt.Transform(kt.Rotation.about_z(0.3), [0.1, 0.22, 0.05])
+    body.set_q_to_fit_transform(state, X)
+    s.system.realize(state, kt.Stage.DYNAMICS)
+    found = kt.contact.closest_points(X, capsule, kt.Transform(), ellipsoid)
+    (cf,) = _forces(s, state)
+    assert cf.depth == pytest.approx(-found.distance, rel=1e-9)
+    assert cf.normal == pytest.approx(found.normal, abs=1e-9)     # capsule to ellipsoid
+    a, b = s.tracker.get_surface_index(weld, 0), s.tracker.get_surface_index(body, 0)
+    assert s.tracker.calc_separation(state, a, b) == pytest.approx(found.distance, rel=1e-9)
+
+
+def test_the_viewer_draws_capsules_and_hulls_as_their_surfaces():
+    """The drawn capsule's vertices are on its surface (r from its segment); the hull's are
+    its own."""
+    from kinetree.viz.scene import contact_decoration
+
+    r, h = 0.1, 0.3
+    drawn = contact_decoration(kt.ContactGeometry.Capsule(r, h))
+    vertices = drawn.get_vertices()
+    axis = np.column_stack([np.zeros((len(vertices), 2)), np.clip(vertices[:, 2], -h, h)])
+    assert np.linalg.norm(vertices - axis, axis=1) == pytest.approx(r, rel=1e-9)
+    assert vertices[:, 2].max() == pytest.approx(h + r)
+    hull = kt.ContactGeometry.Convex(np.eye(3).tolist() + [[0, 0, 0], [0.1, 0.1, 0.1]])
+    assert contact_decoration(hull).get_vertices() == pytest.approx(hull.get_vertices())
