@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from test_compliant import FLOOR, Scene, frictionless
+from test_compliant import Scene, frictionless
 
 import kinetree as kt
 from kinetree.contact import eccentricity_factor, hertz_composite_stiffness
@@ -60,7 +60,7 @@ def test_a_sphere_on_a_capsules_side_and_end():
     the end, by 1/rs + 1/rc both ways."""
     rs, rc, h, x = 0.1, 0.05, 0.3, 2e-3
     s = Scene(gravity=None)
-    capsule = s.body(kt.ContactGeometry.Capsule(rc, h), frictionless(), mobilizer="Weld",
+    s.body(kt.ContactGeometry.Capsule(rc, h), frictionless(), mobilizer="Weld",
                      X_PF=kt.Transform())
     ball = s.body(kt.ContactGeometry.Sphere(rs), frictionless())
     state = s.system.realize_topology()
