@@ -82,6 +82,13 @@ from kinetree.multibody import (
 )
 from kinetree.multibody.check_constraint import check_constraint
 from kinetree.multibody.check_mobilizer import check_mobilizer
+from kinetree.multibody.unilateral import (
+    HardStopLower,
+    HardStopUpper,
+    PointPlaneContact,
+    Rope,
+    UnilateralContact,
+)
 from kinetree.study import (
     Assembler,
     AssemblyCondition,
@@ -93,6 +100,7 @@ from kinetree.study import (
     simulate,
     simulate_ensemble,
 )
+from kinetree.study.semi_explicit_euler_time_stepper import SemiExplicitEulerTimeStepper
 from kinetree.study.time_stepper import TimeStepper
 from kinetree.study.trc import read_trc
 from kinetree.system import Measure, Stage, State, Subsystem, System
@@ -213,6 +221,12 @@ __all__ = [
     "System",
     "TerminationReason",
     "TimeStepper",
+    "SemiExplicitEulerTimeStepper",
+    "HardStopLower",
+    "HardStopUpper",
+    "PointPlaneContact",
+    "Rope",
+    "UnilateralContact",
     "Trajectory",
     "Transform",
     "TriggeredEventHandler",

@@ -149,6 +149,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
     def __init__(self, system):
         self._bodies: list[MobilizedBody] = []
         self._constraints: list = []
+        self._unilateral_contacts: list = []
         self._ancestors: list[int] = []
         self._custom: list[MobilizedBody] = []
         self._motions: dict = {}             # body index -> its Motion (motion.py)
@@ -881,6 +882,37 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
             raise InvalidArgumentError(
                 f"SimbodyMatterSubsystem.get_constraint: no constraint {index!r}; there are "
                 f"{len(self._constraints)}.") from None
+
+    # ---------------------------------------------------- unilateral contacts
+    def adopt_unilateral_contact(self, contact) -> int:
+        """Take a UnilateralContact (HardStopUpper, HardStopLower, PointPlaneContact,
+        Rope), which a SemiExplicitEulerTimeStepper enforces; returns its index. Other
+        integrators ignore it."""
+        from kinetree.multibody.unilateral.unilateral_contact import UnilateralContact
+
+        if not isinstance(contact, UnilateralContact):
+            raise InvalidArgumentError(
+                f"SimbodyMatterSubsystem.adopt_unilateral_contact: expected a "
+                f"UnilateralContact (HardStopUpper, HardStopLower, PointPlaneContact, "
+                f"Rope), got {type(contact).__name__}.")
+        if contact._matter is not None:
+            raise InvalidArgumentError(
+                "SimbodyMatterSubsystem.adopt_unilateral_contact: the contact is adopted "
+                "already; make another.")
+        contact._matter = self
+        self._unilateral_contacts.append(contact)
+        return len(self._unilateral_contacts) - 1
+
+    def get_num_unilateral_contacts(self) -> int:
+        return len(self._unilateral_contacts)
+
+    def get_unilateral_contact(self, index: int):
+        try:
+            return self._unilateral_contacts[index]
+        except (IndexError, TypeError):
+            raise InvalidArgumentError(
+                f"SimbodyMatterSubsystem.get_unilateral_contact: no contact {index!r}; there "
+                f"are {len(self._unilateral_contacts)}.") from None
 
     def _common_ancestor(self, constraint) -> int:
         """The nearest common ancestor of a constraint's constrained bodies (Ground if it

@@ -1,0 +1,14 @@
+"""Unilateral contacts, enforced by impulses in a SemiExplicitEulerTimeStepper (Simbody's
+ConditionalConstraint.h): one file per contact."""
+
+from kinetree.multibody.unilateral.hard_stop import HardStopLower, HardStopUpper
+from kinetree.multibody.unilateral.point_plane_contact import PointPlaneContact
+from kinetree.multibody.unilateral.rope import Rope
+from kinetree.multibody.unilateral.unilateral_contact import (
+    UnilateralContact,
+    calc_effective_cof,
+    calc_effective_cor,
+)
+
+__all__ = ["HardStopLower", "HardStopUpper", "PointPlaneContact", "Rope",
+           "UnilateralContact", "calc_effective_cof", "calc_effective_cor"]

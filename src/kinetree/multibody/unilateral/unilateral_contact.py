@@ -1,0 +1,91 @@
+"""UnilateralContact: a one-sided constraint that the SemiExplicitEulerTimeStepper enforces
+by impulses (Simbody's UnilateralContact, of ConditionalConstraint.h): a separation that may
+grow but not fall below zero, optionally with Coulomb friction across it.
+
+A contact is *proximal* when its separation is within the stepper's constraint tolerance;
+then it takes part in the step: its normal row g_n of the constraint Jacobian (the
+separation speed is g_n u, m/s or rad/s) and, with friction, its two tangent rows (the slip
+velocity, m/s in G). Its coefficient of restitution e depends on the impact speed, and its
+coefficient of friction on the slip speed at the start of the step, as Simbody's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kinetree.errors import InvalidArgumentError
+
+
+def calc_effective_cor(min_cor: float, capture_speed: float, min_cor_speed: float,
+                       impact_speed: float) -> float:
+    """The coefficient of restitution at ``impact_speed`` (≥ 0): 0 at or below the
+    capture speed, ``min_cor`` at or above ``min_cor_speed``, between them rising
+    linearly toward 1 as the impact speed falls (Simbody's calcEffectiveCOR)."""
+    if impact_speed <= capture_speed:
+        return 0.0
+    if impact_speed >= min_cor_speed:
+        return min_cor
+    return 1.0 - (1.0 - min_cor) / min_cor_speed * impact_speed
+
+
+def calc_effective_cof(mu_s: float, mu_d: float, mu_v: float, transition_speed: float,
+                       slip_speed: float) -> float:
+    """The coefficient of friction at ``slip_speed`` (≥ 0): μs up to the transition speed
+    (rolling or sticking), μd above it, plus μv times the slip speed (Simbody's
+    calcEffectiveCOF)."""
+    return mu_v * slip_speed + (mu_s if slip_speed <= transition_speed else mu_d)
+
+
+def _coefficient(value, name: str, where: str, upper: float | None = None) -> float:
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f"{where}: {name} must be a number, got {value!r}.") \
+            from None
+    if not (np.isfinite(value) and value >= 0.0) or (upper is not None and value > upper):
+        bound = f"[0, {upper}]" if upper is not None else ">= 0"
+        raise InvalidArgumentError(f"{where}: {name} is {value}; it must be {bound}.")
+    return value
+
+
+class UnilateralContact:
+    """A one-sided contact with coefficient of restitution ``min_cor`` (its value at high
+    impact speeds) and, if ``mu_s`` > 0, Coulomb friction of static, dynamic and viscous
+    coefficients ``mu_s`` ≥ ``mu_d`` ≥ 0 and ``mu_v`` ≥ 0 (s/m). Adopt it with
+    ``matter.adopt_unilateral_contact``."""
+
+    FRICTION_ROWS = 0
+    """Tangent rows a contact with friction has."""
+
+    def __init__(self, min_cor, mu_s=0.0, mu_d=0.0, mu_v=0.0):
+        where = type(self).__name__
+        self.min_cor = _coefficient(min_cor, "min_cor (the coefficient of restitution)",
+                                    where, 1.0)
+        self.mu_s = _coefficient(mu_s, "mu_s", where)
+        self.mu_d = _coefficient(mu_d, "mu_d", where)
+        self.mu_v = _coefficient(mu_v, "mu_v", where)
+        if self.mu_d > self.mu_s:
+            raise InvalidArgumentError(
+                f"{where}: mu_d = {self.mu_d} exceeds mu_s = {self.mu_s}; the dynamic "
+                f"coefficient of friction must not exceed the static one.")
+        self._matter = None
+
+    def has_friction(self) -> bool:
+        return self.FRICTION_ROWS > 0 and self.mu_s > 0.0
+
+    def get_separation(self, state) -> float:
+        """The signed separation (m, or rad for a stop on an angle): > 0 apart, < 0
+        penetrating (POSITION)."""
+        raise NotImplementedError
+
+    def calc_rows(self, state) -> np.ndarray:
+        """(1 + friction rows, nu): the normal row g_n, whose product with u is the
+        separation speed, then the tangent rows (POSITION)."""
+        raise NotImplementedError
+
+    def _check_adopted(self, where: str):
+        if self._matter is None:
+            raise InvalidArgumentError(
+                f"{type(self).__name__}.{where}: the contact is not adopted; call "
+                f"matter.adopt_unilateral_contact(contact) first.")
+        return self._matter

@@ -1,0 +1,132 @@
+"""SemiExplicitEulerTimeStepper with unilateral contacts against analytic answers: a ball
+dropped with restitution e bounces to e²h, e⁴h, ... (Poisson's and Newton's restitution
+agree for one contact); with e = 0 it stays down without jitter; a block on an incline
+below the friction angle does not creep, above it slides at g (sin θ - μd cos θ); a joint
+reaching a hard stop comes back at e times its speed."""
+
+import math
+
+import numpy as np
+import pytest
+
+import kinetree as kt
+from kinetree.errors import InvalidArgumentError
+
+G = 9.81
+
+
+def _ball(e, height=1.0):
+    """A 1 kg ball on a vertical slider (q: its height, m), a point on the floor y = 0."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    kt.Force.UniformGravity(forces, matter, [0, -G, 0])
+    body = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(0.01)))
+    up = kt.Transform(kt.Rotation.about_z(math.pi / 2))   # the Slider's x onto Ground's y
+    ball = kt.MobilizedBody.Slider(matter.Ground(), up, body, up)
+    matter.adopt_unilateral_contact(
+        kt.PointPlaneContact(matter.Ground(), [0, 1, 0], 0.0, ball, [0, 0, 0], e))
+    state = system.realize_topology()
+    ball.set_one_q(state, 0, height)
+    return system, ball, state
+
+
+def _run(system, state, h, t_final, tolerance=1e-6, model=None, read=None):
+    stepper = kt.SemiExplicitEulerTimeStepper(system)
+    stepper.set_constraint_tolerance(tolerance)
+    if model is not None:
+        stepper.set_restitution_model(model)
+    stepper.initialize(state)
+    out = []
+    for k in range(1, int(round(t_final / h)) + 1):
+        stepper.step_to(k * h)
+        out.append(read(stepper.get_state()))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("model", [kt.SemiExplicitEulerTimeStepper.RestitutionModel.POISSON,
+                                   kt.SemiExplicitEulerTimeStepper.RestitutionModel.NEWTON])
+def test_a_dropped_ball_bounces_to_e_squared_times_its_height(model):
+    """Apexes e^(2k) h to the step's error: an impact is met up to one step's travel
+    (v h, 4e-4 m here) late."""
+    e, h = 0.5, 1e-4
+    system, ball, state = _ball(e)
+    y = _run(system, state, h, 2.5, model=model, read=lambda s: ball.get_one_q(s, 0))
+    apexes = [y[i] for i in range(1, len(y) - 1) if y[i - 1] <= y[i] > y[i + 1]]
+    assert len(apexes) >= 4
+    for k, apex in enumerate(apexes[:4], start=1):
+        assert apex == pytest.approx(e ** (2 * k), abs=2e-4)
+
+
+def test_without_restitution_it_lands_and_stays_without_jitter():
+    system, ball, state = _ball(0.0, height=0.1)
+    ys = _run(system, state, 1e-3, 10.0, read=lambda s: (ball.get_one_q(s, 0),
+                                                        ball.get_one_u(s, 0)))
+    landed = ys[500:]          # from 0.5 s: it falls for 0.14 s
+    assert np.abs(landed[:, 1]).max() < 1e-12
+    assert np.ptp(landed[:, 0]) < 1e-12
+    assert -1e-6 < landed[0, 0] <= 1e-6          # on the floor, within the tolerance
+
+
+def _incline(theta, mu_s=0.6, mu_d=0.4):
+    """A 2 kg block on three translations, its point at its origin on a plane through
+    Ground's origin tilted by theta about z (rising toward -x)."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    forces = kt.GeneralForceSubsystem(system)
+    kt.Force.UniformGravity(forces, matter, [0, -G, 0])
+    body = kt.Body.Rigid(kt.MassProperties(2.0, [0, 0, 0], kt.Inertia(0.01)))
+    block = kt.MobilizedBody.Translation(matter.Ground(), body)
+    normal = [math.sin(theta), math.cos(theta), 0.0]
+    matter.adopt_unilateral_contact(kt.PointPlaneContact(
+        matter.Ground(), normal, 0.0, block, [0, 0, 0], 0.0, mu_s, mu_d))
+    state = system.realize_topology()
+    return system, block, state, np.array([math.cos(theta), -math.sin(theta), 0.0])
+
+
+def test_below_the_friction_angle_a_block_sticks():
+    """tan 20° = 0.36 < μs = 0.6: over 10 s it creeps less than 1e-9 m/s."""
+    system, block, state, downhill = _incline(math.radians(20))
+    v = _run(system, state, 1e-3, 10.0,
+             read=lambda s: block.get_body_origin_velocity(s) @ downhill)
+    assert np.abs(v).max() <= 1e-9
+
+
+def test_above_the_friction_angle_a_block_slides_at_coulombs_rate():
+    """tan 35° = 0.70 > μs: a = g (sin θ - μd cos θ) along the incline, once sliding."""
+    theta = math.radians(35)
+    system, block, state, downhill = _incline(theta)
+    h = 1e-3
+    v = _run(system, state, h, 1.0, read=lambda s: block.get_body_origin_velocity(s)
+             @ downhill)
+    a = (v[-1] - v[99]) / (h * (len(v) - 100))
+    assert a == pytest.approx(G * (math.sin(theta) - 0.4 * math.cos(theta)), rel=1e-6)
+
+
+def test_a_joint_at_a_hard_stop_comes_back_at_e_times_its_speed():
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    body = kt.Body.Rigid(kt.MassProperties(1.0, [1, 0, 0], kt.Inertia(0.1, 1.1, 1.1)))
+    arm = kt.MobilizedBody.Pin(matter.Ground(), body)
+    matter.adopt_unilateral_contact(kt.HardStopUpper(arm, 0, 0.5, 0.8))
+    matter.adopt_unilateral_contact(kt.HardStopLower(arm, 0, -0.5, 0.8))
+    state = system.realize_topology()
+    arm.set_one_u(state, 0, 2.0)
+    w = _run(system, state, 1e-4, 0.6, read=lambda s: arm.get_one_u(s, 0))
+    assert w.max() == pytest.approx(2.0, rel=1e-12)
+    assert w.min() == pytest.approx(-1.6, rel=1e-12)      # e = 0.8 off the upper stop
+    assert np.sum(np.diff(np.sign(w)) != 0) == 1
+
+
+def test_bad_contacts_and_settings_are_refused():
+    with pytest.raises(InvalidArgumentError, match="min_cor"):
+        kt.HardStopUpper(None, 0, 1.0, 1.5)
+    system, ball, _ = _ball(0.5)
+    with pytest.raises(InvalidArgumentError, match="mu_d = 0.7 exceeds mu_s = 0.5"):
+        kt.PointPlaneContact(system.get_matter_subsystem().Ground(), [0, 1, 0], 0.0, ball,
+                             [0, 0, 0], 0.5, 0.5, 0.7)
+    stepper = kt.SemiExplicitEulerTimeStepper(system)
+    with pytest.raises(InvalidArgumentError, match="only PGS"):
+        stepper.set_impulse_solver_type(kt.SemiExplicitEulerTimeStepper.ImpulseSolverType.PLUS)
+    with pytest.raises(InvalidArgumentError, match="UnilateralContact"):
+        system.get_matter_subsystem().adopt_unilateral_contact(ball)
