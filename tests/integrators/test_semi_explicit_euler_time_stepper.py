@@ -130,3 +130,18 @@ def test_bad_contacts_and_settings_are_refused():
         stepper.set_impulse_solver_type(kt.SemiExplicitEulerTimeStepper.ImpulseSolverType.PLUS)
     with pytest.raises(InvalidArgumentError, match="UnilateralContact"):
         system.get_matter_subsystem().adopt_unilateral_contact(ball)
+
+
+def test_a_rope_going_taut_jerks_its_load_back_at_e_times_its_speed():
+    """A ball on a vertical slider falls from 0.5 m below the rope's anchor; at the rope's
+    length, 1 m, it moves at √(2 g 0.5) and comes back up at e times that."""
+    system, ball, state = _ball(0.0, height=-0.5)
+    matter = system.get_matter_subsystem()
+    matter.get_unilateral_contact(0).height = -10.0          # the floor out of the way
+    matter.adopt_unilateral_contact(
+        kt.Rope(matter.Ground(), [0, 0, 0], ball, [0, 0, 0], 1.0, 0.5))
+    h = 1e-5
+    u = _run(system, state, h, 0.35, read=lambda s: ball.get_one_u(s, 0))
+    fall = math.sqrt(2 * G * 0.5)
+    assert u.min() == pytest.approx(-fall, abs=G * h)
+    assert u[np.argmin(u) + 1] == pytest.approx(0.5 * fall, abs=2 * G * h)
