@@ -145,3 +145,49 @@ def test_a_rope_going_taut_jerks_its_load_back_at_e_times_its_speed():
     fall = math.sqrt(2 * G * 0.5)
     assert u.min() == pytest.approx(-fall, abs=G * h)
     assert u[np.argmin(u) + 1] == pytest.approx(0.5 * fall, abs=2 * G * h)
+
+
+def _box_on_incline(theta, mu_s=0.6, mu_d=0.4):
+    """A 3 kg box (0.4 x 0.2 x 0.3 m) on a Free mobilizer resting on a half space tilted
+    by theta about z (rising toward -x), its corner contacts generated from the surfaces;
+    (system, box, state, contacts, the unit vector down the incline)."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    kt.Force.UniformGravity(kt.GeneralForceSubsystem(system), matter, [0, -G, 0])
+    material = kt.ContactMaterial(1e6, 0.0, mu_s, mu_d, 0.0)
+    tilt = kt.Rotation.about_z(theta)
+    # The HalfSpace fills x > 0 of its frame: turned -90° about z, y < 0; then tilted.
+    matter.Ground().upd_body().add_contact_surface(
+        kt.Transform(tilt @ kt.Rotation.about_z(-math.pi / 2)),
+        kt.ContactSurface(kt.ContactGeometry.HalfSpace(), material))
+    half = np.array([0.2, 0.1, 0.15])
+    body = kt.Body.Rigid(kt.MassProperties(3.0, [0, 0, 0], kt.Inertia(0.05, 0.08, 0.05)))
+    body.add_contact_surface(kt.Transform(),
+                             kt.ContactSurface(kt.ContactGeometry.Brick(half), material))
+    box = kt.MobilizedBody.Free(matter.Ground(), body)
+    contacts = kt.contact.generate_unilateral_contacts(matter)
+    state = system.realize_topology()
+    up = tilt.as_matrix()[:, 1]
+    box.set_q_to_fit_transform(state, kt.Transform(tilt, half[1] * up))
+    return system, box, state, contacts, -tilt.as_matrix()[:, 0]
+
+
+def test_a_box_on_its_generated_corner_contacts_sticks_then_slides():
+    """Eight corner contacts, four of them on the incline: at 20° the box stays put
+    (creep <= 1e-9 m/s over 2 s); at 35° it slides at g (sin θ - μd cos θ), upright."""
+    system, box, state, contacts, down = _box_on_incline(math.radians(20))
+    assert len(contacts) == 8
+    v = _run(system, state, 1e-3, 2.0, read=lambda s: box.get_body_origin_velocity(s))
+    assert np.abs(v).max() <= 1e-9
+    theta = math.radians(35)
+    system, box, state, _, down = _box_on_incline(theta)
+    h = 1e-3
+    out = _run(system, state, h, 1.0, read=lambda s: np.concatenate((
+        [box.get_body_origin_velocity(s) @ down], box.get_body_angular_velocity(s))))
+    v = out[:, 0]
+    a = (v[-1] - v[99]) / (h * (len(v) - 100))
+    assert a == pytest.approx(G * (math.sin(theta) - 0.4 * math.cos(theta)), rel=1e-6)
+    # Upright: the first step, from rest, meets Coulomb's cone at each corner and leaves a
+    # turn of some 3e-5 rad/s, which the corners take out as it slides.
+    assert np.abs(out[:, 1:]).max() < 1e-4
+    assert np.abs(out[300:, 1:]).max() < 1e-9

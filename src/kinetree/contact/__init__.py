@@ -10,7 +10,9 @@ compliant force models.
 * Forces: CompliantContactSubsystem (compliant.py: Hertz/Hunt-Crossley/Stribeck, elastic
   foundation); GeneralContactSubsystem (general.py) with HuntCrossleyForce and
   ElasticFoundationForce, the elements OpenSim uses.
-* Rigid contact with impulsive collisions: RigidContact (rigid.py).
+* Rigid contact with impulsive collisions: RigidContact (rigid.py); the unilateral
+  contacts of a SemiExplicitEulerTimeStepper generated from the surfaces
+  (unilateral_contacts.py).
 * The formulas themselves: hertz.py, friction.py.
 """
 
@@ -65,6 +67,7 @@ from kinetree.contact.tracker import (
     ContactEventReporter,
     ContactTrackerSubsystem,
 )
+from kinetree.contact.unilateral_contacts import generate_unilateral_contacts
 
 __all__ = [
     "Brick",
@@ -72,6 +75,7 @@ __all__ = [
     "ClosestPoints",
     "Convex",
     "closest_points",
+    "generate_unilateral_contacts",
     "CompliantContactSubsystem",
     "ContactEventHandler",
     "ContactEventReporter",

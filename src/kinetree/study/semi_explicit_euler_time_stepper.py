@@ -15,7 +15,8 @@ A step of h from (t, q, u):
    capture speed, ending a ball's bounces.
 3. *Dynamics*: u̇ of the applied forces, then the impulses that keep every proximal
    contact from closing and, within the friction cone, from slipping: u1 = u + h u̇ +
-   M⁻¹ Gᵀ λ.
+   M⁻¹ Gᵀ λ. A contact slipping faster than the transition speed at the step's start
+   slides: its friction is μd times its normal impulse, against that slip.
 4. *Positions*: q1 = q + h N(q) (u1 + δu), δu the velocity that would remove any
    penetration in one step (not kept in u), then the State is projected (quaternions,
    bilateral constraints).
@@ -228,22 +229,28 @@ class SemiExplicitEulerTimeStepper:
         v = G @ u
         normal = kind == pgs.NORMAL
         mu = np.zeros(len(G))
+        direction = np.zeros(len(G))
         transition = self.get_default_friction_transition_velocity_in_use()
         for contact, row in zip(contacts, first):
             if contact.has_friction():
                 slip = float(np.hypot(v[row + 1], v[row + 2]))
                 mu[row + 1] = calc_effective_cof(contact.mu_s, contact.mu_d, contact.mu_v,
                                                  transition, slip)
+                if slip > transition:
+                    # sliding: the friction opposes the slip at the step's start
+                    kind[row + 1] = pgs.SLIDING
+                    direction[row + 1:row + 3] = -v[row + 1:row + 3] / slip
         # impact
         approaching = normal & (v < -self._constraint_tolerance)
         if approaching.any():
-            u = u + MinvGt @ self._impact(A, v, kind, normal_of, mu, contacts, first)
+            u = u + MinvGt @ self._impact(A, v, kind, normal_of, mu, direction, contacts,
+                                          first)
         # dynamics
         matter.upd_u(s)[:] = u
         system.realize(s, Stage.ACCELERATION)
         free = u + h * matter.get_u_dot(s)
         zdot = s.get_z_dot().copy()
-        lam = pgs.solve(A, G @ free, np.zeros(len(G)), kind, normal_of, mu)
+        lam = pgs.solve(A, G @ free, np.zeros(len(G)), kind, normal_of, mu, direction)
         u1 = free + MinvGt @ lam
         # the velocity that would remove the penetration in one step, for q only
         correction = np.zeros_like(u)
@@ -254,13 +261,13 @@ class SemiExplicitEulerTimeStepper:
             if deep.any():
                 rows = np.flatnonzero(normal)
                 sub = np.ix_(rows, rows)
-                corr = pgs.solve(A[sub], np.zeros(len(rows)), deep[rows],
-                                 np.zeros(len(rows), np.int64), np.zeros(len(rows), np.int64),
-                                 np.zeros(len(rows)))
+                none = np.zeros(len(rows))
+                corr = pgs.solve(A[sub], none, deep[rows], np.zeros(len(rows), np.int64),
+                                 np.zeros(len(rows), np.int64), none, none)
                 correction = MinvGt[:, rows] @ corr
         self._advance(h, u1, correction, zdot)
 
-    def _impact(self, A, v, kind, normal_of, mu, contacts, first) -> np.ndarray:
+    def _impact(self, A, v, kind, normal_of, mu, direction, contacts, first) -> np.ndarray:
         """The impulses of a simultaneous impact (module docstring, 2)."""
         capture = self.get_default_impact_capture_velocity_in_use()
         min_cor_speed = self.get_default_impact_min_cor_velocity_in_use()
@@ -273,11 +280,12 @@ class SemiExplicitEulerTimeStepper:
         target = np.zeros(len(v))
         if self._restitution == RestitutionModel.NEWTON:
             target = -e * np.minimum(v, 0.0)
-        lam = pgs.solve(A, v, target, kind, normal_of, mu)
+        lam = pgs.solve(A, v, target, kind, normal_of, mu, direction)
         if self._restitution == RestitutionModel.POISSON and e.any():
             expansion = np.where(kind == pgs.NORMAL, e * lam, 0.0)
             v2 = v + A @ (lam + expansion)
-            lam = lam + expansion + pgs.solve(A, v2, np.zeros(len(v)), kind, normal_of, mu)
+            lam = lam + expansion + pgs.solve(A, v2, np.zeros(len(v)), kind, normal_of, mu,
+                                              direction)
         return lam
 
     def _advance(self, h: float, u1: np.ndarray, correction: np.ndarray,

@@ -4,8 +4,10 @@ impulses of one phase of a SemiExplicitEulerTimeStepper step.
 Rows are those of the proximal contacts' constraint Jacobian G; A = G M⁻¹ Gᵀ maps impulses
 λ to changes of the rows' velocities, so that after the phase they are w = v + A λ. A normal
 row's impulse is ≥ 0 and leaves its w at or above its target (exactly there where the
-impulse is positive); a pair of friction rows drives their w toward their target (0: no
-slip) with an impulse no longer than μ times their normal's, Coulomb's cone.
+impulse is positive); a pair of friction rows of a sticking contact drives their w toward
+their target (0: no slip) with an impulse no longer than μ times their normal's, Coulomb's
+cone; a sliding contact's pair takes μ times its normal's impulse along a given
+direction, against the slip.
 """
 
 import math
@@ -13,16 +15,18 @@ import math
 import numba
 import numpy as np
 
-NORMAL, FRICTION = 0, 1
-"""Row kinds. A FRICTION row is the first of a pair, the next row its second."""
+NORMAL, FRICTION, SLIDING = 0, 1, 2
+"""Row kinds. A FRICTION (sticking) or SLIDING row is the first of a pair, the next row
+its second."""
 
 
 @numba.njit(cache=True, nogil=True)
-def pgs(A, v, target, kind, normal_of, mu, lam, iterations, tolerance):
+def pgs(A, v, target, kind, normal_of, mu, direction, lam, iterations, tolerance):
     """Iterate on ``lam`` (in/out, N s or N m s) until no impulse changes by more than
     ``tolerance`` times the largest in a sweep, or ``iterations`` sweeps; returns the
     sweeps made. ``normal_of[i]`` is the normal row of friction pair i, ``mu[i]`` its
-    coefficient of friction."""
+    coefficient of friction, ``direction[i:i + 2]`` a sliding pair's unit impulse
+    direction."""
     m = v.shape[0]
     w = v.copy()
     for i in range(m):
@@ -47,6 +51,16 @@ def pgs(A, v, target, kind, normal_of, mu, lam, iterations, tolerance):
                     change = max(change, abs(d))
                 largest = max(largest, abs(lam[i]))
                 i += 1
+            elif kind[i] == SLIDING:
+                j = i + 1
+                size = mu[i] * lam[normal_of[i]]
+                d1 = size * direction[i] - lam[i]
+                d2 = size * direction[j] - lam[j]
+                for k in range(m):
+                    w[k] += A[k, i] * d1 + A[k, j] * d2
+                lam[i], lam[j] = lam[i] + d1, lam[j] + d2
+                change = max(change, abs(d1), abs(d2))
+                i += 2
             else:
                 j = i + 1
                 a11, a12, a22 = A[i, i], A[i, j], A[j, j]
@@ -76,8 +90,8 @@ def pgs(A, v, target, kind, normal_of, mu, lam, iterations, tolerance):
     return sweeps
 
 
-def solve(A, v, target, kind, normal_of, mu, iterations=1000, tolerance=1e-13):
+def solve(A, v, target, kind, normal_of, mu, direction, iterations=1000, tolerance=1e-13):
     """The impulses of one phase (module docstring), from zero."""
     lam = np.zeros(v.shape[0])
-    pgs(A, v, target, kind, normal_of, mu, lam, iterations, tolerance)
+    pgs(A, v, target, kind, normal_of, mu, direction, lam, iterations, tolerance)
     return lam

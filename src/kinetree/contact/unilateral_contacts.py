@@ -1,0 +1,64 @@
+"""Unilateral contacts generated from the bodies' contact surfaces, for the
+SemiExplicitEulerTimeStepper: every corner of a Brick and every vertex of a Convex hull
+gets a PointPlaneContact with every half space on another body, its friction combined
+from the two surfaces' materials as compliant contact combines it (a harmonic mean)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from kinetree.contact.convex_hull import Convex
+from kinetree.contact.geometry import HalfSpace
+from kinetree.contact.material import combined_friction
+from kinetree.contact.mesh import Brick
+from kinetree.multibody.unilateral.point_plane_contact import PointPlaneContact
+
+
+def _corners(shape) -> np.ndarray | None:
+    """The points (in S) a shape rests on, or None for a shape without corners."""
+    if isinstance(shape, Brick):
+        return np.array(list(itertools.product((-1.0, 1.0), repeat=3))) \
+            * shape.get_half_lengths()
+    if isinstance(shape, Convex):
+        return np.asarray(shape.get_vertices())
+    return None
+
+
+def generate_unilateral_contacts(matter, min_cor: float = 0.0) -> list:
+    """Adopt a PointPlaneContact for each corner of each Brick and vertex of each Convex
+    surface against each HalfSpace surface of another body (surfaces sharing a contact
+    clique excepted), with coefficient of restitution ``min_cor``; returns them. Call it
+    once the bodies carry their surfaces."""
+    planes, cornered = [], []
+    for b in range(matter.get_num_bodies()):
+        mobod = matter.get_mobilized_body(b)
+        body = mobod.get_body()
+        for i in range(body.get_num_contact_surfaces()):
+            surface = body.get_contact_surface(i)
+            X_BS = body.get_contact_surface_transform(i)
+            if isinstance(surface.get_shape(), HalfSpace):
+                planes.append((mobod, X_BS, surface))
+            elif (points := _corners(surface.get_shape())) is not None:
+                cornered.append((mobod, X_BS, surface, points))
+    made = []
+    for plane, X_PH, half in planes:
+        # The half space fills x > 0 of H: its surface's outward normal is -x.
+        normal_P = -X_PH.R.as_matrix()[:, 0]
+        height = float(normal_P @ X_PH.p)
+        for follower, X_FS, surface, points in cornered:
+            if follower is plane or half.is_in_same_clique(surface):
+                continue
+            m1, m2 = half.get_material(), surface.get_material()
+            mu = [combined_friction(a, b) for a, b in (
+                (m1.get_static_friction(), m2.get_static_friction()),
+                (m1.get_dynamic_friction(), m2.get_dynamic_friction()),
+                (m1.get_viscous_friction(), m2.get_viscous_friction()))]
+            R, p = X_FS.R.as_matrix(), X_FS.p
+            for point_S in points:
+                contact = PointPlaneContact(plane, normal_P, height, follower,
+                                            R @ point_S + p, min_cor, *mu)
+                matter.adopt_unilateral_contact(contact)
+                made.append(contact)
+    return made
