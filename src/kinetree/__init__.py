@@ -87,6 +87,8 @@ from kinetree.multibody.unilateral import (
     HardStopUpper,
     PointPlaneContact,
     Rope,
+    SpherePlaneContact,
+    SphereSphereContact,
     UnilateralContact,
 )
 from kinetree.study import (
@@ -226,6 +228,8 @@ __all__ = [
     "HardStopUpper",
     "PointPlaneContact",
     "Rope",
+    "SpherePlaneContact",
+    "SphereSphereContact",
     "UnilateralContact",
     "Trajectory",
     "Transform",

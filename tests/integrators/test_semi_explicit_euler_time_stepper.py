@@ -191,3 +191,56 @@ def test_a_box_on_its_generated_corner_contacts_sticks_then_slides():
     # turn of some 3e-5 rad/s, which the corners take out as it slides.
     assert np.abs(out[:, 1:]).max() < 1e-4
     assert np.abs(out[300:, 1:]).max() < 1e-9
+
+
+def _balls(positions, mu=0.3, e=0.0, gravity=True):
+    """Free balls (0.1 m, 1 kg, solid) at ``positions`` over a floor y < 0, their contacts
+    generated from their surfaces."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    if gravity:
+        kt.Force.UniformGravity(kt.GeneralForceSubsystem(system), matter, [0, -G, 0])
+    material = kt.ContactMaterial(1e6, 0.0, mu, mu, 0.0)
+    matter.Ground().upd_body().add_contact_surface(
+        kt.Transform(kt.Rotation.about_z(-math.pi / 2)),
+        kt.ContactSurface(kt.ContactGeometry.HalfSpace(), material))
+    balls = []
+    for _ in positions:
+        body = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(0.004)))
+        body.add_contact_surface(kt.Transform(), kt.ContactSurface(
+            kt.ContactGeometry.Sphere(0.1), material))
+        balls.append(kt.MobilizedBody.Free(matter.Ground(), body))
+    contacts = kt.contact.generate_unilateral_contacts(matter, min_cor=e)
+    state = system.realize_topology()
+    for ball, p in zip(balls, positions):
+        ball.set_q_to_fit_transform(state, kt.Transform(kt.Rotation(), p))
+    return system, balls, state, contacts
+
+
+def test_a_ball_thrown_sliding_rolls_at_five_sevenths_of_its_speed():
+    """A solid ball slid without spin on a floor (μ = 0.3): friction slows it and spins it
+    up until it rolls, at 5/7 of its speed, after 2 v0 / (7 μ g), and rolls on without
+    slipping (ω r = v)."""
+    system, (ball,), state, contacts = _balls([[0, 0.1, 0]])
+    assert [type(c).__name__ for c in contacts] == ["SpherePlaneContact"]
+    v0, h = 2.0, 1e-4
+    ball.set_u_to_fit_linear_velocity(state, [v0, 0, 0])
+    out = _run(system, state, h, 0.4, read=lambda s: np.concatenate((
+        ball.get_body_origin_velocity(s), ball.get_body_angular_velocity(s))))
+    v, w = out[:, 0], out[:, 5]
+    rolling = 2 * v0 / (7 * 0.3 * G)                  # 0.194 s
+    assert v[-1] == pytest.approx(5 / 7 * v0, abs=0.3 * G * h)
+    assert -w[-1] * 0.1 == pytest.approx(v[-1], rel=1e-9)
+    assert np.argmax(np.abs(np.diff(v)) < 1e-12) * h == pytest.approx(rolling, abs=2 * h)
+
+
+def test_balls_meeting_head_on_exchange_speeds_by_their_restitution():
+    """Two equal balls, no gravity, v and 0 along their line of centres: after the impact
+    (1 - e) v / 2 and (1 + e) v / 2."""
+    e, v = 0.5, 1.0
+    system, (a, b), state, contacts = _balls([[0, 1, 0], [0.5, 1, 0]], e=e, gravity=False)
+    assert "SphereSphereContact" in [type(c).__name__ for c in contacts]
+    a.set_u_to_fit_linear_velocity(state, [v, 0, 0])
+    out = _run(system, state, 1e-4, 0.5, read=lambda s: (
+        a.get_body_origin_velocity(s)[0], b.get_body_origin_velocity(s)[0]))
+    assert out[-1] == pytest.approx([(1 - e) * v / 2, (1 + e) * v / 2], rel=1e-12)

@@ -1,7 +1,9 @@
 """Unilateral contacts generated from the bodies' contact surfaces, for the
 SemiExplicitEulerTimeStepper: every corner of a Brick and every vertex of a Convex hull
-gets a PointPlaneContact with every half space on another body, its friction combined
-from the two surfaces' materials as compliant contact combines it (a harmonic mean)."""
+gets a PointPlaneContact with every half space on another body, every sphere a
+SpherePlaneContact with it and a SphereSphereContact with every sphere on another body;
+their friction combined from the two surfaces' materials as compliant contact combines
+it (a harmonic mean)."""
 
 from __future__ import annotations
 
@@ -10,10 +12,12 @@ import itertools
 import numpy as np
 
 from kinetree.contact.convex_hull import Convex
-from kinetree.contact.geometry import HalfSpace
+from kinetree.contact.geometry import HalfSpace, Sphere
 from kinetree.contact.material import combined_friction
 from kinetree.contact.mesh import Brick
 from kinetree.multibody.unilateral.point_plane_contact import PointPlaneContact
+from kinetree.multibody.unilateral.sphere_plane_contact import SpherePlaneContact
+from kinetree.multibody.unilateral.sphere_sphere_contact import SphereSphereContact
 
 
 def _corners(shape) -> np.ndarray | None:
@@ -26,12 +30,21 @@ def _corners(shape) -> np.ndarray | None:
     return None
 
 
+def _friction(a, b) -> list[float]:
+    """(μs, μd, μv) of two surfaces' materials in contact."""
+    m1, m2 = a.get_material(), b.get_material()
+    return [combined_friction(x, y) for x, y in (
+        (m1.get_static_friction(), m2.get_static_friction()),
+        (m1.get_dynamic_friction(), m2.get_dynamic_friction()),
+        (m1.get_viscous_friction(), m2.get_viscous_friction()))]
+
+
 def generate_unilateral_contacts(matter, min_cor: float = 0.0) -> list:
-    """Adopt a PointPlaneContact for each corner of each Brick and vertex of each Convex
-    surface against each HalfSpace surface of another body (surfaces sharing a contact
-    clique excepted), with coefficient of restitution ``min_cor``; returns them. Call it
-    once the bodies carry their surfaces."""
-    planes, cornered = [], []
+    """Adopt the unilateral contacts of the bodies' surfaces (module docstring) between
+    surfaces of different bodies not sharing a contact clique, with coefficient of
+    restitution ``min_cor``; returns them. Call it once the bodies carry their
+    surfaces."""
+    planes, cornered, spheres = [], [], []
     for b in range(matter.get_num_bodies()):
         mobod = matter.get_mobilized_body(b)
         body = mobod.get_body()
@@ -40,6 +53,8 @@ def generate_unilateral_contacts(matter, min_cor: float = 0.0) -> list:
             X_BS = body.get_contact_surface_transform(i)
             if isinstance(surface.get_shape(), HalfSpace):
                 planes.append((mobod, X_BS, surface))
+            elif isinstance(surface.get_shape(), Sphere):
+                spheres.append((mobod, X_BS, surface))
             elif (points := _corners(surface.get_shape())) is not None:
                 cornered.append((mobod, X_BS, surface, points))
     made = []
@@ -50,15 +65,21 @@ def generate_unilateral_contacts(matter, min_cor: float = 0.0) -> list:
         for follower, X_FS, surface, points in cornered:
             if follower is plane or half.is_in_same_clique(surface):
                 continue
-            m1, m2 = half.get_material(), surface.get_material()
-            mu = [combined_friction(a, b) for a, b in (
-                (m1.get_static_friction(), m2.get_static_friction()),
-                (m1.get_dynamic_friction(), m2.get_dynamic_friction()),
-                (m1.get_viscous_friction(), m2.get_viscous_friction()))]
             R, p = X_FS.R.as_matrix(), X_FS.p
             for point_S in points:
-                contact = PointPlaneContact(plane, normal_P, height, follower,
-                                            R @ point_S + p, min_cor, *mu)
-                matter.adopt_unilateral_contact(contact)
-                made.append(contact)
+                made.append(PointPlaneContact(plane, normal_P, height, follower,
+                                              R @ point_S + p, min_cor,
+                                              *_friction(half, surface)))
+        for ball, X_FS, surface in spheres:
+            if ball is not plane and not half.is_in_same_clique(surface):
+                made.append(SpherePlaneContact(plane, normal_P, height, ball, X_FS.p,
+                                               surface.get_shape().get_radius(), min_cor,
+                                               *_friction(half, surface)))
+    for (b1, X1, s1), (b2, X2, s2) in itertools.combinations(spheres, 2):
+        if b1 is not b2 and not s1.is_in_same_clique(s2):
+            made.append(SphereSphereContact(b1, X1.p, s1.get_shape().get_radius(), b2, X2.p,
+                                            s2.get_shape().get_radius(), min_cor,
+                                            *_friction(s1, s2)))
+    for contact in made:
+        matter.adopt_unilateral_contact(contact)
     return made

@@ -886,8 +886,9 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
     # ---------------------------------------------------- unilateral contacts
     def adopt_unilateral_contact(self, contact) -> int:
         """Take a UnilateralContact (HardStopUpper, HardStopLower, PointPlaneContact,
-        Rope), which a SemiExplicitEulerTimeStepper enforces; returns its index. Other
-        integrators ignore it."""
+        SpherePlaneContact, SphereSphereContact, Rope), which a
+        SemiExplicitEulerTimeStepper enforces; returns its index. Other integrators
+        ignore it."""
         from kinetree.multibody.unilateral.unilateral_contact import UnilateralContact
 
         if not isinstance(contact, UnilateralContact):

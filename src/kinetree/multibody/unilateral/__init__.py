@@ -4,6 +4,8 @@ ConditionalConstraint.h): one file per contact."""
 from kinetree.multibody.unilateral.hard_stop import HardStopLower, HardStopUpper
 from kinetree.multibody.unilateral.point_plane_contact import PointPlaneContact
 from kinetree.multibody.unilateral.rope import Rope
+from kinetree.multibody.unilateral.sphere_plane_contact import SpherePlaneContact
+from kinetree.multibody.unilateral.sphere_sphere_contact import SphereSphereContact
 from kinetree.multibody.unilateral.unilateral_contact import (
     UnilateralContact,
     calc_effective_cof,
@@ -11,4 +13,5 @@ from kinetree.multibody.unilateral.unilateral_contact import (
 )
 
 __all__ = ["HardStopLower", "HardStopUpper", "PointPlaneContact", "Rope",
-           "UnilateralContact", "calc_effective_cof", "calc_effective_cor"]
+           "SpherePlaneContact", "SphereSphereContact", "UnilateralContact",
+           "calc_effective_cof", "calc_effective_cor"]

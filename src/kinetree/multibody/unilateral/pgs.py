@@ -4,10 +4,10 @@ impulses of one phase of a SemiExplicitEulerTimeStepper step.
 Rows are those of the proximal contacts' constraint Jacobian G; A = G M⁻¹ Gᵀ maps impulses
 λ to changes of the rows' velocities, so that after the phase they are w = v + A λ. A normal
 row's impulse is ≥ 0 and leaves its w at or above its target (exactly there where the
-impulse is positive); a pair of friction rows of a sticking contact drives their w toward
-their target (0: no slip) with an impulse no longer than μ times their normal's, Coulomb's
-cone; a sliding contact's pair takes μ times its normal's impulse along a given
-direction, against the slip.
+impulse is positive); a pair of friction rows drives their w toward their target (0: no
+slip) with an impulse no longer than μ times their normal's, Coulomb's cone; where the
+cone cannot hold it, a sticking contact's impulse is cut to the cone's edge, a sliding
+contact's lies there against its slip at the step's start.
 """
 
 import math
@@ -51,17 +51,12 @@ def pgs(A, v, target, kind, normal_of, mu, direction, lam, iterations, tolerance
                     change = max(change, abs(d))
                 largest = max(largest, abs(lam[i]))
                 i += 1
-            elif kind[i] == SLIDING:
-                j = i + 1
-                size = mu[i] * lam[normal_of[i]]
-                d1 = size * direction[i] - lam[i]
-                d2 = size * direction[j] - lam[j]
-                for k in range(m):
-                    w[k] += A[k, i] * d1 + A[k, j] * d2
-                lam[i], lam[j] = lam[i] + d1, lam[j] + d2
-                change = max(change, abs(d1), abs(d2))
-                i += 2
             else:
+                # Sticking, or sliding: the impulse that stops the slip, if the cone holds
+                # it; else the cone's edge, along the stick impulse (sticking) or against
+                # the slip at the step's start (sliding, so that the friction cannot
+                # turn the slip aside). A sliding contact whose slip stops within the
+                # step thus sticks.
                 j = i + 1
                 a11, a12, a22 = A[i, i], A[i, j], A[j, j]
                 det = a11 * a22 - a12 * a12
@@ -75,9 +70,12 @@ def pgs(A, v, target, kind, normal_of, mu, direction, lam, iterations, tolerance
                 limit = mu[i] * lam[normal_of[i]]
                 size = math.sqrt(t1 * t1 + t2 * t2)
                 if size > limit:
-                    scale = limit / size if size > 0.0 else 0.0
-                    t1 *= scale
-                    t2 *= scale
+                    if kind[i] == SLIDING:
+                        t1, t2 = limit * direction[i], limit * direction[j]
+                    else:
+                        scale = limit / size if size > 0.0 else 0.0
+                        t1 *= scale
+                        t2 *= scale
                 d1, d2 = t1 - lam[i], t2 - lam[j]
                 for k in range(m):
                     w[k] += A[k, i] * d1 + A[k, j] * d2

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
-from kinetree.multibody.unilateral.unilateral_contact import UnilateralContact
+from kinetree.multibody.unilateral.unilateral_contact import UnilateralContact, tangents
 
 
 class PointPlaneContact(UnilateralContact):
@@ -50,8 +50,5 @@ class PointPlaneContact(UnilateralContact):
         n_G, _, p_B = self._geometry(state)
         J = matter.calc_station_jacobian(state, self.follower_mobod, self.point_F) \
             - matter.calc_station_jacobian(state, self.plane_mobod, p_B)
-        axis = np.eye(3)[int(np.argmin(np.abs(n_G)))]
-        t1 = np.cross(n_G, axis)
-        t1 /= np.linalg.norm(t1)
-        t2 = np.cross(n_G, t1)
+        t1, t2 = tangents(n_G)
         return np.vstack([n_G @ J, t1 @ J, t2 @ J])

@@ -36,6 +36,14 @@ def calc_effective_cof(mu_s: float, mu_d: float, mu_v: float, transition_speed: 
     return mu_v * slip_speed + (mu_s if slip_speed <= transition_speed else mu_d)
 
 
+def tangents(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two unit vectors making a right-handed frame with the unit n (the friction rows'
+    directions)."""
+    t1 = np.cross(n, np.eye(3)[int(np.argmin(np.abs(n)))])
+    t1 /= np.linalg.norm(t1)
+    return t1, np.cross(n, t1)
+
+
 def _coefficient(value, name: str, where: str, upper: float | None = None) -> float:
     try:
         value = float(value)

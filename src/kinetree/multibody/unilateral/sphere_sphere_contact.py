@@ -1,0 +1,54 @@
+"""SphereSphereContact: two spheres fixed on two bodies kept from interpenetrating, with
+Coulomb friction at their point of contact (Simbody's SphereSphereContact)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kinetree.errors import InvalidArgumentError
+from kinetree.multibody.unilateral.unilateral_contact import UnilateralContact, tangents
+
+
+class SphereSphereContact(UnilateralContact):
+    """``SphereSphereContact(body1, center1, radius1, body2, center2, radius2, min_cor,
+    mu_s, mu_d, mu_v)``: the spheres of radius1 about center1 (m, in body1's frame) and of
+    radius2 about center2 (in body2's) touch at most. The tangent rows hold the slip at
+    their point of contact."""
+
+    FRICTION_ROWS = 2
+
+    def __init__(self, body1, center1, radius1, body2, center2, radius2, min_cor,
+                 mu_s=0.0, mu_d=0.0, mu_v=0.0):
+        super().__init__(min_cor, mu_s, mu_d, mu_v)
+        self.body1, self.body2 = body1, body2
+        self.center1 = np.asarray(center1, dtype=float).reshape(3)
+        self.center2 = np.asarray(center2, dtype=float).reshape(3)
+        self.radius1, self.radius2 = float(radius1), float(radius2)
+        if not (self.radius1 > 0.0 and self.radius2 > 0.0):
+            raise InvalidArgumentError(f"SphereSphereContact: the radii must be positive "
+                                       f"(m), got {radius1!r} and {radius2!r}.")
+
+    def _centers(self, state):
+        return (self.body1.find_station_location_in_ground(state, self.center1),
+                self.body2.find_station_location_in_ground(state, self.center2))
+
+    def get_separation(self, state) -> float:
+        self._check_adopted("get_separation")
+        c1, c2 = self._centers(state)
+        return float(np.linalg.norm(c2 - c1) - self.radius1 - self.radius2)
+
+    def calc_rows(self, state) -> np.ndarray:
+        matter = self._check_adopted("calc_rows")
+        c1, c2 = self._centers(state)
+        d = c2 - c1
+        n = d / np.linalg.norm(d)
+        touch = c1 + self.radius1 * n
+        rows = []
+        for body, point in ((self.body1, c1), (self.body2, c2), (self.body1, touch),
+                            (self.body2, touch)):
+            X = body.get_body_transform(state)
+            rows.append(matter.calc_station_jacobian(
+                state, body, X.R.as_matrix().T @ (point - X.p)))
+        J1, J2, T1, T2 = rows
+        t1, t2 = tangents(n)
+        return np.vstack([n @ (J2 - J1), t1 @ (T2 - T1), t2 @ (T2 - T1)])
