@@ -341,30 +341,46 @@ class _Reader:
             return rgba
         return self.materials.get(name) if name else None
 
-    def _visual(self, element):
-        """A ``<visual>`` as the decoration to draw, or None (then listed in skipped)."""
-        doc = self.doc
+    def _shape(self, element):
+        """The shape element in the ``<geometry>`` of a ``<visual>`` or ``<collision>``."""
         geometry = element.find("geometry")
         shape = None if geometry is None else next(iter(geometry), None)
         if shape is None:
             raise InvalidArgumentError(
-                f"load_urdf: {doc.where(element)} has no <geometry> shape; give it a <box>, "
-                f"<cylinder>, <sphere> or <mesh>.")
+                f"load_urdf: {self.doc.where(element)} has no <geometry> shape; give it a "
+                f"<box>, <cylinder>, <sphere> or <mesh>.")
+        return shape
+
+    def _dimensions(self, shape):
+        """A box's half lengths (3,), a cylinder's (radius, half length) or a sphere's
+        radius (m), checked positive."""
+        doc = self.doc
         if shape.tag == "box":
             size = doc.numbers(shape, "size", 3)
             self._positive(shape, "size", size)
-            drawn = DecorativeBrick(size / 2)
-        elif shape.tag == "cylinder":
+            return size / 2
+        if shape.tag == "cylinder":
             radius = doc.number(shape, "radius")
             length = doc.number(shape, "length")
             self._positive(shape, "radius and length", np.array([radius, length]))
+            return radius, length / 2
+        radius = doc.number(shape, "radius")
+        self._positive(shape, "radius", np.array([radius]))
+        return radius
+
+    def _visual(self, element):
+        """A ``<visual>`` as the decoration to draw, or None (then listed in skipped)."""
+        doc = self.doc
+        shape = self._shape(element)
+        if shape.tag == "box":
+            drawn = DecorativeBrick(self._dimensions(shape))
+        elif shape.tag == "cylinder":
+            radius, half_length = self._dimensions(shape)
             # URDF's cylinder runs along z, Simbody's DecorativeCylinder along y.
-            drawn = DecorativeCylinder(radius, length / 2).set_transform(
+            drawn = DecorativeCylinder(radius, half_length).set_transform(
                 Transform(Rotation.about_x(math.pi / 2)))
         elif shape.tag == "sphere":
-            radius = doc.number(shape, "radius")
-            self._positive(shape, "radius", np.array([radius]))
-            drawn = DecorativeSphere(radius)
+            drawn = DecorativeSphere(self._dimensions(shape))
         elif shape.tag == "mesh":
             drawn = self._mesh(shape)
             if drawn is None:
@@ -390,25 +406,13 @@ class _Reader:
         from kinetree.contact.mesh import Brick, Cylinder, TriangleMesh
 
         doc = self.doc
-        geometry = element.find("geometry")
-        shape = None if geometry is None else next(iter(geometry), None)
-        if shape is None:
-            raise InvalidArgumentError(
-                f"load_urdf: {doc.where(element)} has no <geometry> shape; give it a <box>, "
-                f"<cylinder>, <sphere> or <mesh>.")
+        shape = self._shape(element)
         if shape.tag == "box":
-            size = doc.numbers(shape, "size", 3)
-            self._positive(shape, "size", size)
-            return Brick(size / 2, resolution=BOX_RESOLUTION)
+            return Brick(self._dimensions(shape), resolution=BOX_RESOLUTION)
         if shape.tag == "cylinder":
-            radius = doc.number(shape, "radius")
-            length = doc.number(shape, "length")
-            self._positive(shape, "radius and length", np.array([radius, length]))
-            return Cylinder(radius, length / 2)      # both along z
+            return Cylinder(*self._dimensions(shape))      # both along z
         if shape.tag == "sphere":
-            radius = doc.number(shape, "radius")
-            self._positive(shape, "radius", np.array([radius]))
-            return Sphere(radius)
+            return Sphere(self._dimensions(shape))
         if shape.tag == "mesh":
             filename = shape.get("filename") or ""
             path, why = self._resolve(filename)

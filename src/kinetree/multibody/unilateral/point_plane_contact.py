@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from kinetree.errors import InvalidArgumentError
-from kinetree.multibody.unilateral.unilateral_contact import UnilateralContact, tangents
+from kinetree.multibody.unilateral.unilateral_contact import (
+    UnilateralContact,
+    tangents,
+    unit_normal,
+)
 
 
 class PointPlaneContact(UnilateralContact):
@@ -22,13 +25,8 @@ class PointPlaneContact(UnilateralContact):
     def __init__(self, plane_mobod, normal_B, height, follower_mobod, point_F, min_cor,
                  mu_s=0.0, mu_d=0.0, mu_v=0.0):
         super().__init__(min_cor, mu_s, mu_d, mu_v)
-        where = "PointPlaneContact"
-        n = np.asarray(normal_B, dtype=float).reshape(-1)
-        if n.shape != (3,) or not np.isfinite(n).all() or np.linalg.norm(n) == 0.0:
-            raise InvalidArgumentError(f"{where}: normal_B must be a nonzero 3-vector (in "
-                                       f"the plane body's frame), got {normal_B!r}.")
         self.plane_mobod, self.follower_mobod = plane_mobod, follower_mobod
-        self.normal_B = n / np.linalg.norm(n)
+        self.normal_B = unit_normal(normal_B, "PointPlaneContact")
         self.height = float(height)
         self.point_F = np.asarray(point_F, dtype=float).reshape(3)
 

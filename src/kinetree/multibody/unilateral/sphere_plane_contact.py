@@ -7,7 +7,11 @@ from __future__ import annotations
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
-from kinetree.multibody.unilateral.unilateral_contact import UnilateralContact, tangents
+from kinetree.multibody.unilateral.unilateral_contact import (
+    UnilateralContact,
+    tangents,
+    unit_normal,
+)
 
 
 class SpherePlaneContact(UnilateralContact):
@@ -23,17 +27,12 @@ class SpherePlaneContact(UnilateralContact):
     def __init__(self, plane_mobod, normal_B, height, sphere_mobod, center_F, radius,
                  min_cor, mu_s=0.0, mu_d=0.0, mu_v=0.0):
         super().__init__(min_cor, mu_s, mu_d, mu_v)
-        n = np.asarray(normal_B, dtype=float).reshape(-1)
-        if n.shape != (3,) or not np.isfinite(n).all() or np.linalg.norm(n) == 0.0:
-            raise InvalidArgumentError(f"SpherePlaneContact: normal_B must be a nonzero "
-                                       f"3-vector (in the plane body's frame), got "
-                                       f"{normal_B!r}.")
         self.radius = float(radius)
         if not self.radius > 0.0:
             raise InvalidArgumentError(f"SpherePlaneContact: the radius must be positive "
                                        f"(m), got {radius!r}.")
         self.plane_mobod, self.sphere_mobod = plane_mobod, sphere_mobod
-        self.normal_B = n / np.linalg.norm(n)
+        self.normal_B = unit_normal(normal_B, "SpherePlaneContact")
         self.height = float(height)
         self.center_F = np.asarray(center_F, dtype=float).reshape(3)
 

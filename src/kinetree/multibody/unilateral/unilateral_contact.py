@@ -44,6 +44,16 @@ def tangents(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return t1, np.cross(n, t1)
 
 
+def unit_normal(normal_B, where: str) -> np.ndarray:
+    """``normal_B`` (a plane's normal in its body's frame) made unit, refused if it has no
+    direction."""
+    n = np.asarray(normal_B, dtype=float).reshape(-1)
+    if n.shape != (3,) or not np.isfinite(n).all() or np.linalg.norm(n) == 0.0:
+        raise InvalidArgumentError(f"{where}: normal_B must be a nonzero 3-vector (in the "
+                                   f"plane body's frame), got {normal_B!r}.")
+    return n / np.linalg.norm(n)
+
+
 def _coefficient(value, name: str, where: str, upper: float | None = None) -> float:
     try:
         value = float(value)
