@@ -244,3 +244,35 @@ def test_balls_meeting_head_on_exchange_speeds_by_their_restitution():
     out = _run(system, state, 1e-4, 0.5, read=lambda s: (
         a.get_body_origin_velocity(s)[0], b.get_body_origin_velocity(s)[0]))
     assert out[-1] == pytest.approx([(1 - e) * v / 2, (1 + e) * v / 2], rel=1e-12)
+
+
+def test_a_stack_of_boxes_stands_on_its_contact_patches():
+    """Four 1 kg boxes stacked, each 3 mm off the one below: their patches (box-box
+    manifolds made at each step, corners on the floor) hold them still for 2 s, every
+    gap and penetration within the constraint tolerance."""
+    n, half, tolerance = 4, np.array([0.1, 0.05, 0.1]), 1e-6
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    kt.Force.UniformGravity(kt.GeneralForceSubsystem(system), matter, [0, -G, 0])
+    material = kt.ContactMaterial(1e6, 0.0, 0.8, 0.6, 0.0)
+    matter.Ground().upd_body().add_contact_surface(
+        kt.Transform(kt.Rotation.about_z(-math.pi / 2)),
+        kt.ContactSurface(kt.ContactGeometry.HalfSpace(), material))
+    inertia = kt.Inertia(*(np.sum(half ** 2) - half ** 2) / 3)
+    boxes = []
+    for _ in range(n):
+        body = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], inertia))
+        body.add_contact_surface(kt.Transform(), kt.ContactSurface(
+            kt.ContactGeometry.Brick(half), material))
+        boxes.append(kt.MobilizedBody.Free(matter.Ground(), body))
+    kt.contact.generate_unilateral_contacts(matter)
+    state = system.realize_topology()
+    for i, box in enumerate(boxes):
+        box.set_q_to_fit_transform(state, kt.Transform(
+            kt.Rotation(), [0.003 * i, half[1] * (2 * i + 1), 0]))
+    out = _run(system, state, 2e-3, 2.0, tolerance=tolerance, read=lambda s: np.concatenate(
+        [np.concatenate((b.get_body_origin_location(s), b.get_body_origin_velocity(s)))
+         for b in boxes]))
+    heights = out[:, 1::6]
+    assert np.abs(out[:, 3::6]).max() < 1e-9 and np.abs(out[:, 4::6]).max() < 1e-9
+    assert np.abs(heights - half[1] * (2 * np.arange(n) + 1)).max() <= n * tolerance

@@ -2,8 +2,9 @@
 SemiExplicitEulerTimeStepper: every corner of a Brick and every vertex of a Convex hull
 gets a PointPlaneContact with every half space on another body, every sphere a
 SpherePlaneContact with it and a SphereSphereContact with every sphere on another body;
-their friction combined from the two surfaces' materials as compliant contact combines
-it (a harmonic mean)."""
+two Bricks on two bodies get, at each step, a PointPlaneContact at each point of their
+contact manifold (``box_manifold.py``). The friction is combined from the two surfaces'
+materials as compliant contact combines it (a harmonic mean)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import itertools
 
 import numpy as np
 
+from kinetree.contact.box_manifold import box_box_manifold
 from kinetree.contact.convex_hull import Convex
 from kinetree.contact.geometry import HalfSpace, Sphere
 from kinetree.contact.material import combined_friction
@@ -39,12 +41,48 @@ def _friction(a, b) -> list[float]:
         (m1.get_viscous_friction(), m2.get_viscous_friction()))]
 
 
+class BrickPair:
+    """Two Bricks on two bodies: the PointPlaneContacts of their contact manifold at a
+    State, made anew at each step (``contacts``)."""
+
+    def __init__(self, mobod_a, X_AS, brick_a, mobod_b, X_BS, brick_b, min_cor, mu):
+        self.sides = ((mobod_a, X_AS, np.asarray(brick_a.get_half_lengths())),
+                      (mobod_b, X_BS, np.asarray(brick_b.get_half_lengths())))
+        self.min_cor, self.mu = min_cor, mu
+
+    def contacts(self, state, matter, margin: float) -> list:
+        """The manifold's points within ``margin`` (m) of touching at ``state``, each a
+        PointPlaneContact of the box whose face (or edge) it lies on with the other."""
+        poses = []
+        for mobod, X_BS, half in self.sides:
+            X_GS = mobod.get_body_transform(state) @ X_BS
+            poses.append((X_GS.R.as_matrix(), X_GS.p, half))
+        (Ra, pa, ha), (Rb, pb, hb) = poses
+        if np.linalg.norm(pb - pa) > np.linalg.norm(ha) + np.linalg.norm(hb) + margin:
+            return []                  # their bounding spheres are apart
+        made = []
+        for k, (on_a, point, beneath, normal, _) in enumerate(
+                box_box_manifold(Ra, pa, ha, Rb, pb, hb, margin)):
+            plane, follower = (self.sides[0][0], self.sides[1][0]) if on_a \
+                else (self.sides[1][0], self.sides[0][0])
+            X_GP, X_GF = plane.get_body_transform(state), follower.get_body_transform(state)
+            R_P = X_GP.R.as_matrix()
+            normal_P = R_P.T @ normal
+            contact = PointPlaneContact(plane, normal_P, float(normal_P @ (R_P.T @ (
+                beneath - X_GP.p))), follower, X_GF.R.as_matrix().T @ (point - X_GF.p),
+                self.min_cor, *self.mu)
+            contact._matter = matter
+            contact._key = (id(self), k, on_a)     # the same point at the next step
+            made.append(contact)
+        return made
+
+
 def generate_unilateral_contacts(matter, min_cor: float = 0.0) -> list:
     """Adopt the unilateral contacts of the bodies' surfaces (module docstring) between
     surfaces of different bodies not sharing a contact clique, with coefficient of
     restitution ``min_cor``; returns them. Call it once the bodies carry their
     surfaces."""
-    planes, cornered, spheres = [], [], []
+    planes, cornered, spheres, bricks = [], [], [], []
     for b in range(matter.get_num_bodies()):
         mobod = matter.get_mobilized_body(b)
         body = mobod.get_body()
@@ -57,6 +95,8 @@ def generate_unilateral_contacts(matter, min_cor: float = 0.0) -> list:
                 spheres.append((mobod, X_BS, surface))
             elif (points := _corners(surface.get_shape())) is not None:
                 cornered.append((mobod, X_BS, surface, points))
+                if isinstance(surface.get_shape(), Brick):
+                    bricks.append((mobod, X_BS, surface))
     made = []
     for plane, X_PH, half in planes:
         # The half space fills x > 0 of H: its surface's outward normal is -x.
@@ -82,4 +122,8 @@ def generate_unilateral_contacts(matter, min_cor: float = 0.0) -> list:
                                             *_friction(s1, s2)))
     for contact in made:
         matter.adopt_unilateral_contact(contact)
+    for (b1, X1, s1), (b2, X2, s2) in itertools.combinations(bricks, 2):
+        if b1 is not b2 and not s1.is_in_same_clique(s2):
+            matter._unilateral_generators.append(BrickPair(
+                b1, X1, s1.get_shape(), b2, X2, s2.get_shape(), min_cor, _friction(s1, s2)))
     return made

@@ -150,6 +150,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         self._bodies: list[MobilizedBody] = []
         self._constraints: list = []
         self._unilateral_contacts: list = []
+        self._unilateral_generators: list = []   # make contacts anew at each step
         self._ancestors: list[int] = []
         self._custom: list[MobilizedBody] = []
         self._motions: dict = {}             # body index -> its Motion (motion.py)

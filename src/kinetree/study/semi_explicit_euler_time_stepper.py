@@ -94,6 +94,7 @@ class SemiExplicitEulerTimeStepper:
         self._min_cor_speed = 0.0
         self._transition = 0.0
         self._state = None
+        self._last_impulses: dict = {}   # contact's key -> its rows' impulses last step
 
     # ------------------------------------------------------------ settings
     def set_accuracy(self, accuracy) -> None:
@@ -188,7 +189,9 @@ class SemiExplicitEulerTimeStepper:
         """(G, kind, normal_of, contacts, first rows, separations) of the proximal
         contacts."""
         contacts, blocks, separations = [], [], []
-        for contact in self._matter._unilateral_contacts:
+        made = [c for generator in self._matter._unilateral_generators
+                for c in generator.contacts(state, self._matter, self._constraint_tolerance)]
+        for contact in self._matter._unilateral_contacts + made:
             gap = contact.get_separation(state)
             if gap <= self._constraint_tolerance:
                 rows = contact.calc_rows(state)
@@ -250,7 +253,18 @@ class SemiExplicitEulerTimeStepper:
         system.realize(s, Stage.ACCELERATION)
         free = u + h * matter.get_u_dot(s)
         zdot = s.get_z_dot().copy()
-        lam = pgs.solve(A, G @ free, np.zeros(len(G)), kind, normal_of, mu, direction)
+        # Warm start: each contact's impulses of the last step, where it was there too;
+        # resting contacts change little from step to step.
+        start = np.zeros(len(G))
+        keys = [getattr(c, "_key", id(c)) for c in contacts]
+        for key, row, contact in zip(keys, first, contacts):
+            last = self._last_impulses.get(key)
+            if last is not None and len(last) == (3 if contact.has_friction() else 1):
+                start[row:row + len(last)] = last
+        lam = pgs.solve(A, G @ free, np.zeros(len(G)), kind, normal_of, mu, direction,
+                        start)
+        self._last_impulses = {key: lam[row:row + (3 if c.has_friction() else 1)].copy()
+                               for key, row, c in zip(keys, first, contacts)}
         u1 = free + MinvGt @ lam
         # the velocity that would remove the penetration in one step, for q only
         correction = np.zeros_like(u)
@@ -264,6 +278,7 @@ class SemiExplicitEulerTimeStepper:
                 none = np.zeros(len(rows))
                 corr = pgs.solve(A[sub], none, deep[rows], np.zeros(len(rows), np.int64),
                                  np.zeros(len(rows), np.int64), none, none)
+
                 correction = MinvGt[:, rows] @ corr
         self._advance(h, u1, correction, zdot)
 

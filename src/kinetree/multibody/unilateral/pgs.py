@@ -88,8 +88,9 @@ def pgs(A, v, target, kind, normal_of, mu, direction, lam, iterations, tolerance
     return sweeps
 
 
-def solve(A, v, target, kind, normal_of, mu, direction, iterations=1000, tolerance=1e-13):
-    """The impulses of one phase (module docstring), from zero."""
-    lam = np.zeros(v.shape[0])
+def solve(A, v, target, kind, normal_of, mu, direction, start=None, iterations=1000,
+          tolerance=1e-13):
+    """The impulses of one phase (module docstring), from ``start`` (zero if None)."""
+    lam = np.zeros(v.shape[0]) if start is None else np.array(start, dtype=float)
     pgs(A, v, target, kind, normal_of, mu, direction, lam, iterations, tolerance)
     return lam
