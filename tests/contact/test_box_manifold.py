@@ -1,0 +1,68 @@
+"""The contact patch of two boxes (``box_manifold``): a box resting on another touches on
+the overlap of the two faces, a square on a square turned in its plane on the octagon
+they share, crossed edges at one point; every point lies on both boxes' surfaces (within
+the overlap) and its separation is its height above the reference face."""
+
+import numpy as np
+import pytest
+
+from kinetree.contact.box_manifold import box_box_manifold
+from kinetree.math import Rotation
+
+HALF = np.array([0.1, 0.05, 0.1])
+
+
+def _inside(point, R, p, half, slack=1e-12):
+    return np.all(np.abs(R.T @ (point - p)) <= half + slack)
+
+
+def test_a_box_on_a_box_touches_on_the_overlap_of_their_faces():
+    eye = np.eye(3)
+    top = np.array([0.04, 2 * HALF[1] - 1e-4, -0.03])
+    patch = box_box_manifold(eye, np.zeros(3), HALF, eye, top, HALF, 1e-3)
+    assert len(patch) == 4
+    for on_a, point, beneath, normal, gap in patch:
+        assert on_a and normal == pytest.approx([0, 1, 0])
+        assert gap == pytest.approx(-1e-4, abs=1e-15)
+        assert beneath[1] == pytest.approx(HALF[1])
+        assert _inside(beneath, eye, np.zeros(3), HALF) and _inside(point, eye, top, HALF)
+    corners = sorted((round(p[0], 12), round(p[2], 12)) for _, p, _, _, _ in patch)
+    assert corners == [(-0.06, -0.1), (-0.06, 0.07), (0.1, -0.1), (0.1, 0.07)]
+
+
+def test_a_square_turned_on_a_square_touches_on_their_octagon():
+    R = Rotation.about_y(np.pi / 4).as_matrix()
+    top = np.array([0.0, 2 * HALF[1] - 1e-5, 0.0])
+    patch = box_box_manifold(np.eye(3), np.zeros(3), HALF, R, top, HALF, 1e-3)
+    assert len(patch) == 8
+    for _, point, beneath, _, gap in patch:
+        assert gap == pytest.approx(-1e-5, abs=1e-15)
+        assert _inside(beneath, np.eye(3), np.zeros(3), HALF)
+        assert _inside(point, R, top, HALF)
+
+
+def _corners(R, p, half):
+    signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)])
+    return p + (signs * half) @ R.T
+
+
+def test_crossed_edges_touch_at_one_point_and_apart_boxes_not_at_all():
+    # the lower box turned about z: its top is an edge along z; the upper box turned
+    # about x: its bottom is an edge along x, 0.1 mm into the other
+    R_low = Rotation.about_z(np.pi / 4).as_matrix()
+    R_top = Rotation.about_x(np.pi / 4).as_matrix()
+    low = _corners(R_low, np.zeros(3), HALF)
+    ridge = low[np.argmax(low[:, 1])]                  # a point of the top edge
+    below = _corners(R_top, np.zeros(3), HALF)
+    keel = below[np.argmin(below[:, 1])]               # a point of the bottom edge
+    drop = -keel[1]
+    top = np.array([0.0, ridge[1] + drop - 1e-4, 0.0])
+    patch = box_box_manifold(R_low, np.zeros(3), HALF, R_top, top, HALF, 1e-3)
+    assert len(patch) == 1
+    (_, point, beneath, normal, gap), = patch
+    assert normal == pytest.approx([0, 1, 0], abs=1e-9)
+    assert gap == pytest.approx(-1e-4, abs=1e-12)
+    assert beneath == pytest.approx([ridge[0], ridge[1], keel[2]], abs=1e-12)
+    assert point == pytest.approx([ridge[0], ridge[1] - 1e-4, keel[2]], abs=1e-12)
+    far = top + [0, 0.01, 0]
+    assert box_box_manifold(R_low, np.zeros(3), HALF, R_top, far, HALF, 1e-3) == []
