@@ -1,5 +1,5 @@
 """Rigid contact against MuJoCo in the same process: boxes resting on a floor, one step of
-1 ms each.
+1 ms each; and a stack of boxes left standing for 10 s.
 
 kinetree: Free bodies with a Brick each, their corner contacts generated
 (``kt.contact.generate_unilateral_contacts``), stepped by the SemiExplicitEulerTimeStepper.
@@ -7,13 +7,19 @@ MuJoCo: the same boxes as free box geoms on a plane, ``mj_step`` with its defaul
 (Euler, the Newton solver, pyramidal cones). Both at rest on the floor, so that every
 step solves the contacts.
 
-Run: ``.venv/bin/python bench/rigid_contact.py [--boxes N ...]``.
+The stack (``--stack N``): N boxes, each 3 mm off the one below, stepped at 2 ms for 10 s
+by kinetree (its box-box patches made at each step), with the largest speed and the
+worst departure from the stacked heights at the end; then one step's time of each engine
+on the same stack.
+
+Run: ``.venv/bin/python bench/rigid_contact.py [--boxes N ...] [--stack N]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import time
 
 import mujoco
 import numpy as np
@@ -25,8 +31,9 @@ HALF = np.array([0.1, 0.05, 0.08])
 MASS, STEP = 1.0, 1e-3
 
 
-def kinetree_boxes(n: int):
-    """A stepper and its one-step function for n boxes resting side by side."""
+def kinetree_boxes(n: int, stacked: bool = False, step_size: float = STEP):
+    """(one-step function, the stepper, the boxes) for n boxes resting side by side, or
+    stacked each 3 mm off the one below."""
     system = kt.MultibodySystem()
     matter = kt.SimbodyMatterSubsystem(system)
     kt.Force.UniformGravity(kt.GeneralForceSubsystem(system), matter, [0, -9.81, 0])
@@ -44,26 +51,30 @@ def kinetree_boxes(n: int):
     kt.contact.generate_unilateral_contacts(matter)
     state = system.realize_topology()
     for i, box in enumerate(boxes):
-        box.set_q_to_fit_transform(state, kt.Transform(kt.Rotation(),
-                                                       [3 * HALF[0] * i, HALF[1], 0]))
+        at = [0.003 * i, HALF[1] * (2 * i + 1), 0] if stacked \
+            else [3 * HALF[0] * i, HALF[1], 0]
+        box.set_q_to_fit_transform(state, kt.Transform(kt.Rotation(), at))
     stepper = kt.SemiExplicitEulerTimeStepper(system)
     stepper.set_constraint_tolerance(1e-6)
     stepper.initialize(state)
 
     def step():
-        stepper.step_to(stepper.get_time() + STEP)
+        stepper.step_to(stepper.get_time() + step_size)
 
-    return step
+    return step, stepper, boxes
 
 
-def mujoco_boxes(n: int):
-    """MuJoCo's model and data of the same scene (z up), and its one-step function."""
+def mujoco_boxes(n: int, stacked: bool = False, step_size: float = STEP):
+    """MuJoCo's one-step function on the same scene (z up)."""
+    def at(i):
+        return f"{0.003 * i} 0 {HALF[1] * (2 * i + 1)}" if stacked \
+            else f"{3 * HALF[0] * i} 0 {HALF[1]}"
     bodies = "".join(
-        f'<body pos="{3 * HALF[0] * i} 0 {HALF[1]}"><freejoint/>'
+        f'<body pos="{at(i)}"><freejoint/>'
         f'<geom type="box" size="{HALF[0]} {HALF[2]} {HALF[1]}" mass="{MASS}" '
         f'friction="0.8"/></body>' for i in range(n))
     model = mujoco.MjModel.from_xml_string(
-        f'<mujoco><option timestep="{STEP}"/><worldbody>'
+        f'<mujoco><option timestep="{step_size}"/><worldbody>'
         f'<geom type="plane" size="10 10 0.1"/>{bodies}</worldbody></mujoco>')
     data = mujoco.MjData(model)
     for _ in range(200):
@@ -75,17 +86,38 @@ def mujoco_boxes(n: int):
     return step
 
 
+def stack(n: int, seconds: float = 10.0, step_size: float = 2e-3) -> None:
+    step, stepper, boxes = kinetree_boxes(n, stacked=True, step_size=step_size)
+    start = time.perf_counter()
+    for _ in range(int(round(seconds / step_size))):
+        step()
+    wall = time.perf_counter() - start
+    state = stepper.get_state()
+    speed = max(np.abs(b.get_body_origin_velocity(state)).max() for b in boxes)
+    height = max(abs(b.get_body_origin_location(state)[1] - HALF[1] * (2 * i + 1))
+                 for i, b in enumerate(boxes))
+    print(f"{n}-box stack, {seconds:g} s at {step_size * 1e3:g} ms: largest speed "
+          f"{speed:.1e} m/s, heights off by {height:.1e} m at most; {wall:.1f} s wall")
+    theirs = mujoco_boxes(n, stacked=True, step_size=step_size)
+    t_kt, t_mj = interleaved_best([step, theirs], rounds=3)
+    print(f"  a step: kinetree {t_kt * 1e3:.2f} ms, MuJoCo {t_mj * 1e6:.1f} µs, "
+          f"ratio {t_kt / t_mj:.0f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--boxes", type=int, nargs="*", default=[1, 10])
+    parser.add_argument("--stack", type=int, default=0)
     args = parser.parse_args()
     print(f"{'boxes':>5} {'kinetree':>12} {'MuJoCo':>12} {'ratio':>8}")
     for n in args.boxes:
-        ours, theirs = kinetree_boxes(n), mujoco_boxes(n)
+        ours, theirs = kinetree_boxes(n)[0], mujoco_boxes(n)
         for _ in range(20):
             ours()
         t_kt, t_mj = interleaved_best([ours, theirs], rounds=5)
         print(f"{n:5d} {t_kt * 1e6:10.1f}µs {t_mj * 1e6:10.1f}µs {t_kt / t_mj:8.1f}")
+    if args.stack:
+        stack(args.stack)
 
 
 if __name__ == "__main__":
