@@ -50,14 +50,16 @@ class BrickPair:
                       (mobod_b, X_BS, np.asarray(brick_b.get_half_lengths())))
         self.min_cor, self.mu = min_cor, mu
 
-    def contacts(self, state, matter, margin: float) -> list:
-        """The manifold's points within ``margin`` (m) of touching at ``state``, each a
-        PointPlaneContact of the box whose face (or edge) it lies on with the other."""
-        poses = []
+    def contacts(self, state, matter, poses, margin: float) -> list:
+        """The manifold's points within ``margin`` (m) of touching at ``state`` (bodies at
+        ``poses``, ``body_poses``), each a PointPlaneContact of the box whose face (or
+        edge) it lies on with the other."""
+        R_GB, p_GB = poses
+        boxes = []
         for mobod, X_BS, half in self.sides:
-            X_GS = mobod.get_body_transform(state) @ X_BS
-            poses.append((X_GS.R.as_matrix(), X_GS.p, half))
-        (Ra, pa, ha), (Rb, pb, hb) = poses
+            b = mobod.get_mobilized_body_index()
+            boxes.append((R_GB[b] @ X_BS.R.as_matrix(), R_GB[b] @ X_BS.p + p_GB[b], half))
+        (Ra, pa, ha), (Rb, pb, hb) = boxes
         if np.linalg.norm(pb - pa) > np.linalg.norm(ha) + np.linalg.norm(hb) + margin:
             return []                  # their bounding spheres are apart
         made = []
@@ -65,11 +67,10 @@ class BrickPair:
                 box_box_manifold(Ra, pa, ha, Rb, pb, hb, margin)):
             plane, follower = (self.sides[0][0], self.sides[1][0]) if on_a \
                 else (self.sides[1][0], self.sides[0][0])
-            X_GP, X_GF = plane.get_body_transform(state), follower.get_body_transform(state)
-            R_P = X_GP.R.as_matrix()
-            normal_P = R_P.T @ normal
-            contact = PointPlaneContact(plane, normal_P, float(normal_P @ (R_P.T @ (
-                beneath - X_GP.p))), follower, X_GF.R.as_matrix().T @ (point - X_GF.p),
+            P, F = plane.get_mobilized_body_index(), follower.get_mobilized_body_index()
+            normal_P = R_GB[P].T @ normal
+            contact = PointPlaneContact(plane, normal_P, float(normal_P @ (
+                R_GB[P].T @ (beneath - p_GB[P]))), follower, R_GB[F].T @ (point - p_GB[F]),
                 self.min_cor, *self.mu)
             contact._matter = matter
             contact._key = (id(self), k, on_a)     # the same point at the next step

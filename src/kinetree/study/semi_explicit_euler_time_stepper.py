@@ -33,6 +33,7 @@ import numpy as np
 from kinetree.errors import InvalidArgumentError
 from kinetree.multibody.unilateral import pgs
 from kinetree.multibody.unilateral.unilateral_contact import (
+    body_poses,
     calc_effective_cof,
     calc_effective_cor,
 )
@@ -189,12 +190,14 @@ class SemiExplicitEulerTimeStepper:
         """(G, kind, normal_of, contacts, first rows, separations) of the proximal
         contacts."""
         contacts, blocks, separations = [], [], []
-        made = [c for generator in self._matter._unilateral_generators
-                for c in generator.contacts(state, self._matter, self._constraint_tolerance)]
-        for contact in self._matter._unilateral_contacts + made:
-            gap = contact.get_separation(state)
+        matter = self._matter
+        poses = body_poses(matter, state, "SemiExplicitEulerTimeStepper.step_to")
+        made = [c for generator in matter._unilateral_generators
+                for c in generator.contacts(state, matter, poses, self._constraint_tolerance)]
+        for contact in matter._unilateral_contacts + made:
+            gap = contact._separation(state, poses)
             if gap <= self._constraint_tolerance:
-                rows = contact.calc_rows(state)
+                rows = contact._rows(state, matter, poses)
                 if not contact.has_friction():
                     rows = rows[:1]
                 contacts.append(contact)

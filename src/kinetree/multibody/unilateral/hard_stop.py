@@ -33,13 +33,11 @@ class _HardStop(UnilateralContact):
                 f"Slider's coordinate.")
         return self.mobod.get_first_u_index(state) + self.which_q
 
-    def get_separation(self, state) -> float:
-        self._check_adopted("get_separation")
+    def _separation(self, state, poses) -> float:
         q = self.mobod.get_one_q(state, self.which_q)
         return self.SIGN * (q - self.limit)
 
-    def calc_rows(self, state) -> np.ndarray:
-        matter = self._check_adopted("calc_rows")
+    def _rows(self, state, matter, poses) -> np.ndarray:
         rows = np.zeros((1, matter.get_u(state).size))
         rows[0, self._index(state)] = self.SIGN
         return rows

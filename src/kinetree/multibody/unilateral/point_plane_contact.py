@@ -30,22 +30,20 @@ class PointPlaneContact(UnilateralContact):
         self.height = float(height)
         self.point_F = np.asarray(point_F, dtype=float).reshape(3)
 
-    def _geometry(self, state):
-        """(unit normal in G, the point in G, the point in the plane body's frame)."""
-        X_GB = self.plane_mobod.get_body_transform(state)
-        R = X_GB.R.as_matrix()
-        n_G = R @ self.normal_B
-        p_G = self.follower_mobod.find_station_location_in_ground(state, self.point_F)
-        return n_G, p_G, R.T @ (p_G - X_GB.p)
+    def _geometry(self, poses):
+        """(unit normal in G, the point in the plane body's frame)."""
+        R_GB, p_GB = poses
+        b, f = self.plane_mobod.get_mobilized_body_index(), \
+            self.follower_mobod.get_mobilized_body_index()
+        p_G = R_GB[f] @ self.point_F + p_GB[f]
+        return R_GB[b] @ self.normal_B, R_GB[b].T @ (p_G - p_GB[b])
 
-    def get_separation(self, state) -> float:
-        self._check_adopted("get_separation")
-        n_G, _, p_B = self._geometry(state)
+    def _separation(self, state, poses) -> float:
+        _, p_B = self._geometry(poses)
         return float(self.normal_B @ p_B - self.height)
 
-    def calc_rows(self, state) -> np.ndarray:
-        matter = self._check_adopted("calc_rows")
-        n_G, _, p_B = self._geometry(state)
+    def _rows(self, state, matter, poses) -> np.ndarray:
+        n_G, p_B = self._geometry(poses)
         J = matter.calc_station_jacobian(state, self.follower_mobod, self.point_F) \
             - matter.calc_station_jacobian(state, self.plane_mobod, p_B)
         t1, t2 = tangents(n_G)

@@ -23,17 +23,16 @@ class Rope(UnilateralContact):
             raise InvalidArgumentError(f"Rope: the length must be positive (m), got "
                                        f"{length!r}.")
 
-    def _span(self, state) -> np.ndarray:
-        return (self.body2.find_station_location_in_ground(state, self.station2)
-                - self.body1.find_station_location_in_ground(state, self.station1))
+    def _span(self, poses) -> np.ndarray:
+        R_GB, p_GB = poses
+        b1, b2 = self.body1.get_mobilized_body_index(), self.body2.get_mobilized_body_index()
+        return (R_GB[b2] @ self.station2 + p_GB[b2]) - (R_GB[b1] @ self.station1 + p_GB[b1])
 
-    def get_separation(self, state) -> float:
-        self._check_adopted("get_separation")
-        return float(self.length - np.linalg.norm(self._span(state)))
+    def _separation(self, state, poses) -> float:
+        return float(self.length - np.linalg.norm(self._span(poses)))
 
-    def calc_rows(self, state) -> np.ndarray:
-        matter = self._check_adopted("calc_rows")
-        d = self._span(state)
+    def _rows(self, state, matter, poses) -> np.ndarray:
+        d = self._span(poses)
         d /= np.linalg.norm(d)
         J = matter.calc_station_jacobian(state, self.body2, self.station2) \
             - matter.calc_station_jacobian(state, self.body1, self.station1)

@@ -36,25 +36,26 @@ class SpherePlaneContact(UnilateralContact):
         self.height = float(height)
         self.center_F = np.asarray(center_F, dtype=float).reshape(3)
 
-    def get_separation(self, state) -> float:
-        self._check_adopted("get_separation")
-        X_GB = self.plane_mobod.get_body_transform(state)
-        c_G = self.sphere_mobod.find_station_location_in_ground(state, self.center_F)
-        return float(self.normal_B @ (X_GB.R.as_matrix().T @ (c_G - X_GB.p))
-                     - self.height - self.radius)
+    def _separation(self, state, poses) -> float:
+        R_GB, p_GB = poses
+        b, f = self.plane_mobod.get_mobilized_body_index(), \
+            self.sphere_mobod.get_mobilized_body_index()
+        c_G = R_GB[f] @ self.center_F + p_GB[f]
+        return float(self.normal_B @ (R_GB[b].T @ (c_G - p_GB[b])) - self.height
+                     - self.radius)
 
-    def calc_rows(self, state) -> np.ndarray:
-        matter = self._check_adopted("calc_rows")
-        X_GB = self.plane_mobod.get_body_transform(state)
-        X_GF = self.sphere_mobod.get_body_transform(state)
-        n_G = X_GB.R.as_matrix() @ self.normal_B
-        c_G = X_GF.R.as_matrix() @ self.center_F + X_GF.p
+    def _rows(self, state, matter, poses) -> np.ndarray:
+        R_GB, p_GB = poses
+        b, f = self.plane_mobod.get_mobilized_body_index(), \
+            self.sphere_mobod.get_mobilized_body_index()
+        n_G = R_GB[b] @ self.normal_B
+        c_G = R_GB[f] @ self.center_F + p_GB[f]
         touch = c_G - self.radius * n_G          # the sphere's point nearest the plane
         J_center = matter.calc_station_jacobian(state, self.sphere_mobod, self.center_F)
-        J_touch = matter.calc_station_jacobian(
-            state, self.sphere_mobod, X_GF.R.as_matrix().T @ (touch - X_GF.p))
-        J_plane = matter.calc_station_jacobian(
-            state, self.plane_mobod, X_GB.R.as_matrix().T @ (touch - X_GB.p))
+        J_touch = matter.calc_station_jacobian(state, self.sphere_mobod,
+                                               R_GB[f].T @ (touch - p_GB[f]))
+        J_plane = matter.calc_station_jacobian(state, self.plane_mobod,
+                                               R_GB[b].T @ (touch - p_GB[b]))
         t1, t2 = tangents(n_G)
         return np.vstack([n_G @ (J_center - J_plane), t1 @ (J_touch - J_plane),
                           t2 @ (J_touch - J_plane)])

@@ -28,27 +28,27 @@ class SphereSphereContact(UnilateralContact):
             raise InvalidArgumentError(f"SphereSphereContact: the radii must be positive "
                                        f"(m), got {radius1!r} and {radius2!r}.")
 
-    def _centers(self, state):
-        return (self.body1.find_station_location_in_ground(state, self.center1),
-                self.body2.find_station_location_in_ground(state, self.center2))
+    def _centers(self, poses):
+        R_GB, p_GB = poses
+        b1, b2 = self.body1.get_mobilized_body_index(), self.body2.get_mobilized_body_index()
+        return (R_GB[b1] @ self.center1 + p_GB[b1], R_GB[b2] @ self.center2 + p_GB[b2])
 
-    def get_separation(self, state) -> float:
-        self._check_adopted("get_separation")
-        c1, c2 = self._centers(state)
+    def _separation(self, state, poses) -> float:
+        c1, c2 = self._centers(poses)
         return float(np.linalg.norm(c2 - c1) - self.radius1 - self.radius2)
 
-    def calc_rows(self, state) -> np.ndarray:
-        matter = self._check_adopted("calc_rows")
-        c1, c2 = self._centers(state)
+    def _rows(self, state, matter, poses) -> np.ndarray:
+        R_GB, p_GB = poses
+        c1, c2 = self._centers(poses)
         d = c2 - c1
         n = d / np.linalg.norm(d)
         touch = c1 + self.radius1 * n
         rows = []
         for body, point in ((self.body1, c1), (self.body2, c2), (self.body1, touch),
                             (self.body2, touch)):
-            X = body.get_body_transform(state)
-            rows.append(matter.calc_station_jacobian(
-                state, body, X.R.as_matrix().T @ (point - X.p)))
+            k = body.get_mobilized_body_index()
+            rows.append(matter.calc_station_jacobian(state, body,
+                                                     R_GB[k].T @ (point - p_GB[k])))
         J1, J2, T1, T2 = rows
         t1, t2 = tangents(n)
         return np.vstack([n @ (J2 - J1), t1 @ (T2 - T1), t2 @ (T2 - T1)])

@@ -36,12 +36,26 @@ def calc_effective_cof(mu_s: float, mu_d: float, mu_v: float, transition_speed: 
     return mu_v * slip_speed + (mu_s if slip_speed <= transition_speed else mu_d)
 
 
+def _cross(a, b) -> np.ndarray:
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                     a[0] * b[1] - a[1] * b[0]])
+
+
 def tangents(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Two unit vectors making a right-handed frame with the unit n (the friction rows'
     directions)."""
-    t1 = np.cross(n, np.eye(3)[int(np.argmin(np.abs(n)))])
+    t1 = _cross(n, np.eye(3)[int(np.argmin(np.abs(n)))])
     t1 /= np.linalg.norm(t1)
-    return t1, np.cross(n, t1)
+    return t1, _cross(n, t1)
+
+
+def body_poses(matter, state, where: str):
+    """(R_GB (nb, 3, 3), p_GB (nb, 3) m): every body's pose in Ground at ``state``
+    (POSITION), read once for all of a step's contacts."""
+    from kinetree.system.stage import Stage
+
+    cache = matter.get_tree_data(state, Stage.POSITION, where).cache
+    return cache.R_GB, cache.p_GB
 
 
 def unit_normal(normal_B, where: str) -> np.ndarray:
@@ -94,11 +108,21 @@ class UnilateralContact:
     def get_separation(self, state) -> float:
         """The signed separation (m, or rad for a stop on an angle): > 0 apart, < 0
         penetrating (POSITION)."""
-        raise NotImplementedError
+        matter = self._check_adopted("get_separation")
+        return self._separation(state, body_poses(matter, state, "get_separation"))
 
     def calc_rows(self, state) -> np.ndarray:
         """(1 + friction rows, nu): the normal row g_n, whose product with u is the
         separation speed, then the tangent rows (POSITION)."""
+        matter = self._check_adopted("calc_rows")
+        return self._rows(state, matter, body_poses(matter, state, "calc_rows"))
+
+    def _separation(self, state, poses) -> float:
+        """get_separation with the bodies' poses (``body_poses``) given."""
+        raise NotImplementedError
+
+    def _rows(self, state, matter, poses) -> np.ndarray:
+        """calc_rows with the bodies' poses given."""
         raise NotImplementedError
 
     def _check_adopted(self, where: str):
