@@ -194,17 +194,28 @@ class SemiExplicitEulerTimeStepper:
         poses = body_poses(matter, state, "SemiExplicitEulerTimeStepper.step_to")
         made = [c for generator in matter._unilateral_generators
                 for c in generator.contacts(state, matter, poses, self._constraint_tolerance)]
+        terms = []          # (block, body, station, coefficients) of every proximal contact
         for contact in matter._unilateral_contacts + made:
             gap = contact._separation(state, poses)
             if gap <= self._constraint_tolerance:
-                rows = contact._rows(state, matter, poses)
-                if not contact.has_friction():
-                    rows = rows[:1]
+                contact_terms = contact._terms(state, poses)
+                rows = 1 + (contact.FRICTION_ROWS if contact.has_friction() else 0)
+                block = contact._rows(state, matter, poses)[:rows] if not contact_terms \
+                    else np.zeros((rows, matter.get_u(state).size))
+                terms += [(len(blocks), body, station, coefficients[:rows])
+                          for body, station, coefficients in contact_terms]
                 contacts.append(contact)
-                blocks.append(rows)
+                blocks.append(block)
                 separations.append(gap)
         if not contacts:
             return None
+        if terms:
+            # every station's Jacobian in one call, then each term into its block
+            J = matter.calc_station_jacobian(
+                state, [t[1] for t in terms], np.array([t[2] for t in terms]))
+            J = J.reshape(len(terms), 3, -1)
+            for (block, _, _, coefficients), J_t in zip(terms, J):
+                blocks[block] += coefficients @ J_t
         G = np.vstack(blocks)
         kind = np.zeros(len(G), np.int64)
         normal_of = np.zeros(len(G), np.int64)

@@ -37,6 +37,9 @@ class _HardStop(UnilateralContact):
         q = self.mobod.get_one_q(state, self.which_q)
         return self.SIGN * (q - self.limit)
 
+    def _terms(self, state, poses) -> list:
+        return []                          # a row of the mobilities themselves (_rows)
+
     def _rows(self, state, matter, poses) -> np.ndarray:
         rows = np.zeros((1, matter.get_u(state).size))
         rows[0, self._index(state)] = self.SIGN

@@ -42,9 +42,8 @@ class PointPlaneContact(UnilateralContact):
         _, p_B = self._geometry(poses)
         return float(self.normal_B @ p_B - self.height)
 
-    def _rows(self, state, matter, poses) -> np.ndarray:
+    def _terms(self, state, poses) -> list:
         n_G, p_B = self._geometry(poses)
-        J = matter.calc_station_jacobian(state, self.follower_mobod, self.point_F) \
-            - matter.calc_station_jacobian(state, self.plane_mobod, p_B)
-        t1, t2 = tangents(n_G)
-        return np.vstack([n_G @ J, t1 @ J, t2 @ J])
+        directions = np.vstack([n_G, *tangents(n_G)])
+        return [(self.follower_mobod.get_mobilized_body_index(), self.point_F, directions),
+                (self.plane_mobod.get_mobilized_body_index(), p_B, -directions)]

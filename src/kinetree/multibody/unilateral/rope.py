@@ -31,9 +31,8 @@ class Rope(UnilateralContact):
     def _separation(self, state, poses) -> float:
         return float(self.length - np.linalg.norm(self._span(poses)))
 
-    def _rows(self, state, matter, poses) -> np.ndarray:
+    def _terms(self, state, poses) -> list:
         d = self._span(poses)
-        d /= np.linalg.norm(d)
-        J = matter.calc_station_jacobian(state, self.body2, self.station2) \
-            - matter.calc_station_jacobian(state, self.body1, self.station1)
-        return -(d @ J)[None, :]
+        d = (d / np.linalg.norm(d))[None, :]
+        return [(self.body2.get_mobilized_body_index(), self.station2, -d),
+                (self.body1.get_mobilized_body_index(), self.station1, d)]

@@ -44,18 +44,16 @@ class SpherePlaneContact(UnilateralContact):
         return float(self.normal_B @ (R_GB[b].T @ (c_G - p_GB[b])) - self.height
                      - self.radius)
 
-    def _rows(self, state, matter, poses) -> np.ndarray:
+    def _terms(self, state, poses) -> list:
         R_GB, p_GB = poses
         b, f = self.plane_mobod.get_mobilized_body_index(), \
             self.sphere_mobod.get_mobilized_body_index()
         n_G = R_GB[b] @ self.normal_B
         c_G = R_GB[f] @ self.center_F + p_GB[f]
         touch = c_G - self.radius * n_G          # the sphere's point nearest the plane
-        J_center = matter.calc_station_jacobian(state, self.sphere_mobod, self.center_F)
-        J_touch = matter.calc_station_jacobian(state, self.sphere_mobod,
-                                               R_GB[f].T @ (touch - p_GB[f]))
-        J_plane = matter.calc_station_jacobian(state, self.plane_mobod,
-                                               R_GB[b].T @ (touch - p_GB[b]))
         t1, t2 = tangents(n_G)
-        return np.vstack([n_G @ (J_center - J_plane), t1 @ (J_touch - J_plane),
-                          t2 @ (J_touch - J_plane)])
+        zero = np.zeros(3)
+        # the normal row at the centre (the separation's rate), the slip at the touch point
+        return [(f, self.center_F, np.vstack([n_G, zero, zero])),
+                (f, R_GB[f].T @ (touch - p_GB[f]), np.vstack([zero, t1, t2])),
+                (b, R_GB[b].T @ (touch - p_GB[b]), -np.vstack([n_G, t1, t2]))]

@@ -37,18 +37,18 @@ class SphereSphereContact(UnilateralContact):
         c1, c2 = self._centers(poses)
         return float(np.linalg.norm(c2 - c1) - self.radius1 - self.radius2)
 
-    def _rows(self, state, matter, poses) -> np.ndarray:
+    def _terms(self, state, poses) -> list:
         R_GB, p_GB = poses
         c1, c2 = self._centers(poses)
         d = c2 - c1
         n = d / np.linalg.norm(d)
         touch = c1 + self.radius1 * n
-        rows = []
-        for body, point in ((self.body1, c1), (self.body2, c2), (self.body1, touch),
-                            (self.body2, touch)):
-            k = body.get_mobilized_body_index()
-            rows.append(matter.calc_station_jacobian(state, body,
-                                                     R_GB[k].T @ (point - p_GB[k])))
-        J1, J2, T1, T2 = rows
         t1, t2 = tangents(n)
-        return np.vstack([n @ (J2 - J1), t1 @ (T2 - T1), t2 @ (T2 - T1)])
+        zero = np.zeros(3)
+        normal, slip = np.vstack([n, zero, zero]), np.vstack([zero, t1, t2])
+        terms = []
+        for body, centre, sign in ((self.body1, c1, -1.0), (self.body2, c2, 1.0)):
+            k = body.get_mobilized_body_index()
+            terms.append((k, R_GB[k].T @ (centre - p_GB[k]), sign * normal))
+            terms.append((k, R_GB[k].T @ (touch - p_GB[k]), sign * slip))
+        return terms

@@ -121,9 +121,17 @@ class UnilateralContact:
         """get_separation with the bodies' poses (``body_poses``) given."""
         raise NotImplementedError
 
-    def _rows(self, state, matter, poses) -> np.ndarray:
-        """calc_rows with the bodies' poses given."""
+    def _terms(self, state, poses) -> list:
+        """The rows as [(body index, station (m, in its frame), coefficients (rows x 3))]:
+        each term's coefficients times that station's Jacobian (velocity in G per u),
+        summed; a SemiExplicitEulerTimeStepper gathers all contacts' stations into one
+        Jacobian call."""
         raise NotImplementedError
+
+    def _rows(self, state, matter, poses) -> np.ndarray:
+        """calc_rows with the bodies' poses given: its terms summed."""
+        return sum(coefficients @ matter.calc_station_jacobian(state, body, station)
+                   for body, station, coefficients in self._terms(state, poses))
 
     def _check_adopted(self, where: str):
         if self._matter is None:
