@@ -13,7 +13,7 @@ they are there. The warm-up compiles them on every core, in parallel jobs:
 - then programs that use them: a model with every mobilizer kind, the matter
   subsystem's operators (mass matrix, Jacobians, inverse dynamics, constraint
   matrices), the flagship example's physics, cables over every obstacle shape, the
-  closest points of convex shapes, and each
+  closest points of convex shapes, the rigid-contact stepper, and each
   robot (URDF) and OpenSim model
   bundled with a checkout of the repository, loaded and realized (a model with muscles
   equilibrated and simulated briefly).
@@ -277,6 +277,29 @@ def _convex() -> None:
                                       kt.Transform(kt.Rotation(), [gap, 0, 0]), shape)
 
 
+def _rigid() -> None:
+    """The rigid-contact stepper's impulse solve: a box on a floor, a few steps."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    kt.Force.UniformGravity(kt.GeneralForceSubsystem(system), matter, [0, -9.81, 0])
+    material = kt.ContactMaterial(1e6, 0.0, 0.8, 0.6, 0.0)
+    matter.Ground().upd_body().add_contact_surface(
+        kt.Transform(kt.Rotation.about_z(-np.pi / 2)),
+        kt.ContactSurface(kt.ContactGeometry.HalfSpace(), material))
+    body = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(0.01)))
+    body.add_contact_surface(kt.Transform(), kt.ContactSurface(
+        kt.ContactGeometry.Brick([0.1, 0.1, 0.1]), material))
+    box = kt.MobilizedBody.Free(matter.Ground(), body)
+    kt.contact.generate_unilateral_contacts(matter, min_cor=0.5)
+    state = system.realize_topology()
+    box.set_q_to_fit_transform(state, kt.Transform(kt.Rotation(), [0, 0.1005, 0]))
+    box.set_u_to_fit_linear_velocity(state, [0.5, -1.0, 0])
+    stepper = kt.SemiExplicitEulerTimeStepper(system)
+    stepper.initialize(state)
+    for k in range(1, 6):
+        stepper.step_to(1e-3 * k)
+
+
 def _urdf(path: str) -> None:
     model = kt.io.load_urdf(path)
     kt.simulate(model.system, model.get_default_state(), SIMULATED_TIME, progress=False)
@@ -296,7 +319,8 @@ def jobs() -> tuple[list, list]:
                 first.append((f"{family} kinds", _kinds, (family, part)))
     then = [("every mobilizer", _every_mobilizer, ()), ("operators", _operators, ()),
             ("the demo", _demo, ()), ("a model with Python", _python_model, ()),
-            ("cables", _cables, ()), ("convex shapes", _convex, ())]
+            ("cables", _cables, ()), ("convex shapes", _convex, ()),
+            ("rigid contact", _rigid, ())]
     bundled = _compile_cache.PACKAGE_DIR.parents[1] / "models"
     then += [(path.stem, _urdf, (str(path),)) for path in sorted(bundled.glob("urdf/*.urdf"))]
     then += [(path.stem, _opensim, (str(path),))
