@@ -168,3 +168,31 @@ def test_a_convex_mesh_is_taken_as_its_hull():
     assert not inside
     assert nearest == pytest.approx([0.3, 0.05, 0.0], abs=1e-12)
     assert normal == pytest.approx([1.0, 0.0, 0.0], abs=1e-12)
+
+
+def test_a_hull_rests_on_a_floor_on_its_elastic_foundation():
+    """A Convex is the mesh of its hull's triangles: a cube's hull dropped 5 mm onto a
+    floor comes to rest on the springs of its bottom triangles, which then carry its
+    weight."""
+    import kinetree as kt
+
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    kt.Force.UniformGravity(kt.GeneralForceSubsystem(system), matter, [0, -9.81, 0])
+    contact = kt.CompliantContactSubsystem(system, kt.ContactTrackerSubsystem(system))
+    material = kt.ContactMaterial(1e6, 5.0, 0.0, 0.0, 0.0)
+    matter.Ground().upd_body().add_contact_surface(
+        Transform(Rotation.about_z(-np.pi / 2)),
+        kt.ContactSurface(HalfSpace(), material))
+    corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]) * 0.1
+    body = kt.Body.Rigid(kt.MassProperties(2.0, [0, 0, 0], kt.Inertia(0.0133)))
+    body.add_contact_surface(Transform(), kt.ContactSurface(Convex(corners), material,
+                                                            thickness=0.01))
+    cube = kt.MobilizedBody.Free(matter.Ground(), body)
+    state = system.realize_topology()
+    cube.set_q_to_fit_transform(state, Transform(Rotation(), [0, 0.105, 0]))
+    final = kt.simulate(system, state, 1.0, accuracy=1e-5, progress=False).states()[-1]
+    system.realize(final, kt.Stage.DYNAMICS)
+    total = sum(contact.get_contact_force(final, i).force_on_surface2
+                for i in range(contact.get_num_contact_forces(final)))
+    assert total == pytest.approx([0, 2.0 * 9.81, 0], rel=1e-3, abs=1e-3)

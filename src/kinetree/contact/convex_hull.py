@@ -1,6 +1,7 @@
 """ContactGeometry.Convex: the convex hull of a set of points, the collision shape of a
 convex mesh (MuJoCo collides every mesh geom as its hull; Drake and Bullet do the same
-for convex shapes)."""
+for convex shapes). It is also the TriangleMesh of the hull's triangles, so that compliant
+contact puts its elastic-foundation springs on them."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from kinetree.contact.geometry import (
     _point,
     _tangent_basis,
 )
+from kinetree.contact.mesh import TriangleMesh
 from kinetree.errors import InvalidArgumentError
 
 CONVEX_TOLERANCE = 1e-9
@@ -20,9 +22,12 @@ CONVEX_TOLERANCE = 1e-9
 take it as convex."""
 
 
-class Convex(ContactGeometry):
+class Convex(TriangleMesh):
     """The convex hull of ``vertices`` ((n, 3) m, in S; at least four not in one plane).
-    Points inside the hull are dropped; ``get_vertices`` gives those kept."""
+    Points inside the hull are dropped; ``get_vertices`` gives those kept. As a contact
+    surface it is the mesh of the hull's triangles, one elastic-foundation spring each:
+    a hull of few large triangles makes a coarse foundation (a Brick, whose sides are cut
+    finer, makes a better box)."""
 
     def __init__(self, vertices):
         where = "ContactGeometry.Convex"
@@ -61,9 +66,9 @@ class Convex(ContactGeometry):
         edges = np.sort(np.concatenate([faces[:, [0, 1]], faces[:, [1, 2]],
                                         faces[:, [2, 0]]]), axis=1)
         self._edges = np.unique(edges, axis=0)
-        self._volume = float(hull.volume)
-        for array in (self._vertices, self._faces, self._edges, self._normals):
+        for array in (self._edges, self._normals):
             array.flags.writeable = False
+        super().__init__(self._vertices, self._faces)
 
     @classmethod
     def from_mesh(cls, mesh) -> Convex:
