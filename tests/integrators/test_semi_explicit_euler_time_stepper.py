@@ -276,3 +276,39 @@ def test_a_stack_of_boxes_stands_on_its_contact_patches():
     heights = out[:, 1::6]
     assert np.abs(out[:, 3::6]).max() < 1e-9 and np.abs(out[:, 4::6]).max() < 1e-9
     assert np.abs(heights - half[1] * (2 * np.arange(n) + 1)).max() <= n * tolerance
+
+
+def test_a_capsule_lies_on_the_floor_on_both_ends_and_rolls_about_its_axis():
+    """A capsule dropped lying flat rests on its two end spheres at its radius's height;
+    spun about its axis where it lies, friction trades spin for speed until it rolls
+    (v = ω r), keeping its angular momentum about the line it touches:
+    ω = I ω0 / (I + m r²)."""
+    r, half_length = 0.05, 0.2
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    kt.Force.UniformGravity(kt.GeneralForceSubsystem(system), matter, [0, -G, 0])
+    material = kt.ContactMaterial(1e6, 0.0, 0.8, 0.8, 0.0)
+    matter.Ground().upd_body().add_contact_surface(
+        kt.Transform(kt.Rotation.about_z(-math.pi / 2)),
+        kt.ContactSurface(kt.ContactGeometry.HalfSpace(), material))
+    body = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(0.015, 0.015, 0.001)))
+    body.add_contact_surface(kt.Transform(), kt.ContactSurface(
+        kt.ContactGeometry.Capsule(r, half_length), material))
+    capsule = kt.MobilizedBody.Free(matter.Ground(), body)
+    contacts = kt.contact.generate_unilateral_contacts(matter)
+    assert [type(c).__name__ for c in contacts] == ["SpherePlaneContact"] * 2
+    state = system.realize_topology()
+    capsule.set_q_to_fit_transform(state, kt.Transform(kt.Rotation(), [0, r + 0.01, 0]))
+    out = _run(system, state, 1e-3, 0.5, read=lambda s: np.concatenate((
+        capsule.get_body_origin_location(s), capsule.get_body_origin_velocity(s))))
+    assert out[-1, 1] == pytest.approx(r, abs=1e-6)
+    assert np.abs(out[-1, 3:]).max() < 1e-9
+    w0, inertia = 10.0, 0.001
+    state = system.realize_topology()
+    capsule.set_q_to_fit_transform(state, kt.Transform(kt.Rotation(), [0, r, 0]))
+    capsule.set_u_to_fit_angular_velocity(state, [0, 0, w0])
+    out = _run(system, state, 1e-4, 0.3, read=lambda s: np.concatenate((
+        capsule.get_body_origin_velocity(s), capsule.get_body_angular_velocity(s))))
+    w = inertia * w0 / (inertia + 1.0 * r ** 2)
+    assert out[-1, 5] == pytest.approx(w, rel=1e-3)
+    assert out[-1, 0] == pytest.approx(-w * r, rel=1e-3)

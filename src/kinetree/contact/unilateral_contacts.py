@@ -1,7 +1,8 @@
 """Unilateral contacts generated from the bodies' contact surfaces, for the
 SemiExplicitEulerTimeStepper: every corner of a Brick and every vertex of a Convex hull
 gets a PointPlaneContact with every half space on another body, every sphere a
-SpherePlaneContact with it and a SphereSphereContact with every sphere on another body;
+SpherePlaneContact with it (a capsule one for each of its end spheres, on which it rests
+whichever way it lies) and a SphereSphereContact with every sphere on another body;
 two Bricks on two bodies get, at each step, a PointPlaneContact at each point of their
 contact manifold (``box_manifold.py``). The friction is combined from the two surfaces'
 materials as compliant contact combines it (a harmonic mean)."""
@@ -13,6 +14,7 @@ import itertools
 import numpy as np
 
 from kinetree.contact.box_manifold import box_box_manifold
+from kinetree.contact.capsule import Capsule
 from kinetree.contact.convex_hull import Convex
 from kinetree.contact.geometry import HalfSpace, Sphere
 from kinetree.contact.material import combined_friction
@@ -83,7 +85,7 @@ def generate_unilateral_contacts(matter, min_cor: float = 0.0) -> list:
     surfaces of different bodies not sharing a contact clique, with coefficient of
     restitution ``min_cor``; returns them. Call it once the bodies carry their
     surfaces."""
-    planes, cornered, spheres, bricks = [], [], [], []
+    planes, cornered, spheres, bricks, capsules = [], [], [], [], []
     for b in range(matter.get_num_bodies()):
         mobod = matter.get_mobilized_body(b)
         body = mobod.get_body()
@@ -94,6 +96,8 @@ def generate_unilateral_contacts(matter, min_cor: float = 0.0) -> list:
                 planes.append((mobod, X_BS, surface))
             elif isinstance(surface.get_shape(), Sphere):
                 spheres.append((mobod, X_BS, surface))
+            elif isinstance(surface.get_shape(), Capsule):
+                capsules.append((mobod, X_BS, surface))
             elif (points := _corners(surface.get_shape())) is not None:
                 cornered.append((mobod, X_BS, surface, points))
                 if isinstance(surface.get_shape(), Brick):
@@ -115,6 +119,15 @@ def generate_unilateral_contacts(matter, min_cor: float = 0.0) -> list:
             if ball is not plane and not half.is_in_same_clique(surface):
                 made.append(SpherePlaneContact(plane, normal_P, height, ball, X_FS.p,
                                                surface.get_shape().get_radius(), min_cor,
+                                               *_friction(half, surface)))
+        for body, X_FS, surface in capsules:
+            if body is plane or half.is_in_same_clique(surface):
+                continue
+            shape = surface.get_shape()
+            axis = X_FS.R.as_matrix()[:, 2] * shape.get_half_length()
+            for end in (X_FS.p + axis, X_FS.p - axis):
+                made.append(SpherePlaneContact(plane, normal_P, height, body, end,
+                                               shape.get_radius(), min_cor,
                                                *_friction(half, surface)))
     for (b1, X1, s1), (b2, X2, s2) in itertools.combinations(spheres, 2):
         if b1 is not b2 and not s1.is_in_same_clique(s2):
