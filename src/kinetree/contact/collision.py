@@ -46,6 +46,7 @@ from kinetree.contact.mesh import TriangleMesh, find_nearest_points
 from kinetree.errors import InvalidArgumentError
 from kinetree.jit import helper
 from kinetree.math import Rotation, Transform
+from kinetree.multibody.kernels.small import tangent_basis
 from kinetree.multibody.tree_model import take_view
 from kinetree.system.stage import Stage
 
@@ -542,26 +543,6 @@ def _emit(m, a, b, x, n, o, K, e1, e2, surf, normal, depth, origin, kmax, kmin, 
 
 
 @kernel
-def _basis(n):
-    """Two unit vectors making a right-handed frame with the unit n."""
-    ax = 0
-    if abs(n[1]) < abs(n[ax]):
-        ax = 1
-    if abs(n[2]) < abs(n[ax]):
-        ax = 2
-    if ax == 0:
-        x, y, z = 0.0, -n[2], n[1]
-    elif ax == 1:
-        x, y, z = n[2], 0.0, -n[0]
-    else:
-        x, y, z = -n[1], n[0], 0.0
-    s = np.sqrt(x * x + y * y + z * z)
-    e1 = (x / s, y / s, z / s)
-    return e1, (n[1] * e1[2] - n[2] * e1[1], n[2] * e1[0] - n[0] * e1[2],
-                n[0] * e1[1] - n[1] * e1[0])
-
-
-@kernel
 def _row3(a, i):
     return (a[i, 0], a[i, 1], a[i, 2])
 
@@ -585,7 +566,7 @@ def _balls(m, a, b, ca, ra, along_a, axis_a, cb, rb, along_b, axis_b, surf, norm
     n = (g[0] / d, g[1] / d, g[2] / d)
     o = (ca[0] + (ra - 0.5 * x) * n[0], ca[1] + (ra - 0.5 * x) * n[1],
          ca[2] + (ra - 0.5 * x) * n[2])
-    e1, e2 = _basis(n)
+    e1, e2 = tangent_basis(n)
     K = _add_curvature((0.0, 0.0, 0.0), n, e1, e2, 1.0 / ra, along_a, axis_a)
     K = _add_curvature(K, n, e1, e2, 1.0 / rb, along_b, axis_b)
     _emit(m, a, b, x, n, o, K, e1, e2, surf, normal, depth, origin, kmax, kmin, kdir)
@@ -626,7 +607,7 @@ def point_contacts(kind, radius, size, R_GS, p_GS, pairs, n_pairs, surf, normal,
                 n = (-inward[0], -inward[1], -inward[2])
                 o = (c[0] + (r - 0.5 * x) * inward[0], c[1] + (r - 0.5 * x) * inward[1],
                      c[2] + (r - 0.5 * x) * inward[2])
-                e1, e2 = _basis(n)
+                e1, e2 = tangent_basis(n)
                 _emit(m, a, b, x, n, o, (1.0 / r, 0.0, 1.0 / r), e1, e2, surf, normal,
                       depth, origin, kmax, kmin, kdir)
                 m += 1

@@ -32,7 +32,16 @@ import numpy as np
 
 from kinetree.errors import InvalidArgumentError
 from kinetree.jit import helper
-from kinetree.multibody.kernels.small import add3, cross3, dot3, scale3, sub3
+from kinetree.multibody.kernels.small import (
+    add3,
+    cross3,
+    dot3,
+    rotate3,
+    rotate3_transpose,
+    scale3,
+    sub3,
+    tangent_basis,
+)
 
 POINT, SEGMENT, BOX, CYLINDER, ELLIPSOID, HULL, HALF_SPACE = 0, 1, 2, 3, 4, 5, 6
 """Core kinds. dims: SEGMENT (half length along z), BOX (half lengths), CYLINDER (radius,
@@ -52,11 +61,11 @@ EPA_RELATIVE = 1e-12
 """EPA ends once its bounds of the depth are this fraction of the polytope's size apart
 (or the polytope has EPA_VERTICES vertices)."""
 POLISH_STEPS = 8
+"""Steps that settle the normal between a curved core and another (see ``_polish``)."""
 REFINE_STEPS = 8
 REFINE_DIFFERENCE = 1e-6
 """Newton steps that settle EPA's normal between curved cores, and the step (rad) of
 the differences giving the overlap's curvature (see ``_refine``)."""
-"""Steps that settle the normal between a curved core and a polytope (see ``_polish``)."""
 _TINY = 1e-300
 
 
@@ -98,23 +107,10 @@ def support_S(kind, dims, vertices, d):
 
 
 @helper(error_model="numpy")
-def _to_S(R, d):
-    return (R[0, 0] * d[0] + R[1, 0] * d[1] + R[2, 0] * d[2],
-            R[0, 1] * d[0] + R[1, 1] * d[1] + R[2, 1] * d[2],
-            R[0, 2] * d[0] + R[1, 2] * d[1] + R[2, 2] * d[2])
-
-
-@helper(error_model="numpy")
-def _to_G(R, p, x):
-    return (R[0, 0] * x[0] + R[0, 1] * x[1] + R[0, 2] * x[2] + p[0],
-            R[1, 0] * x[0] + R[1, 1] * x[1] + R[1, 2] * x[2] + p[1],
-            R[2, 0] * x[0] + R[2, 1] * x[1] + R[2, 2] * x[2] + p[2])
-
-
-@helper(error_model="numpy")
 def support_G(kind, dims, vertices, R, p, d):
     """The core's point (m, in G) farthest along d (in G), the core posed at X_GS = (R, p)."""
-    return _to_G(R, p, support_S(kind, dims, vertices, _to_S(R, d)))
+    return add3(rotate3(R, support_S(kind, dims, vertices, rotate3_transpose(R, d))),
+                (p[0], p[1], p[2]))
 
 
 # ---------------------------------------------------------------- GJK
@@ -124,11 +120,11 @@ def _row(a, i):
 
 
 @helper(error_model="numpy")
-def _keep(w, pa, pb, lam, n, keep):
-    """Keep the simplex vertices flagged in ``keep`` (in order), with their weights."""
+def _keep(w, pa, pb, lam, n):
+    """Keep the simplex vertices of positive weight (in order), with their weights."""
     m = 0
     for i in range(n):
-        if keep[i]:
+        if lam[i] > 0.0:
             for k in range(3):
                 w[m, k] = w[i, k]
                 pa[m, k] = pa[i, k]
@@ -204,20 +200,17 @@ def _reduce(w, pa, pb, lam, n):
     """Replace the simplex by the smallest face holding its point nearest the origin, with
     that point's barycentric weights in lam; returns (its vertex count, whether the
     tetrahedron encloses the origin)."""
-    keep = np.zeros(4, dtype=np.bool_)
     if n == 1:
         lam[0] = 1.0
         return 1, False
     if n == 2:
         l0, l1 = _closest_on_segment(_row(w, 0), _row(w, 1))
         lam[0], lam[1] = l0, l1
-        keep[0], keep[1] = l0 > 0.0, l1 > 0.0
-        return _keep(w, pa, pb, lam, 2, keep), False
+        return _keep(w, pa, pb, lam, 2), False
     if n == 3:
         l0, l1, l2 = _closest_on_triangle(_row(w, 0), _row(w, 1), _row(w, 2))
         lam[0], lam[1], lam[2] = l0, l1, l2
-        keep[0], keep[1], keep[2] = l0 > 0.0, l1 > 0.0, l2 > 0.0
-        return _keep(w, pa, pb, lam, 3, keep), False
+        return _keep(w, pa, pb, lam, 3), False
     # a tetrahedron: does it hold the origin (its barycentric coordinates of the
     # origin, by signed volumes, all >= 0)? Else the nearest of its faces' points: a
     # test of the faces' sides alone errs once the simplex goes flat
@@ -226,7 +219,7 @@ def _reduce(w, pa, pb, lam, n):
     scale = dot3(sub3(p1, p0), sub3(p1, p0)) + dot3(sub3(p2, p0), sub3(p2, p0)) \
         + dot3(sub3(p3, p0), sub3(p3, p0))
     if abs(volume) > 1e-12 * scale ** 1.5:
-        b0 = dot3(sub3(p1, (0.0, 0.0, 0.0)), cross3(p2, p3))
+        b0 = dot3(p1, cross3(p2, p3))
         b1 = -dot3(p0, cross3(p2, p3))
         b2 = dot3(p0, cross3(p1, p3))
         b3 = -dot3(p0, cross3(p1, p2))
@@ -251,9 +244,7 @@ def _reduce(w, pa, pb, lam, n):
     i, j, k, _ = faces[chosen]
     lam[0], lam[1], lam[2], lam[3] = 0.0, 0.0, 0.0, 0.0
     lam[i], lam[j], lam[k] = weights
-    for m in range(4):
-        keep[m] = lam[m] > 0.0
-    return _keep(w, pa, pb, lam, 4, keep), False
+    return _keep(w, pa, pb, lam, 4), False
 
 
 @helper(error_model="numpy")
@@ -363,11 +354,18 @@ def _column(R, i):
 
 
 @helper(error_model="numpy")
+def _support_K(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, n):
+    """(point of A - B farthest along n, A's point, B's point): A's farthest along n less
+    B's farthest along -n."""
+    sa = support_G(ka, da, va, Ra, pa_, n)
+    sb = support_G(kb, db, vb, Rb, pb_, scale3(-1.0, n))
+    return sub3(sa, sb), sa, sb
+
+
+@helper(error_model="numpy")
 def _overlap(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, n):
     """How far B must move along the unit n (in G) to clear A: h_A(n) + h_B(-n)."""
-    ha = dot3(support_G(ka, da, va, Ra, pa_, n), n)
-    hb = dot3(support_G(kb, db, vb, Rb, pb_, scale3(-1.0, n)), n)
-    return ha - hb
+    return dot3(n, _support_K(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, n)[0])
 
 
 @helper(error_model="numpy")
@@ -393,14 +391,14 @@ def _hull_normal(vertices, faces, R, i):
     b = (vertices[faces[i, 1], 0], vertices[faces[i, 1], 1], vertices[faces[i, 1], 2])
     c = (vertices[faces[i, 2], 0], vertices[faces[i, 2], 1], vertices[faces[i, 2], 2])
     n = cross3(sub3(b, a), sub3(c, a))
-    return _to_G(R, (0.0, 0.0, 0.0), n)
+    return rotate3(R, n)
 
 
 @helper(error_model="numpy")
 def _hull_edge(vertices, edges, R, i):
     a = (vertices[edges[i, 0], 0], vertices[edges[i, 0], 1], vertices[edges[i, 0], 2])
     b = (vertices[edges[i, 1], 0], vertices[edges[i, 1], 1], vertices[edges[i, 1], 2])
-    return _to_G(R, (0.0, 0.0, 0.0), sub3(b, a))
+    return rotate3(R, sub3(b, a))
 
 
 @helper(error_model="numpy")
@@ -467,15 +465,6 @@ def sat(ka, da, va, fa, ea, Ra, pa_, kb, db, vb, fb, eb, Rb, pb_):
 
 
 # ---------------------------------------------------------------- EPA
-@helper(error_model="numpy")
-def _support_K(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, n):
-    """(point of A - B farthest along n, A's point, B's point): A's farthest along n less
-    B's farthest along -n."""
-    sa = support_G(ka, da, va, Ra, pa_, n)
-    sb = support_G(kb, db, vb, Rb, pb_, scale3(-1.0, n))
-    return sub3(sa, sb), sa, sb
-
-
 @helper(error_model="numpy")
 def _add_vertex(V, VA, VB, m, x, sa, sb):
     for k in range(3):
@@ -713,15 +702,6 @@ def epa(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, w, pa, pb, n):
 
 
 @helper(error_model="numpy")
-def _tangents(n):
-    """Two unit vectors that make a right-handed frame with the unit n."""
-    axis = (1.0, 0.0, 0.0) if abs(n[0]) < 0.6 else (0.0, 1.0, 0.0)
-    t1 = cross3(n, axis)
-    t1 = scale3(1.0 / math.sqrt(dot3(t1, t1)), t1)
-    return t1, cross3(n, t1)
-
-
-@helper(error_model="numpy")
 def _overlap_slope(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, n0, t1, t2, a, b):
     """(overlap h_A(n) + h_B(-n), its slopes in a and b) along n = (n0 + a t1 + b t2)
     normalized: the overlap is positively homogeneous with gradient s_A(n) - s_B(-n)."""
@@ -743,7 +723,7 @@ def _refine(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, depth, n):
     overlap (at an edge or a flat face of a cylinder the overlap has a kink, where EPA
     is already exact)."""
     for _ in range(REFINE_STEPS):
-        t1, t2 = _tangents(n)
+        t1, t2 = tangent_basis(n)
         h, g1, g2 = _overlap_slope(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, n, t1, t2,
                                    0.0, 0.0)
         _, g11, g21 = _overlap_slope(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, n, t1, t2,
@@ -823,7 +803,7 @@ def _polish(kc, dc, vc, Rc, pc, kp, dp, vp, Rp, pp, dist, xc, xp):
 @helper(error_model="numpy")
 def pair(ka, da, ma, va, fa, ea, Ra, pa_, kb, db, mb, vb, fb, eb, Rb, pb_):
     """(signed distance (m), point of A's surface, point of B's surface, unit normal from
-    A toward B, all in G, status 0): the closest points of separated shapes (GJK), the
+    A toward B, all in G): the closest points of separated shapes (GJK), the
     deepest points of overlapping ones (the separating-axis test for two polytopes, EPA
     where a core is curved)."""
     if ka == HALF_SPACE:
@@ -832,7 +812,7 @@ def pair(ka, da, ma, va, fa, ea, Ra, pa_, kb, db, mb, vb, fb, eb, Rb, pb_):
         n = scale3(-1.0, inward)
         xb = add3(support_G(kb, db, vb, Rb, pb_, inward), scale3(mb, inward))
         height = dot3(n, sub3(xb, pa_))
-        return height, sub3(xb, scale3(height, n)), xb, n, 0
+        return height, sub3(xb, scale3(height, n)), xb, n
     w = np.empty((4, 3))
     pa = np.empty((4, 3))
     pb = np.empty((4, 3))
@@ -841,7 +821,7 @@ def pair(ka, da, ma, va, fa, ea, Ra, pa_, kb, db, mb, vb, fb, eb, Rb, pb_):
     if dist == 0.0 and not (_is_polytope(ka) and _is_polytope(kb)):
         depth, n, xa, xb = epa(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, w, pa, pb, nw)
         depth, n, xa, xb = _refine(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, depth, n)
-        return (-depth - ma - mb, add3(xa, scale3(ma, n)), sub3(xb, scale3(mb, n)), n, 0)
+        return (-depth - ma - mb, add3(xa, scale3(ma, n)), sub3(xb, scale3(mb, n)), n)
     xa, xb = _witnesses(pa, pb, lam, nw)
     if dist > 0.0 and _is_curved(kb):
         dist, xb, xa = _polish(kb, db, vb, Rb, pb_, ka, da, va, Ra, pa_, dist, xb, xa)
@@ -851,12 +831,12 @@ def pair(ka, da, ma, va, fa, ea, Ra, pa_, kb, db, mb, vb, fb, eb, Rb, pb_):
         gap = sub3(xb, xa)
         dist = math.sqrt(dot3(gap, gap))
         n = scale3(1.0 / dist, gap)
-        return (dist - ma - mb, add3(xa, scale3(ma, n)), sub3(xb, scale3(mb, n)), n, 0)
+        return (dist - ma - mb, add3(xa, scale3(ma, n)), sub3(xb, scale3(mb, n)), n)
     depth, n = sat(ka, da, va, fa, ea, Ra, pa_, kb, db, vb, fb, eb, Rb, pb_)
     # the deepest points: A's support along n, and B's along -n
     xa = support_G(ka, da, va, Ra, pa_, n)
     xb = support_G(kb, db, vb, Rb, pb_, scale3(-1.0, n))
-    return (-depth - ma - mb, add3(xa, scale3(ma, n)), sub3(xb, scale3(mb, n)), n, 0)
+    return (-depth - ma - mb, add3(xa, scale3(ma, n)), sub3(xb, scale3(mb, n)), n)
 
 
 @helper(error_model="numpy")
@@ -867,15 +847,14 @@ def _is_polytope(kind):
 # ---------------------------------------------------------------- from Python
 @numba.njit(cache=True, error_model="numpy")
 def pair_kernel(ka, da, ma, va, fa, ea, Ra, pa_, kb, db, mb, vb, fb, eb, Rb, pb_, out):
-    """``pair`` into out[0:13] (distance, point of A, point of B, normal, status)."""
-    dist, xa, xb, n, status = pair(ka, da, ma, va, fa, ea, Ra, pa_, kb, db, mb, vb, fb, eb,
+    """``pair`` into out[0:10] (distance, point of A, point of B, normal)."""
+    dist, xa, xb, n = pair(ka, da, ma, va, fa, ea, Ra, pa_, kb, db, mb, vb, fb, eb,
                                    Rb, pb_)
     out[0] = dist
     for k in range(3):
         out[1 + k] = xa[k]
         out[4 + k] = xb[k]
         out[7 + k] = n[k]
-    out[10] = status
 
 
 _NO_VERTICES = np.zeros((0, 3))
@@ -954,16 +933,6 @@ def closest_points(X_GA, shape_a, X_GB, shape_b) -> ClosestPoints:
                                    "two (the normal then points from it).")
     Ra, pa = _pose(X_GA)
     Rb, pb = _pose(X_GB)
-    out = np.empty(11)
+    out = np.empty(10)
     pair_kernel(ka, da, ma, va, fa, ea, Ra, pa, kb, db, mb, vb, fb, eb, Rb, pb, out)
     return ClosestPoints(float(out[0]), out[1:4].copy(), out[4:7].copy(), out[7:10].copy())
-
-
-def nearest_on_core(shape, p_S) -> np.ndarray:
-    """The point of a shape's core (m, in its frame S) nearest p_S, outside the core."""
-    k, d, _, v, f, e = core_of(shape)
-    out = np.empty(11)
-    R, zero = np.eye(3), np.zeros(3)
-    pair_kernel(POINT, zero, 0.0, _NO_VERTICES, _NO_FACES, _NO_EDGES, R,
-                np.asarray(p_S, dtype=float), k, d, 0.0, v, f, e, R, zero, out)
-    return out[4:7].copy()

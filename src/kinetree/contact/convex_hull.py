@@ -7,13 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kinetree.contact.geometry import (
-    ContactGeometry,
-    _direction,
-    _frame,
-    _point,
-    _tangent_basis,
-)
+from kinetree.contact.geometry import ContactGeometry
 from kinetree.contact.mesh import TriangleMesh
 from kinetree.errors import InvalidArgumentError
 
@@ -24,10 +18,11 @@ take it as convex."""
 
 class Convex(TriangleMesh):
     """The convex hull of ``vertices`` ((n, 3) m, in S; at least four not in one plane).
-    Points inside the hull are dropped; ``get_vertices`` gives those kept. As a contact
-    surface it is the mesh of the hull's triangles, one elastic-foundation spring each:
-    a hull of few large triangles makes a coarse foundation (a Brick, whose sides are cut
-    finer, makes a better box)."""
+    Points inside the hull are dropped; ``get_vertices`` gives those kept. It is the
+    TriangleMesh of the hull's triangles (counter-clockwise from outside), whose nearest
+    points, support points and volume are the hull's. As a contact surface it carries one
+    elastic-foundation spring a triangle: a hull of few large triangles makes a coarse
+    foundation (a Brick, whose sides are cut finer, makes a better box)."""
 
     def __init__(self, vertices):
         where = "ContactGeometry.Convex"
@@ -51,81 +46,35 @@ class Convex(TriangleMesh):
         keep = np.unique(hull.simplices)
         renumber = np.full(len(points), -1)
         renumber[keep] = np.arange(len(keep))
-        self._vertices = points[keep]
+        vertices = points[keep]
         faces = renumber[hull.simplices]
         # each triangle counter-clockwise seen from outside
-        a, b, c = (self._vertices[faces[:, k]] for k in range(3))
-        centre = self._vertices.mean(axis=0)
-        flip = np.einsum("ij,ij->i", np.cross(b - a, c - a), a - centre) < 0.0
-        faces[flip] = faces[flip][:, ::-1]
-        self._faces = faces
-        normals = np.cross(b - a, c - a)
-        normals[flip] *= -1.0
-        self._normals = normals / np.linalg.norm(normals, axis=1)[:, None]
-        self._offsets = np.einsum("ij,ij->i", self._normals, self._vertices[faces[:, 0]])
+        a, b, c = (vertices[faces[:, k]] for k in range(3))
+        inward = np.einsum("ij,ij->i", np.cross(b - a, c - a), a - vertices.mean(axis=0)) < 0
+        faces[inward] = faces[inward][:, ::-1]
         edges = np.sort(np.concatenate([faces[:, [0, 1]], faces[:, [1, 2]],
                                         faces[:, [2, 0]]]), axis=1)
         self._edges = np.unique(edges, axis=0)
-        for array in (self._edges, self._normals):
-            array.flags.writeable = False
-        super().__init__(self._vertices, self._faces)
+        self._edges.flags.writeable = False
+        super().__init__(vertices, faces)
 
     @classmethod
     def from_mesh(cls, mesh) -> Convex:
         """The hull of a ``TriangleMesh``, which must be convex: a mesh enclosing less
         than its hull is refused."""
-        vertices = np.asarray(mesh.get_vertices())
-        hull = cls(vertices)
-        a, b, c = (vertices[np.asarray(mesh.get_faces())[:, k]] for k in range(3))
-        volume = float(np.einsum("ij,ij->i", a, np.cross(b, c)).sum()) / 6.0
-        missing = hull._volume - volume
-        if missing > CONVEX_TOLERANCE * hull._volume:
+        hull = cls(mesh.get_vertices())
+        volume = mesh.get_volume()
+        if hull.get_volume() - volume > CONVEX_TOLERANCE * hull.get_volume():
             raise InvalidArgumentError(
                 f"ContactGeometry.Convex.from_mesh: the mesh is not convex: it encloses "
-                f"{volume:.6g} m³ of its hull's {hull._volume:.6g} m³; collide it as a "
-                f"TriangleMesh, or split it into convex parts and give each its own "
+                f"{volume:.6g} m³ of its hull's {hull.get_volume():.6g} m³; collide it as "
+                f"a TriangleMesh, or split it into convex parts and give each its own "
                 f"Convex.")
         return hull
-
-    def get_vertices(self) -> np.ndarray:
-        """The hull's vertices ((n, 3) m, in S), read-only."""
-        return self._vertices
-
-    def get_faces(self) -> np.ndarray:
-        """Its triangles ((m, 3) vertex indices, counter-clockwise from outside)."""
-        return self._faces
 
     def get_edges(self) -> np.ndarray:
         """Its triangles' edges ((k, 2) vertex indices, each once)."""
         return self._edges
-
-    def get_volume(self) -> float:
-        """The hull's volume (m³)."""
-        return self._volume
-
-    def find_nearest_point(self, p_S):
-        """Inside, the nearest face's point; outside, the hull's point nearest p_S (by the
-        compiled GJK of a point against the hull)."""
-        p = _point(p_S, self._where("find_nearest_point"))
-        heights = self._normals @ p - self._offsets
-        face = int(np.argmax(heights))
-        if heights[face] <= 0.0:
-            return p - heights[face] * self._normals[face], True, self._normals[face].copy()
-        from kinetree.contact.convex import nearest_on_core
-        nearest = nearest_on_core(self, p)
-        away = p - nearest
-        return nearest, False, away / np.linalg.norm(away)
-
-    def calc_surface_principal_curvatures(self, point):
-        """(0, 0): the hull is flat between its edges."""
-        n = self.find_nearest_point(
-            _point(point, self._where("calc_surface_principal_curvatures")))[2]
-        return np.zeros(2), _frame(_tangent_basis(n)[0], n)
-
-    def calc_support_point(self, direction):
-        """The vertex farthest along ``direction`` (in S)."""
-        d = _direction(direction, self._where("calc_support_point"))
-        return self._vertices[int(np.argmax(self._vertices @ d))].copy()
 
     def __repr__(self) -> str:
         return f"ContactGeometry.Convex(<{len(self._vertices)} vertices>)"

@@ -129,6 +129,9 @@ class SemiExplicitEulerTimeStepper:
                 "is available yet (every impact of a step resolved at once).")
 
     def set_position_projection_method(self, method) -> None:
+        """BILATERAL (the default) and UNILATERAL both move q so that a penetrating
+        proximal contact is out of penetration after the step (by a velocity used for q
+        only); NO_POSITION_PROJECTION leaves penetration to the next steps' impulses."""
         self._projection = PositionProjectionMethod(method)
 
     def set_impulse_solver_type(self, solver) -> None:
@@ -271,14 +274,14 @@ class SemiExplicitEulerTimeStepper:
         # resting contacts change little from step to step.
         start = np.zeros(len(G))
         keys = [getattr(c, "_key", id(c)) for c in contacts]
-        for key, row, contact in zip(keys, first, contacts):
+        spans = [slice(row, end) for row, end in zip(first, first[1:] + [len(G)])]
+        for key, span in zip(keys, spans):
             last = self._last_impulses.get(key)
-            if last is not None and len(last) == (3 if contact.has_friction() else 1):
-                start[row:row + len(last)] = last
+            if last is not None and len(last) == span.stop - span.start:
+                start[span] = last
         lam = pgs.solve(A, G @ free, np.zeros(len(G)), kind, normal_of, mu, direction,
                         start)
-        self._last_impulses = {key: lam[row:row + (3 if c.has_friction() else 1)].copy()
-                               for key, row, c in zip(keys, first, contacts)}
+        self._last_impulses = {key: lam[span].copy() for key, span in zip(keys, spans)}
         u1 = free + MinvGt @ lam
         # the velocity that would remove the penetration in one step, for q only
         correction = np.zeros_like(u)
@@ -292,7 +295,6 @@ class SemiExplicitEulerTimeStepper:
                 none = np.zeros(len(rows))
                 corr = pgs.solve(A[sub], none, deep[rows], np.zeros(len(rows), np.int64),
                                  np.zeros(len(rows), np.int64), none, none)
-
                 correction = MinvGt[:, rows] @ corr
         self._advance(h, u1, correction, zdot)
 

@@ -65,6 +65,21 @@ def cross3(a, b):
 
 
 @helper
+def tangent_basis(n):
+    """Two unit 3-tuples t1, t2 with (t1, t2, n) a right-handed orthonormal frame, for
+    the unit n: t1 = e × n normalized, e the axis n is least along."""
+    ax = 0
+    if abs(n[1]) < abs(n[ax]):
+        ax = 1
+    if abs(n[2]) < abs(n[ax]):
+        ax = 2
+    e = (1.0 if ax == 0 else 0.0, 1.0 if ax == 1 else 0.0, 1.0 if ax == 2 else 0.0)
+    t1 = cross3(e, n)
+    t1 = scale3(1.0 / (dot3(t1, t1) ** 0.5), t1)
+    return t1, cross3(n, t1)
+
+
+@helper
 def rotate3(R, v):
     """R v for a 3x3 array R and a 3-tuple v."""
     return (R[0, 0] * v[0] + R[0, 1] * v[1] + R[0, 2] * v[2],

@@ -36,17 +36,12 @@ def calc_effective_cof(mu_s: float, mu_d: float, mu_v: float, transition_speed: 
     return mu_v * slip_speed + (mu_s if slip_speed <= transition_speed else mu_d)
 
 
-def _cross(a, b) -> np.ndarray:
-    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
-                     a[0] * b[1] - a[1] * b[0]])
-
-
 def tangents(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Two unit vectors making a right-handed frame with the unit n (the friction rows'
     directions)."""
-    t1 = _cross(n, np.eye(3)[int(np.argmin(np.abs(n)))])
-    t1 /= np.linalg.norm(t1)
-    return t1, _cross(n, t1)
+    from kinetree.contact.geometry import _tangent_basis
+
+    return _tangent_basis(n)
 
 
 def body_poses(matter, state, where: str):
