@@ -1,6 +1,6 @@
-"""The contact manifold of two boxes: the points where one box's face (or edge) meets the
-other, for rigid contact, so that a box standing on another rests on a patch of up to
-eight points rather than on one.
+"""The contact manifold of two boxes, compiled: the points where one box's face (or edge)
+meets the other, for rigid contact, so that a box standing on another rests on a patch of
+up to eight points rather than on one.
 
 The separating-axis test over the boxes' face normals and edge cross products finds the
 axis of least penetration (or of greatest separation). On a face axis, the face of the
@@ -13,55 +13,192 @@ their face patches when an edge axis ties.
 
 from __future__ import annotations
 
+import math
+
+import numba
 import numpy as np
+
+from kinetree.jit import helper
+from kinetree.multibody.kernels.small import add3, cross3, dot3, scale3, sub3
 
 FACE_BIAS = 1e-9
 """How much deeper (m) an edge axis must be than the best face axis to be chosen."""
+MAX_POINTS = 8
+"""A quadrilateral clipped by a rectangle's four sides keeps at most eight corners."""
+ON_A, POINT, BENEATH, NORMAL, GAP = 0, 1, 4, 7, 10
+"""Columns of a manifold row: 1 if the reference face is A's, the other box's point (G),
+the reference plane's point beneath it (G), the reference face's outward unit normal (G),
+their separation (m, < 0 in penetration)."""
 
 
-def _support_radius(R: np.ndarray, half: np.ndarray, n: np.ndarray) -> float:
+@helper
+def _column(R, i):
+    return (R[0, i], R[1, i], R[2, i])
+
+
+@helper
+def _support_radius(R, half, n):
     """The box's extent from its centre along the unit n."""
-    return float(np.sum(np.abs(R.T @ n) * half))
+    return (abs(dot3(_column(R, 0), n)) * half[0] + abs(dot3(_column(R, 1), n)) * half[1]
+            + abs(dot3(_column(R, 2), n)) * half[2])
 
 
-def _clip(polygon: list, normal: np.ndarray, offset: float) -> list:
-    """The part of ``polygon`` (points in G) where normal·p ≤ offset (Sutherland-Hodgman)."""
-    out = []
-    for k, p in enumerate(polygon):
-        q = polygon[(k + 1) % len(polygon)]
-        dp, dq = normal @ p - offset, normal @ q - offset
+@helper
+def _sign(x):
+    return 1.0 if x >= 0.0 else -1.0
+
+
+@helper
+def _clip(src, n_src, dst, normal, offset):
+    """dst = the part of polygon src[:n_src] (points in G) where normal·p ≤ offset
+    (Sutherland-Hodgman); returns its corner count."""
+    n_dst = 0
+    for k in range(n_src):
+        p = (src[k, 0], src[k, 1], src[k, 2])
+        j = (k + 1) % n_src
+        q = (src[j, 0], src[j, 1], src[j, 2])
+        dp, dq = dot3(normal, p) - offset, dot3(normal, q) - offset
         if dp <= 0.0:
-            out.append(p)
+            dst[n_dst, 0], dst[n_dst, 1], dst[n_dst, 2] = p
+            n_dst += 1
         if dp * dq < 0.0:
-            out.append(p + (q - p) * (dp / (dp - dq)))
-    return out
+            x = add3(p, scale3(dp / (dp - dq), sub3(q, p)))
+            dst[n_dst, 0], dst[n_dst, 1], dst[n_dst, 2] = x
+            n_dst += 1
+    return n_dst
 
 
-def _face(R: np.ndarray, p: np.ndarray, half: np.ndarray, axis: int, sign: float):
-    """(the face's four corners in G, counter-clockwise from outside; its outward unit
-    normal; its centre) of the box's face on ``axis`` at ``sign``."""
+@helper
+def _face(R, p, half, axis, sign, out):
+    """Write the box's face on ``axis`` at ``sign`` into out[:4] (its corners in G,
+    counter-clockwise seen from outside); returns (its outward unit normal, its centre)."""
     u, v = (axis + 1) % 3, (axis + 2) % 3
-    n = sign * R[:, axis]
-    c = p + n * half[axis]
-    du, dv = R[:, u] * half[u], R[:, v] * half[v]
-    corners = [c + du + dv, c - du + dv, c - du - dv, c + du - dv]
-    if sign < 0:
-        corners = corners[::-1]
-    return corners, n, c
+    n = scale3(sign, _column(R, axis))
+    c = add3(p, scale3(half[axis], n))
+    du, dv = scale3(half[u], _column(R, u)), scale3(half[v], _column(R, v))
+    corners = (add3(add3(c, du), dv), add3(sub3(c, du), dv), sub3(sub3(c, du), dv),
+               sub3(add3(c, du), dv))
+    for k in range(4):
+        x = corners[k] if sign > 0.0 else corners[3 - k]
+        out[k, 0], out[k, 1], out[k, 2] = x
+    return n, c
 
 
+@helper
 def _segments(p1, d1, p2, d2):
     """The nearest points of segments p1 + s d1 and p2 + t d2, s, t in [0, 1]."""
-    r = p1 - p2
-    a, e, f = d1 @ d1, d2 @ d2, d2 @ r
-    b, c = d1 @ d2, d1 @ r
+    r = sub3(p1, p2)
+    a, e, f = dot3(d1, d1), dot3(d2, d2), dot3(d2, r)
+    b, c = dot3(d1, d2), dot3(d1, r)
     den = a * e - b * b
-    s = np.clip((b * f - c * e) / den, 0.0, 1.0) if den > 1e-14 * a * e else 0.0
+    s = min(1.0, max(0.0, (b * f - c * e) / den)) if den > 1e-14 * a * e else 0.0
     t = (b * s + f) / e
     if t < 0.0 or t > 1.0:
-        t = float(np.clip(t, 0.0, 1.0))
-        s = float(np.clip((b * t - c) / a, 0.0, 1.0))
-    return p1 + s * d1, p2 + t * d2
+        t = min(1.0, max(0.0, t))
+        s = min(1.0, max(0.0, (b * t - c) / a))
+    return add3(p1, scale3(s, d1)), add3(p2, scale3(t, d2))
+
+
+@helper
+def _write(out, k, on_a, point, beneath, normal, gap):
+    out[k, ON_A] = 1.0 if on_a else 0.0
+    for i in range(3):
+        out[k, POINT + i] = point[i]
+        out[k, BENEATH + i] = beneath[i]
+        out[k, NORMAL + i] = normal[i]
+    out[k, GAP] = gap
+
+
+@helper
+def manifold(R_a, p_a, half_a, R_b, p_b, half_b, margin, out, work):
+    """The contact points of boxes A and B (rotations R_GA, R_GB, centres p_a, p_b in G,
+    half lengths) into the rows of out (MAX_POINTS x 11, columns ON_A ...); returns their
+    number, 0 where the boxes are farther apart than ``margin``. ``work`` is 2 x
+    MAX_POINTS x 3 of scratch."""
+    p_a, p_b = (p_a[0], p_a[1], p_a[2]), (p_b[0], p_b[1], p_b[2])
+    d = sub3(p_b, p_a)
+    best, best_kind, best_i, best_j, best_n = -math.inf, 0, 0, 0, (0.0, 0.0, 0.0)
+    # kinds: 0 A's face, 1 B's face, 2 an edge of each
+    for k in range(15):
+        if k < 3:
+            kind, i, j, n = 0, k, 0, _column(R_a, k)
+        elif k < 6:
+            kind, i, j, n = 1, k - 3, 0, _column(R_b, k - 3)
+        else:
+            kind, i, j = 2, (k - 6) // 3, (k - 6) % 3
+            n = cross3(_column(R_a, i), _column(R_b, j))
+            size = math.sqrt(dot3(n, n))
+            if not size > 1e-9:
+                continue
+            n = scale3(1.0 / size, n)
+        if dot3(d, n) < 0.0:
+            n = scale3(-1.0, n)
+        separation = dot3(d, n) - _support_radius(R_a, half_a, n) \
+            - _support_radius(R_b, half_b, n)
+        if kind == 2:
+            separation -= FACE_BIAS
+        if separation > best:
+            best, best_kind, best_i, best_j, best_n = separation, kind, i, j, n
+    if best > margin:
+        return 0
+    n = best_n
+    if best_kind == 2:
+        i, j = best_i, best_j
+        # each box's edge along its axis, the corner nearest the other box
+        ca, cb = p_a, p_b
+        for k in range(3):
+            if k != i:
+                ca = add3(ca, scale3(_sign(dot3(_column(R_a, k), n)) * half_a[k],
+                                     _column(R_a, k)))
+            if k != j:
+                cb = add3(cb, scale3(-_sign(dot3(_column(R_b, k), n)) * half_b[k],
+                                     _column(R_b, k)))
+        ea, eb = scale3(half_a[i], _column(R_a, i)), scale3(half_b[j], _column(R_b, j))
+        qa, qb = _segments(sub3(ca, ea), scale3(2.0, ea), sub3(cb, eb), scale3(2.0, eb))
+        _write(out, 0, True, qb, qa, n, dot3(n, sub3(qb, qa)))
+        return 1
+    if best_kind == 0:
+        ref_R, ref_p, ref_half, inc_R, inc_p, inc_half, normal = \
+            R_a, p_a, half_a, R_b, p_b, half_b, n
+    else:
+        ref_R, ref_p, ref_half, inc_R, inc_p, inc_half, normal = \
+            R_b, p_b, half_b, R_a, p_a, half_a, scale3(-1.0, n)
+    # the reference face: the reference box's face along its axis facing the other box
+    axis = best_i
+    ref_n, ref_c = _face(ref_R, ref_p, ref_half, axis,
+                         _sign(dot3(_column(ref_R, axis), normal)), work[1])
+    # the incident face: the other box's face most opposed to the reference normal
+    inc_axis, most = 0, -1.0
+    for k in range(3):
+        if abs(dot3(_column(inc_R, k), ref_n)) > most:
+            inc_axis, most = k, abs(dot3(_column(inc_R, k), ref_n))
+    _face(inc_R, inc_p, inc_half, inc_axis, -_sign(dot3(_column(inc_R, inc_axis), ref_n)),
+          work[0])
+    count, src = 4, 0
+    for k in range(3):
+        if k == axis:
+            continue
+        side = _column(ref_R, k)
+        for s in (1.0, -1.0):
+            count = _clip(work[src], count, work[1 - src], scale3(s, side),
+                          s * dot3(side, ref_p) + ref_half[k])
+            src = 1 - src
+            if count == 0:
+                return 0
+    found = 0
+    for k in range(count):
+        q = (work[src, k, 0], work[src, k, 1], work[src, k, 2])
+        gap = dot3(ref_n, sub3(q, ref_c))
+        if gap <= margin:
+            _write(out, found, best_kind == 0, q, sub3(q, scale3(gap, ref_n)), ref_n, gap)
+            found += 1
+    return found
+
+
+@numba.njit(cache=True)
+def _manifold_kernel(R_a, p_a, half_a, R_b, p_b, half_b, margin, out):
+    work = np.empty((2, MAX_POINTS, 3))
+    return manifold(R_a, p_a, half_a, R_b, p_b, half_b, margin, out, work)
 
 
 def box_box_manifold(R_a, p_a, half_a, R_b, p_b, half_b, margin: float) -> list:
@@ -69,61 +206,11 @@ def box_box_manifold(R_a, p_a, half_a, R_b, p_b, half_b, margin: float) -> list:
     lengths), each (whether the plane is A's, the other box's point (in G), the plane's
     point beneath it, the plane's unit normal toward that point, their separation (m, < 0
     in penetration)); empty where they are farther apart than ``margin``."""
-    d = p_b - p_a
-    best, best_axis = -np.inf, None
-    candidates = [("a", i, R_a[:, i]) for i in range(3)] + \
-        [("b", i, R_b[:, i]) for i in range(3)]
-    for i in range(3):
-        for j in range(3):
-            n = np.cross(R_a[:, i], R_b[:, j])
-            size = np.linalg.norm(n)
-            if size > 1e-9:
-                candidates.append(("edge", (i, j), n / size))
-    for kind, which, n in candidates:
-        if d @ n < 0.0:
-            n = -n
-        separation = float(d @ n) - _support_radius(R_a, half_a, n) \
-            - _support_radius(R_b, half_b, n)
-        if kind == "edge":
-            separation -= FACE_BIAS
-        if separation > best:
-            best, best_axis = separation, (kind, which, n)
-    if best > margin:
-        return []
-    kind, which, n = best_axis
-    if kind == "edge":
-        i, j = which
-        # each box's edge along its axis, the corner nearest the other box
-        ca = p_a + R_a @ (np.sign(R_a.T @ n) * half_a * (np.arange(3) != i))
-        cb = p_b + R_b @ (-np.sign(R_b.T @ n) * half_b * (np.arange(3) != j))
-        ea, eb = R_a[:, i] * half_a[i], R_b[:, j] * half_b[j]
-        qa, qb = _segments(ca - ea, 2 * ea, cb - eb, 2 * eb)
-        return [(True, qb, qa, n, float(n @ (qb - qa)))]
-    if kind == "a":
-        ref_R, ref_p, ref_half, inc_R, inc_p, inc_half, normal = \
-            R_a, p_a, half_a, R_b, p_b, half_b, n
-    else:
-        ref_R, ref_p, ref_half, inc_R, inc_p, inc_half, normal = \
-            R_b, p_b, half_b, R_a, p_a, half_a, -n
-    # the reference face: the reference box's face along its axis facing the other box
-    axis = int(which)
-    sign = 1.0 if ref_R[:, axis] @ normal > 0 else -1.0
-    _, ref_n, ref_c = _face(ref_R, ref_p, ref_half, axis, sign)
-    # the incident face: the other box's face most opposed to the reference normal
-    dots = inc_R.T @ ref_n
-    inc_axis = int(np.argmax(np.abs(dots)))
-    polygon, _, _ = _face(inc_R, inc_p, inc_half, inc_axis, -np.sign(dots[inc_axis]) or 1.0)
-    for k in range(3):
-        if k == axis:
-            continue
-        side = ref_R[:, k]
-        polygon = _clip(polygon, side, side @ ref_p + ref_half[k])
-        polygon = _clip(polygon, -side, -side @ ref_p + ref_half[k])
-        if not polygon:
-            return []
-    found = []
-    for q in polygon:
-        gap = float(ref_n @ (q - ref_c))
-        if gap <= margin:
-            found.append((kind == "a", q, q - gap * ref_n, ref_n, gap))
-    return found
+    def array(x):
+        return np.ascontiguousarray(x, dtype=float)
+
+    out = np.empty((MAX_POINTS, 11))
+    count = _manifold_kernel(array(R_a), array(p_a), array(half_a), array(R_b), array(p_b),
+                             array(half_b), float(margin), out)
+    return [(bool(row[ON_A]), row[POINT:POINT + 3].copy(), row[BENEATH:BENEATH + 3].copy(),
+             row[NORMAL:NORMAL + 3].copy(), float(row[GAP])) for row in out[:count]]

@@ -32,11 +32,13 @@ import numpy as np
 
 from kinetree.errors import InvalidArgumentError
 from kinetree.multibody.unilateral import pgs
-from kinetree.multibody.unilateral.unilateral_contact import (
-    body_poses,
-    calc_effective_cof,
-    calc_effective_cor,
+from kinetree.multibody.unilateral.contact_rows import (
+    TreeLayout,
+    apply_impulses,
+    build_rows,
+    row_velocities,
 )
+from kinetree.multibody.unilateral.unilateral_contact import body_poses, calc_effective_cor
 from kinetree.system.stage import Stage
 
 
@@ -95,7 +97,8 @@ class SemiExplicitEulerTimeStepper:
         self._min_cor_speed = 0.0
         self._transition = 0.0
         self._state = None
-        self._last_impulses: dict = {}   # contact's key -> its rows' impulses last step
+        self._layout = None
+        self._last = None      # (the contacts' keys, sorted; their impulses) of the last step
 
     # ------------------------------------------------------------ settings
     def set_accuracy(self, accuracy) -> None:
@@ -170,6 +173,8 @@ class SemiExplicitEulerTimeStepper:
         self._system._check_state(state, "SemiExplicitEulerTimeStepper.initialize")
         self._state = state.copy()
         self._system.realize(self._state, Stage.VELOCITY)
+        self._layout = TreeLayout(self._matter, self._state)
+        self._last = None
 
     def get_state(self):
         return self._state
@@ -189,82 +194,123 @@ class SemiExplicitEulerTimeStepper:
                 f"time {self._state.get_time()!r} s.")
         self._step(h)
 
-    def _rows(self, state):
-        """(G, kind, normal_of, contacts, first rows, separations) of the proximal
-        contacts."""
-        contacts, blocks, separations = [], [], []
-        matter = self._matter
-        poses = body_poses(matter, state, "SemiExplicitEulerTimeStepper.step_to")
-        made = [c for generator in matter._unilateral_generators
-                for c in generator.contacts(state, matter, poses, self._constraint_tolerance)]
-        terms = []          # (block, body, station, coefficients) of every proximal contact
-        for contact in matter._unilateral_contacts + made:
+    def _gather(self, state):
+        """The proximal contacts' terms (``contact_rows``) and properties: a dict, or
+        None without any."""
+        matter, tolerance = self._matter, self._constraint_tolerance
+        R_GB, p_GB = poses = body_poses(matter, state, "SemiExplicitEulerTimeStepper.step_to")
+        t_contact, t_body, t_point, t_coef = [], [], [], []
+        m_contact, m_u, m_coef = [], [], []
+        nrows, gaps, friction, cor, keys = [], [], [], [], []
+        c = 0
+        for index, contact in enumerate(matter._unilateral_contacts):
             gap = contact._separation(state, poses)
-            if gap <= self._constraint_tolerance:
-                contact_terms = contact._terms(state, poses)
-                rows = 1 + (contact.FRICTION_ROWS if contact.has_friction() else 0)
-                block = contact._rows(state, matter, poses)[:rows] if not contact_terms \
-                    else np.zeros((rows, matter.get_u(state).size))
-                terms += [(len(blocks), body, station, coefficients[:rows])
-                          for body, station, coefficients in contact_terms]
-                contacts.append(contact)
-                blocks.append(block)
-                separations.append(gap)
-        if not contacts:
+            if gap > tolerance:
+                continue
+            rows = 1 + (contact.FRICTION_ROWS if contact.has_friction() else 0)
+            terms = contact._terms(state, poses)
+            for body, station, coefficients in terms:
+                t_contact.append(c)
+                t_body.append(body)
+                t_point.append(R_GB[body] @ station + p_GB[body])
+                coef = np.zeros((3, 3))
+                coef[:rows] = coefficients[:rows]
+                t_coef.append(coef)
+            if not terms:
+                for r, row in enumerate(contact._rows(state, matter, poses)[:rows]):
+                    for u in np.flatnonzero(row):
+                        m_contact.append(c)
+                        m_u.append(u)
+                        coef = np.zeros(3)
+                        coef[r] = row[u]
+                        m_coef.append(coef)
+            nrows.append(rows)
+            gaps.append(gap)
+            friction.append((contact.mu_s, contact.mu_d, contact.mu_v))
+            cor.append(contact.min_cor)
+            keys.append(-1 - index)
+            c += 1
+        term_contact = [np.array(t_contact, np.int64)]
+        term_body = [np.array(t_body, np.int64)]
+        term_point = [np.array(t_point, dtype=float).reshape(-1, 3)]
+        term_coef = [np.array(t_coef, dtype=float).reshape(-1, 3, 3)]
+        nrows, gaps = [np.array(nrows, np.int64)], [np.array(gaps, dtype=float)]
+        friction = [np.array(friction, dtype=float).reshape(-1, 3)]
+        cor, keys = [np.array(cor, dtype=float)], [np.array(keys, np.int64)]
+        for g, generator in enumerate(matter._unilateral_generators):
+            found = generator._find(R_GB, p_GB, tolerance)
+            n = len(found.key)
+            if not n:
+                continue
+            index = np.arange(c, c + n)
+            has = found.friction[:, 0] > 0.0
+            frame = found.frame.copy()
+            frame[~has, 1:] = 0.0
+            term_contact += [index, index]
+            term_body += [found.body_b, found.body_a]
+            term_point += [found.point, found.point]
+            term_coef += [frame, -frame]
+            nrows.append(np.where(has, 3, 1))
+            gaps.append(found.separation)
+            friction.append(found.friction)
+            cor.append(np.full(n, generator.min_cor))
+            keys.append(found.key + (g << 50))
+            c += n
+        if not c:
             return None
-        if terms:
-            # every station's Jacobian in one call, then each term into its block
-            J = matter.calc_station_jacobian(
-                state, [t[1] for t in terms], np.array([t[2] for t in terms]))
-            J = J.reshape(len(terms), 3, -1)
-            for (block, _, _, coefficients), J_t in zip(terms, J):
-                blocks[block] += coefficients @ J_t
-        G = np.vstack(blocks)
-        kind = np.zeros(len(G), np.int64)
-        normal_of = np.zeros(len(G), np.int64)
-        first = []
-        row = 0
-        for rows in blocks:
-            first.append(row)
-            if len(rows) > 1:
-                kind[row + 1] = pgs.FRICTION
-                normal_of[row + 1] = row
-            row += len(rows)
-        return G, kind, normal_of, contacts, first, np.array(separations)
+        return dict(
+            n=c, term_contact=np.concatenate(term_contact), term_body=np.concatenate(term_body),
+            term_point=np.concatenate(term_point), term_coef=np.concatenate(term_coef),
+            mob_contact=np.array(m_contact, np.int64), mob_u=np.array(m_u, np.int64),
+            mob_coef=np.array(m_coef, dtype=float).reshape(-1, 3),
+            nrows=np.concatenate(nrows), separation=np.concatenate(gaps),
+            friction=np.concatenate(friction), cor=np.concatenate(cor),
+            key=np.concatenate(keys))
+
+    def _build(self, state, found):
+        """(start, dofs, G, W, D) of the proximal contacts (``contact_rows``)."""
+        d = self._matter.get_tree_data(state, Stage.POSITION, "SemiExplicitEulerTimeStepper")
+        layout = self._layout
+        Minv = layout.calc_m_inv_blocks(self._matter, state)
+        rows = build_rows(d.tree_i, d.tree_f, d.kinds, d.buf, d.status, layout.tree_of_u,
+                          layout.tree_start, layout.tree_dofs, layout.column, Minv,
+                          found["n"], found["term_contact"], found["term_body"],
+                          found["term_point"], found["term_coef"], found["mob_contact"],
+                          found["mob_u"], found["mob_coef"])
+        if rows[0][0] < 0:
+            raise InvalidArgumentError(
+                f"SemiExplicitEulerTimeStepper: a unilateral contact touches more than two "
+                f"trees of bodies (contact {-1 - int(rows[0][0])} of the step); a contact "
+                f"joins two bodies.")
+        return rows
 
     def _step(self, h: float) -> None:
         system, matter, s = self._system, self._matter, self._state
         system.realize(s, Stage.VELOCITY)
-        found = self._rows(s)
+        found = self._gather(s)
         u = matter.get_u(s).copy()
         if found is None:
             system.realize(s, Stage.ACCELERATION)
+            self._last = None
             self._advance(h, u + h * matter.get_u_dot(s), np.zeros_like(u),
                           s.get_z_dot().copy())
             return
-        G, kind, normal_of, contacts, first, separations = found
-        Minv = matter.calc_m_inv(s)
-        MinvGt = Minv @ G.T
-        A = G @ MinvGt
-        v = G @ u
-        normal = kind == pgs.NORMAL
-        mu = np.zeros(len(G))
-        direction = np.zeros(len(G))
+        rows = self._build(s, found)
+        n = found["n"]
+        v = row_velocities(rows[0], rows[1], rows[2], u)
+        # the coefficient of friction and the mode of each contact, by its slip now
+        mu_s, mu_d, mu_v = found["friction"].T
+        slip = np.hypot(v[:, 1], v[:, 2])
         transition = self.get_default_friction_transition_velocity_in_use()
-        for contact, row in zip(contacts, first):
-            if contact.has_friction():
-                slip = float(np.hypot(v[row + 1], v[row + 2]))
-                mu[row + 1] = calc_effective_cof(contact.mu_s, contact.mu_d, contact.mu_v,
-                                                 transition, slip)
-                if slip > transition:
-                    # sliding: the friction opposes the slip at the step's start
-                    kind[row + 1] = pgs.SLIDING
-                    direction[row + 1:row + 3] = -v[row + 1:row + 3] / slip
+        sliding = slip > transition
+        mu = mu_v * slip + np.where(sliding, mu_d, mu_s)
+        has = found["nrows"] > 1
+        mode = np.where(has, np.where(sliding, pgs.SLIDING, pgs.STICKING), pgs.NORMAL)
+        direction = np.zeros((n, 2))
+        direction[sliding] = -v[sliding, 1:] / slip[sliding, None]
         # impact
-        approaching = normal & (v < -self._constraint_tolerance)
-        if approaching.any():
-            u = u + MinvGt @ self._impact(A, v, kind, normal_of, mu, direction, contacts,
-                                          first)
+        if (v[:, 0] < -self._constraint_tolerance).any():
+            u = u + self._impact(rows, u, v, mode, mu, direction, found["cor"])
         # dynamics
         matter.upd_u(s)[:] = u
         system.realize(s, Stage.ACCELERATION)
@@ -272,52 +318,50 @@ class SemiExplicitEulerTimeStepper:
         zdot = s.get_z_dot().copy()
         # Warm start: each contact's impulses of the last step, where it was there too;
         # resting contacts change little from step to step.
-        start = np.zeros(len(G))
-        keys = [getattr(c, "_key", id(c)) for c in contacts]
-        spans = [slice(row, end) for row, end in zip(first, first[1:] + [len(G)])]
-        for key, span in zip(keys, spans):
-            last = self._last_impulses.get(key)
-            if last is not None and len(last) == span.stop - span.start:
-                start[span] = last
-        lam = pgs.solve(A, G @ free, np.zeros(len(G)), kind, normal_of, mu, direction,
-                        start)
-        self._last_impulses = {key: lam[span].copy() for key, span in zip(keys, spans)}
-        u1 = free + MinvGt @ lam
+        start = np.zeros((n, 3))
+        keys = found["key"]
+        if self._last is not None:
+            last_keys, last_lam = self._last
+            at = np.minimum(np.searchsorted(last_keys, keys), len(last_keys) - 1)
+            same = last_keys[at] == keys
+            start[same] = last_lam[at[same]]
+        lam, du = pgs.solve(rows, mode, mu, direction, free, np.zeros((n, 3)), start)
+        order = np.argsort(keys)
+        self._last = (keys[order], lam[order])
+        u1 = free + du
         # the velocity that would remove the penetration in one step, for q only
         correction = np.zeros_like(u)
         if self._projection != PositionProjectionMethod.NO_POSITION_PROJECTION:
-            deep = np.zeros(len(G))
-            for gap, row in zip(separations, first):
-                deep[row] = max(0.0, -gap) / h
+            deep = np.maximum(0.0, -found["separation"]) / h
             if deep.any():
-                rows = np.flatnonzero(normal)
-                sub = np.ix_(rows, rows)
-                none = np.zeros(len(rows))
-                corr = pgs.solve(A[sub], none, deep[rows], np.zeros(len(rows), np.int64),
-                                 np.zeros(len(rows), np.int64), none, none)
-                correction = MinvGt[:, rows] @ corr
+                target = np.zeros((n, 3))
+                target[:, 0] = deep
+                _, correction = pgs.solve(rows, np.full(n, pgs.NORMAL), np.zeros(n),
+                                          direction, np.zeros_like(u), target)
         self._advance(h, u1, correction, zdot)
 
-    def _impact(self, A, v, kind, normal_of, mu, direction, contacts, first) -> np.ndarray:
-        """The impulses of a simultaneous impact (module docstring, 2)."""
+    def _impact(self, rows, u, v, mode, mu, direction, min_cor) -> np.ndarray:
+        """The change of u of a simultaneous impact (module docstring, 2)."""
+        n = len(v)
         capture = self.get_default_impact_capture_velocity_in_use()
         min_cor_speed = self.get_default_impact_min_cor_velocity_in_use()
-        e = np.zeros(len(v))
+        speed = -v[:, 0]
+        e = np.zeros(n)
         if self._restitution != RestitutionModel.NO_RESTITUTION:
-            for contact, row in zip(contacts, first):
-                if v[row] < -self._constraint_tolerance:
-                    e[row] = calc_effective_cor(contact.min_cor, capture, min_cor_speed,
-                                                -v[row])
-        target = np.zeros(len(v))
+            hit = speed > self._constraint_tolerance
+            e[hit] = [calc_effective_cor(c, capture, min_cor_speed, x)
+                      for c, x in zip(min_cor[hit], speed[hit])]
+        target = np.zeros((n, 3))
         if self._restitution == RestitutionModel.NEWTON:
-            target = -e * np.minimum(v, 0.0)
-        lam = pgs.solve(A, v, target, kind, normal_of, mu, direction)
+            target[:, 0] = e * np.maximum(speed, 0.0)
+        lam, du = pgs.solve(rows, mode, mu, direction, u, target)
         if self._restitution == RestitutionModel.POISSON and e.any():
-            expansion = np.where(kind == pgs.NORMAL, e * lam, 0.0)
-            v2 = v + A @ (lam + expansion)
-            lam = lam + expansion + pgs.solve(A, v2, np.zeros(len(v)), kind, normal_of, mu,
-                                              direction)
-        return lam
+            expansion = np.zeros((n, 3))
+            expansion[:, 0] = e * lam[:, 0]
+            apply_impulses(rows[0], rows[1], rows[3], expansion, du)
+            _, reaction = pgs.solve(rows, mode, mu, direction, u + du, np.zeros((n, 3)))
+            du += reaction
+        return du
 
     def _advance(self, h: float, u1: np.ndarray, correction: np.ndarray,
                  zdot: np.ndarray) -> None:
