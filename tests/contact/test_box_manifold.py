@@ -1,7 +1,8 @@
 """The contact patch of two boxes (``box_manifold``): a box resting on another touches on
-the overlap of the two faces, a square on a square turned in its plane on the octagon
-they share, crossed edges at one point; every point lies on both boxes' surfaces (within
-the overlap) and its separation is its height above the reference face."""
+the overlap of the two faces, a square on a square turned in its plane on four corners of
+the octagon they share, spanning it, crossed edges at one point; every point lies on both
+boxes' surfaces (within the overlap) and its separation is its height above the reference
+face."""
 
 import numpy as np
 import pytest
@@ -30,15 +31,26 @@ def test_a_box_on_a_box_touches_on_the_overlap_of_their_faces():
     assert corners == [(-0.06, -0.1), (-0.06, 0.07), (0.1, -0.1), (0.1, 0.07)]
 
 
-def test_a_square_turned_on_a_square_touches_on_their_octagon():
+def test_a_square_turned_on_a_square_touches_on_four_corners_of_their_octagon():
     R = Rotation.about_y(np.pi / 4).as_matrix()
     top = np.array([0.0, 2 * HALF[1] - 1e-5, 0.0])
     patch = box_box_manifold(np.eye(3), np.zeros(3), HALF, R, top, HALF, 1e-3)
-    assert len(patch) == 8
+    assert len(patch) == 4
+    # the octagon's corners: on the lower square's sides, where the turned one crosses
+    t = 0.1 * (np.sqrt(2) - 1)
+    octagon = {(0.1, t), (0.1, -t), (-0.1, t), (-0.1, -t), (t, 0.1), (-t, 0.1), (t, -0.1),
+               (-t, -0.1)}
+    kept = []
     for _, point, beneath, _, gap in patch:
         assert gap == pytest.approx(-1e-5, abs=1e-15)
         assert _inside(beneath, np.eye(3), np.zeros(3), HALF)
         assert _inside(point, R, top, HALF)
+        kept.append((point[0], point[2]))
+        assert min(np.hypot(point[0] - x, point[2] - z) for x, z in octagon) < 1e-12
+    # they span it: two of them are opposite corners, the other two on either side
+    kept = np.array(kept)
+    span = max(np.linalg.norm(a - b) for a in kept for b in kept)
+    assert span == pytest.approx(0.2 / np.cos(np.pi / 8), rel=1e-12)
 
 
 def _corners(R, p, half):

@@ -5,10 +5,12 @@ up to eight points rather than on one.
 The separating-axis test over the boxes' face normals and edge cross products finds the
 axis of least penetration (or of greatest separation). On a face axis, the face of the
 other box most opposed to it (the incident face) is clipped against the side planes of
-that face (the reference face), and each of the clipped corners below the reference
-plane, or within ``margin`` above it, is a contact point. On an edge axis the two edges'
-nearest points are one contact. A small bias prefers face axes, so that stacked boxes keep
-their face patches when an edge axis ties.
+that face (the reference face), and the clipped corners below the reference plane, or
+within ``margin`` above it, are the contact points; of more than four, four are kept: the
+deepest, the farthest from it, and the two that span the largest area with those on
+either side of the line between them, so that the patch keeps its extent. On an edge
+axis the two edges' nearest points are one contact. Biases prefer A's faces to B's and
+faces to edges (``RELATIVE_BIAS``), so that stacked boxes keep their face patches.
 """
 
 from __future__ import annotations
@@ -21,14 +23,22 @@ import numpy as np
 from kinetree.jit import helper
 from kinetree.multibody.kernels.small import add3, cross3, dot3, scale3, sub3
 
-FACE_BIAS = 1e-9
-"""How much deeper (m) an edge axis must be than the best face axis to be chosen."""
+RELATIVE_BIAS, SIZE_BIAS = 0.05, 1e-4
+"""A face of B is chosen over one of A, or an edge axis over a face, only where its
+separation is larger by this fraction of the depth plus this fraction of the boxes'
+size: a box resting on another, whose touching faces tie, keeps one reference face from
+step to step, and a box tilted a little on another keeps its face patch."""
 MAX_POINTS = 8
 """A quadrilateral clipped by a rectangle's four sides keeps at most eight corners."""
-ON_A, POINT, BENEATH, NORMAL, GAP = 0, 1, 4, 7, 10
+PATCH_POINTS = 4
+"""The contact points kept of a face patch."""
+ON_A, POINT, BENEATH, NORMAL, GAP, FEATURE = 0, 1, 4, 7, 10, 11
 """Columns of a manifold row: 1 if the reference face is A's, the other box's point (G),
 the reference plane's point beneath it (G), the reference face's outward unit normal (G),
-their separation (m, < 0 in penetration)."""
+their separation (m, < 0 in penetration), and which point of the patch it is (the
+reference face's axis and side, and the corner of the clipped face: the same point at the
+next step, for a warm start)."""
+COLUMNS = 12
 
 
 @helper
@@ -100,8 +110,9 @@ def _segments(p1, d1, p2, d2):
 
 
 @helper
-def _write(out, k, on_a, point, beneath, normal, gap):
+def _write(out, k, on_a, point, beneath, normal, gap, feature):
     out[k, ON_A] = 1.0 if on_a else 0.0
+    out[k, FEATURE] = feature
     for i in range(3):
         out[k, POINT + i] = point[i]
         out[k, BENEATH + i] = beneath[i]
@@ -112,11 +123,12 @@ def _write(out, k, on_a, point, beneath, normal, gap):
 @helper
 def manifold(R_a, p_a, half_a, R_b, p_b, half_b, margin, out, work):
     """The contact points of boxes A and B (rotations R_GA, R_GB, centres p_a, p_b in G,
-    half lengths) into the rows of out (MAX_POINTS x 11, columns ON_A ...); returns their
+    half lengths) into the rows of out (MAX_POINTS x COLUMNS, columns ON_A ...); returns their
     number, 0 where the boxes are farther apart than ``margin``. ``work`` is 2 x
     MAX_POINTS x 3 of scratch."""
     p_a, p_b = (p_a[0], p_a[1], p_a[2]), (p_b[0], p_b[1], p_b[2])
     d = sub3(p_b, p_a)
+    size = max(half_a[0], half_a[1], half_a[2]) + max(half_b[0], half_b[1], half_b[2])
     best, best_kind, best_i, best_j, best_n = -math.inf, 0, 0, 0, (0.0, 0.0, 0.0)
     # kinds: 0 A's face, 1 B's face, 2 an edge of each
     for k in range(15):
@@ -135,9 +147,8 @@ def manifold(R_a, p_a, half_a, R_b, p_b, half_b, margin, out, work):
             n = scale3(-1.0, n)
         separation = dot3(d, n) - _support_radius(R_a, half_a, n) \
             - _support_radius(R_b, half_b, n)
-        if kind == 2:
-            separation -= FACE_BIAS
-        if separation > best:
+        bias = 0.0 if kind == 0 else RELATIVE_BIAS * abs(best) + SIZE_BIAS * size
+        if separation > best + bias:
             best, best_kind, best_i, best_j, best_n = separation, kind, i, j, n
     if best > margin:
         return 0
@@ -155,7 +166,7 @@ def manifold(R_a, p_a, half_a, R_b, p_b, half_b, margin, out, work):
                                      _column(R_b, k)))
         ea, eb = scale3(half_a[i], _column(R_a, i)), scale3(half_b[j], _column(R_b, j))
         qa, qb = _segments(sub3(ca, ea), scale3(2.0, ea), sub3(cb, eb), scale3(2.0, eb))
-        _write(out, 0, True, qb, qa, n, dot3(n, sub3(qb, qa)))
+        _write(out, 0, True, qb, qa, n, dot3(n, sub3(qb, qa)), 128 + 3 * i + j)
         return 1
     if best_kind == 0:
         ref_R, ref_p, ref_half, inc_R, inc_p, inc_half, normal = \
@@ -165,8 +176,8 @@ def manifold(R_a, p_a, half_a, R_b, p_b, half_b, margin, out, work):
             R_b, p_b, half_b, R_a, p_a, half_a, scale3(-1.0, n)
     # the reference face: the reference box's face along its axis facing the other box
     axis = best_i
-    ref_n, ref_c = _face(ref_R, ref_p, ref_half, axis,
-                         _sign(dot3(_column(ref_R, axis), normal)), work[1])
+    side_sign = _sign(dot3(_column(ref_R, axis), normal))
+    ref_n, ref_c = _face(ref_R, ref_p, ref_half, axis, side_sign, work[1])
     # the incident face: the other box's face most opposed to the reference normal
     inc_axis, most = 0, -1.0
     for k in range(3):
@@ -190,9 +201,49 @@ def manifold(R_a, p_a, half_a, R_b, p_b, half_b, margin, out, work):
         q = (work[src, k, 0], work[src, k, 1], work[src, k, 2])
         gap = dot3(ref_n, sub3(q, ref_c))
         if gap <= margin:
-            _write(out, found, best_kind == 0, q, sub3(q, scale3(gap, ref_n)), ref_n, gap)
+            face = 6 * best_kind + 2 * axis + (1 if side_sign > 0.0 else 0)
+            _write(out, found, best_kind == 0, q, sub3(q, scale3(gap, ref_n)), ref_n, gap,
+                   MAX_POINTS * face + k)
             found += 1
-    return found
+    return _reduce(out, found, ref_n)
+
+
+@helper
+def _point(out, k):
+    return (out[k, POINT], out[k, POINT + 1], out[k, POINT + 2])
+
+
+@helper
+def _reduce(out, found, n):
+    """Keep PATCH_POINTS of the ``found`` rows of out (module docstring), in their order;
+    returns how many are kept."""
+    if found <= PATCH_POINTS:
+        return found
+    first = 0
+    for k in range(found):
+        if out[k, GAP] < out[first, GAP]:
+            first = k
+    p0 = _point(out, first)
+    far, most = first, -1.0
+    for k in range(found):
+        d = sub3(_point(out, k), p0)
+        if dot3(d, d) > most:
+            far, most = k, dot3(d, d)
+    line = sub3(_point(out, far), p0)
+    left, right, most_left, most_right = -1, -1, 0.0, 0.0
+    for k in range(found):
+        area = dot3(cross3(line, sub3(_point(out, k), p0)), n)
+        if area > most_left:
+            left, most_left = k, area
+        if area < most_right:
+            right, most_right = k, area
+    kept = 0
+    for k in range(found):
+        if k == first or k == far or k == left or k == right:
+            for i in range(COLUMNS):
+                out[kept, i] = out[k, i]
+            kept += 1
+    return kept
 
 
 @numba.njit(cache=True)
@@ -209,7 +260,7 @@ def box_box_manifold(R_a, p_a, half_a, R_b, p_b, half_b, margin: float) -> list:
     def array(x):
         return np.ascontiguousarray(x, dtype=float)
 
-    out = np.empty((MAX_POINTS, 11))
+    out = np.empty((MAX_POINTS, COLUMNS))
     count = _manifold_kernel(array(R_a), array(p_a), array(half_a), array(R_b), array(p_b),
                              array(half_b), float(margin), out)
     return [(bool(row[ON_A]), row[POINT:POINT + 3].copy(), row[BENEATH:BENEATH + 3].copy(),

@@ -182,7 +182,7 @@ def find(R_GB, p_GB, body, R_BS, p_BS, kind, dims, margin, vert_start, verts, fa
                     - grow
     k = 0
     work = np.empty((2, bm.MAX_POINTS, 3))
-    patch = np.empty((bm.MAX_POINTS, 11))
+    patch = np.empty((bm.MAX_POINTS, bm.COLUMNS))
     # half spaces against every finite shape
     for a in range(ns):
         if kind[a] != HALF_SPACE:
@@ -231,7 +231,7 @@ def find(R_GB, p_GB, body, R_BS, p_BS, kind, dims, margin, vert_start, verts, fa
                              patch[m, bm.BENEATH + 2])
                     nn = (patch[m, bm.NORMAL], patch[m, bm.NORMAL + 1],
                           patch[m, bm.NORMAL + 2])
-                    feature = 2 * m + (1 if on_a else 0)
+                    feature = int(patch[m, bm.FEATURE])
                     if on_a:
                         k = _emit(out_i, out_f, k, a, b, under, q, nn, patch[m, bm.GAP],
                                   mu[a], mu[b], key + feature)

@@ -117,6 +117,11 @@ class SemiExplicitEulerTimeStepper:
     def get_constraint_tolerance_in_use(self) -> float:
         return self._constraint_tolerance
 
+    def _solver_tolerance(self) -> float:
+        """The impulse solver stops once a sweep changes no contact's velocities by more
+        than this (m/s): a thousandth of the constraint tolerance."""
+        return 1e-3 * self._constraint_tolerance
+
     def set_restitution_model(self, model) -> None:
         self._restitution = RestitutionModel(model)
 
@@ -201,7 +206,7 @@ class SemiExplicitEulerTimeStepper:
         R_GB, p_GB = poses = body_poses(matter, state, "SemiExplicitEulerTimeStepper.step_to")
         t_contact, t_body, t_point, t_coef = [], [], [], []
         m_contact, m_u, m_coef = [], [], []
-        nrows, gaps, friction, cor, keys = [], [], [], [], []
+        nrows, gaps, friction, cor, keys, frames = [], [], [], [], [], []
         c = 0
         for index, contact in enumerate(matter._unilateral_contacts):
             gap = contact._separation(state, poses)
@@ -229,6 +234,7 @@ class SemiExplicitEulerTimeStepper:
             friction.append((contact.mu_s, contact.mu_d, contact.mu_v))
             cor.append(contact.min_cor)
             keys.append(-1 - index)
+            frames.append(np.eye(3))
             c += 1
         term_contact = [np.array(t_contact, np.int64)]
         term_body = [np.array(t_body, np.int64)]
@@ -237,6 +243,7 @@ class SemiExplicitEulerTimeStepper:
         nrows, gaps = [np.array(nrows, np.int64)], [np.array(gaps, dtype=float)]
         friction = [np.array(friction, dtype=float).reshape(-1, 3)]
         cor, keys = [np.array(cor, dtype=float)], [np.array(keys, np.int64)]
+        frames = [np.array(frames, dtype=float).reshape(-1, 3, 3)]
         for g, generator in enumerate(matter._unilateral_generators):
             found = generator._find(R_GB, p_GB, tolerance)
             n = len(found.key)
@@ -255,6 +262,7 @@ class SemiExplicitEulerTimeStepper:
             friction.append(found.friction)
             cor.append(np.full(n, generator.min_cor))
             keys.append(found.key + (g << 50))
+            frames.append(found.frame)
             c += n
         if not c:
             return None
@@ -265,7 +273,7 @@ class SemiExplicitEulerTimeStepper:
             mob_coef=np.array(m_coef, dtype=float).reshape(-1, 3),
             nrows=np.concatenate(nrows), separation=np.concatenate(gaps),
             friction=np.concatenate(friction), cor=np.concatenate(cor),
-            key=np.concatenate(keys))
+            key=np.concatenate(keys), frame=np.concatenate(frames))
 
     def _build(self, state, found):
         """(start, dofs, G, W, D) of the proximal contacts (``contact_rows``)."""
@@ -297,6 +305,8 @@ class SemiExplicitEulerTimeStepper:
             return
         rows = self._build(s, found)
         n = found["n"]
+        order = pgs.ground_first(n, found["term_contact"], found["term_body"],
+                                 matter.get_num_bodies())
         v = row_velocities(rows[0], rows[1], rows[2], u)
         # the coefficient of friction and the mode of each contact, by its slip now
         mu_s, mu_d, mu_v = found["friction"].T
@@ -310,24 +320,29 @@ class SemiExplicitEulerTimeStepper:
         direction[sliding] = -v[sliding, 1:] / slip[sliding, None]
         # impact
         if (v[:, 0] < -self._constraint_tolerance).any():
-            u = u + self._impact(rows, u, v, mode, mu, direction, found["cor"])
+            u = u + self._impact(rows, order, u, v, mode, mu, direction, found["cor"])
         # dynamics
         matter.upd_u(s)[:] = u
         system.realize(s, Stage.ACCELERATION)
         free = u + h * matter.get_u_dot(s)
         zdot = s.get_z_dot().copy()
         # Warm start: each contact's impulses of the last step, where it was there too;
-        # resting contacts change little from step to step.
+        # resting contacts change little from step to step. The friction impulse is kept
+        # in G, so that it carries over when the tangents turn.
         start = np.zeros((n, 3))
-        keys = found["key"]
+        keys, frame = found["key"], found["frame"]
         if self._last is not None:
-            last_keys, last_lam = self._last
+            last_keys, last_normal, last_friction = self._last
             at = np.minimum(np.searchsorted(last_keys, keys), len(last_keys) - 1)
             same = last_keys[at] == keys
-            start[same] = last_lam[at[same]]
-        lam, du = pgs.solve(rows, mode, mu, direction, free, np.zeros((n, 3)), start)
-        order = np.argsort(keys)
-        self._last = (keys[order], lam[order])
+            start[same, 0] = last_normal[at[same]]
+            start[same, 1:] = np.einsum("crk,ck->cr", frame[same, 1:],
+                                        last_friction[at[same]])
+        lam, du = pgs.solve(rows, order, mode, mu, direction, free, np.zeros((n, 3)), start,
+                            tolerance=self._solver_tolerance())
+        by_key = np.argsort(keys)
+        self._last = (keys[by_key], lam[by_key, 0], np.einsum(
+            "cr,crk->ck", lam[by_key, 1:], frame[by_key, 1:]))
         u1 = free + du
         # the velocity that would remove the penetration in one step, for q only
         correction = np.zeros_like(u)
@@ -336,11 +351,12 @@ class SemiExplicitEulerTimeStepper:
             if deep.any():
                 target = np.zeros((n, 3))
                 target[:, 0] = deep
-                _, correction = pgs.solve(rows, np.full(n, pgs.NORMAL), np.zeros(n),
-                                          direction, np.zeros_like(u), target)
+                _, correction = pgs.solve(rows, order, np.full(n, pgs.NORMAL), np.zeros(n),
+                                          direction, np.zeros_like(u), target,
+                                          tolerance=self._solver_tolerance())
         self._advance(h, u1, correction, zdot)
 
-    def _impact(self, rows, u, v, mode, mu, direction, min_cor) -> np.ndarray:
+    def _impact(self, rows, order, u, v, mode, mu, direction, min_cor) -> np.ndarray:
         """The change of u of a simultaneous impact (module docstring, 2)."""
         n = len(v)
         capture = self.get_default_impact_capture_velocity_in_use()
@@ -354,12 +370,14 @@ class SemiExplicitEulerTimeStepper:
         target = np.zeros((n, 3))
         if self._restitution == RestitutionModel.NEWTON:
             target[:, 0] = e * np.maximum(speed, 0.0)
-        lam, du = pgs.solve(rows, mode, mu, direction, u, target)
+        lam, du = pgs.solve(rows, order, mode, mu, direction, u, target,
+                            tolerance=self._solver_tolerance())
         if self._restitution == RestitutionModel.POISSON and e.any():
             expansion = np.zeros((n, 3))
             expansion[:, 0] = e * lam[:, 0]
             apply_impulses(rows[0], rows[1], rows[3], expansion, du)
-            _, reaction = pgs.solve(rows, mode, mu, direction, u + du, np.zeros((n, 3)))
+            _, reaction = pgs.solve(rows, order, mode, mu, direction, u + du,
+                                    np.zeros((n, 3)), tolerance=self._solver_tolerance())
             du += reaction
         return du
 

@@ -10,6 +10,10 @@ there where the impulse is positive); a pair of friction rows drives their w tow
 target (0: no slip) with an impulse no longer than μ times their normal's, Coulomb's cone.
 Where the cone cannot hold it, a sticking contact's impulse is cut to the cone's edge, a
 sliding contact's lies there against its slip at the step's start.
+
+A sweep visits the contacts nearest Ground first (``ground_first``): the contacts that
+carry a stack then learn its weight from the bottom up within one sweep, instead of one
+box per sweep.
 """
 
 import math
@@ -23,8 +27,8 @@ or a normal row and a friction pair, sticking or sliding."""
 
 
 @numba.njit(cache=True)
-def pgs(start, dofs, G, W, D, mode, mu, direction, v0, target, lam, du, iterations,
-        tolerance):
+def pgs(start, dofs, G, W, D, order, mode, mu, direction, v0, target, lam, du,
+        iterations, tolerance):
     """Iterate on ``lam`` (nc, 3; in/out, N s) until no impulse changes by more than
     ``tolerance`` times the largest in a sweep, or ``iterations`` sweeps; ``du`` (nu) is
     set to M⁻¹ Gᵀ λ. ``mode[c]`` is the contact's (NORMAL, STICKING, SLIDING),
@@ -40,8 +44,7 @@ def pgs(start, dofs, G, W, D, mode, mu, direction, v0, target, lam, du, iteratio
     while sweeps < iterations:
         sweeps += 1
         change = 0.0
-        largest = 0.0
-        for c in range(n_contacts):
+        for c in order:
             s, e = start[c], start[c + 1]
             if D[c, 0, 0] > 0.0:
                 w = 0.0
@@ -53,8 +56,7 @@ def pgs(start, dofs, G, W, D, mode, mu, direction, v0, target, lam, du, iteratio
                     for i in range(s, e):
                         du[dofs[i]] += W[i, 0] * d
                     lam[c, 0] = new
-                change = max(change, abs(d))
-            largest = max(largest, abs(lam[c, 0]))
+                change = max(change, abs(d) * D[c, 0, 0])
             if mode[c] == NORMAL:
                 continue
             # Sticking, or sliding: the impulse that stops the slip, if the cone holds it;
@@ -89,22 +91,53 @@ def pgs(start, dofs, G, W, D, mode, mu, direction, v0, target, lam, du, iteratio
                 for i in range(s, e):
                     du[dofs[i]] += W[i, 1] * d1 + W[i, 2] * d2
                 lam[c, 1], lam[c, 2] = t1, t2
-            change = max(change, abs(d1), abs(d2))
-            largest = max(largest, abs(t1), abs(t2))
-        if change <= tolerance * max(largest, 1e-300):
+            change = max(change, abs(d1) * a11 + abs(d2) * a22)
+        if change <= tolerance:
             break
     return sweeps
 
 
-def solve(rows, mode, mu, direction, v0, target, start=None, iterations=1000,
-          tolerance=1e-13):
+@numba.njit(cache=True)
+def ground_first(n_contacts, term_contact, term_body, n_bodies):
+    """The contacts in the order of their bodies' distance from Ground through the
+    contacts (a contact with Ground first, then those on the bodies it touches, ...)."""
+    a = np.full(n_contacts, -1, np.int64)
+    b = np.zeros(n_contacts, np.int64)
+    for k in range(term_contact.shape[0]):
+        c = term_contact[k]
+        if a[c] < 0:
+            a[c] = term_body[k]
+        b[c] = term_body[k]
+    far = n_bodies + 1
+    level = np.full(n_bodies, far, np.int64)
+    level[0] = 0
+    changed = True
+    while changed:
+        changed = False
+        for c in range(n_contacts):
+            if a[c] < 0:
+                continue
+            if level[a[c]] + 1 < level[b[c]]:
+                level[b[c]] = level[a[c]] + 1
+                changed = True
+            if level[b[c]] + 1 < level[a[c]]:
+                level[a[c]] = level[b[c]] + 1
+                changed = True
+    depth = np.zeros(n_contacts, np.int64)
+    for c in range(n_contacts):
+        depth[c] = 0 if a[c] < 0 else min(level[a[c]], level[b[c]])
+    return np.argsort(depth, kind="mergesort")
+
+
+def solve(rows, order, mode, mu, direction, v0, target, start=None, iterations=1000,
+          tolerance=1e-10):
     """(λ (nc, 3), Δu = M⁻¹ Gᵀ λ (nu)) of one phase from the velocities ``v0`` (nu), the
     impulses iterated from ``start`` (zero if None); ``rows`` = (start, dofs, G, W, D) of
-    ``contact_rows.build_rows``."""
+    ``contact_rows.build_rows``, ``order`` the contacts' order in a sweep."""
     first, dofs, G, W, D = rows
     lam = np.zeros((first.shape[0] - 1, 3)) if start is None \
         else np.array(start, dtype=float)
     du = np.zeros(v0.shape[0])
-    pgs(first, dofs, G, W, D, mode, mu, direction, v0, target, lam, du, iterations,
+    pgs(first, dofs, G, W, D, order, mode, mu, direction, v0, target, lam, du, iterations,
         tolerance)
     return lam, du
