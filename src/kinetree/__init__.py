@@ -83,6 +83,7 @@ from kinetree.multibody import (
 from kinetree.multibody.check_constraint import check_constraint
 from kinetree.multibody.check_mobilizer import check_mobilizer
 from kinetree.multibody.unilateral import (
+    EdgeEdgeContact,
     HardStopLower,
     HardStopUpper,
     PointPlaneContact,
@@ -224,6 +225,7 @@ __all__ = [
     "TerminationReason",
     "TimeStepper",
     "SemiExplicitEulerTimeStepper",
+    "EdgeEdgeContact",
     "HardStopLower",
     "HardStopUpper",
     "PointPlaneContact",

@@ -369,3 +369,43 @@ def test_a_pile_of_a_hundred_boxes_settles_without_gaining_energy():
                                        abs=100 * G * 2.5 * tolerance)
     assert max(np.abs(b.get_body_origin_velocity(s)).max() for b in boxes) < 1e-5
     assert contacts.find(s, tolerance).separation.min() > -tolerance
+
+
+def _crossed_edges(e):
+    """Ground's edge along x at the origin, facing up (+y), and a free rod's edge along z
+    through its centre, facing down; (system, rod, state, contact)."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    kt.Force.UniformGravity(kt.GeneralForceSubsystem(system), matter, [0, -G, 0])
+    rod = kt.MobilizedBody.Free(matter.Ground(), kt.Body.Rigid(
+        kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(0.02, 0.02, 0.001))))
+    down_z = kt.Rotation(np.array([[0.0, -1.0, 0.0], [0.0, 0.0, -1.0], [1.0, 0.0, 0.0]]))
+    contact = kt.EdgeEdgeContact(matter.Ground(), kt.Transform(kt.Rotation.about_x(
+        -math.pi / 2)), 0.5, rod, kt.Transform(down_z), 0.3, e)
+    matter.adopt_unilateral_contact(contact)
+    return system, rod, system.realize_topology(), contact
+
+
+def test_an_edge_dropped_across_an_edge_bounces_to_e_squared_times_its_height():
+    """The separation is the distance between the edges' lines (m, along df × db); a rod
+    dropped across the edge from 0.5 m, touching at its centre, bounces to e² and e⁴
+    times that, and the contact is gone once its point leaves either edge."""
+    e, h = 0.5, 1e-4
+    system, rod, state, contact = _crossed_edges(e)
+    rod.set_q_to_fit_transform(state, kt.Transform(kt.Rotation(), [0.1, 0.5, -0.2]))
+    system.realize(state, kt.Stage.POSITION)
+    assert contact.get_separation(state) == pytest.approx(0.5, abs=1e-15)
+    rod.set_q_to_fit_transform(state, kt.Transform(kt.Rotation.about_y(0.3), [0.1, 0.5, 0]))
+    system.realize(state, kt.Stage.POSITION)
+    assert contact.get_separation(state) == pytest.approx(0.5, abs=1e-15)
+    rod.set_q_to_fit_transform(state, kt.Transform(kt.Rotation(), [0.6, 0.5, 0]))
+    system.realize(state, kt.Stage.POSITION)
+    assert contact.get_separation(state) == math.inf           # beyond Ground's edge
+    rod.set_q_to_fit_transform(state, kt.Transform(kt.Rotation(), [0, 0.5, 0]))
+    y = _run(system, state, h, 1.2, read=lambda s: rod.get_body_origin_location(s)[1])
+    apexes = [y[i] for i in range(1, len(y) - 1) if y[i - 1] <= y[i] > y[i + 1]]
+    assert len(apexes) >= 2
+    for k, apex in enumerate(apexes[:2], start=1):
+        assert apex == pytest.approx(0.5 * e ** (2 * k), abs=2e-4)
+    # an impact is met up to one step's travel late; then it rests on the edge
+    assert y.min() > -math.sqrt(2 * G * 0.5) * h and abs(y[-1]) <= 1e-6

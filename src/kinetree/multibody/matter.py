@@ -887,7 +887,7 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
     # ---------------------------------------------------- unilateral contacts
     def adopt_unilateral_contact(self, contact) -> int:
         """Take a UnilateralContact (HardStopUpper, HardStopLower, PointPlaneContact,
-        SpherePlaneContact, SphereSphereContact, Rope), which a
+        SpherePlaneContact, SphereSphereContact, EdgeEdgeContact, Rope), which a
         SemiExplicitEulerTimeStepper enforces; returns its index. Other integrators
         ignore it."""
         from kinetree.multibody.unilateral.unilateral_contact import UnilateralContact

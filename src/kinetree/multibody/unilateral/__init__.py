@@ -1,6 +1,7 @@
 """Unilateral contacts, enforced by impulses in a SemiExplicitEulerTimeStepper (Simbody's
 ConditionalConstraint.h): one file per contact."""
 
+from kinetree.multibody.unilateral.edge_edge_contact import EdgeEdgeContact
 from kinetree.multibody.unilateral.hard_stop import HardStopLower, HardStopUpper
 from kinetree.multibody.unilateral.point_plane_contact import PointPlaneContact
 from kinetree.multibody.unilateral.rope import Rope
@@ -12,6 +13,6 @@ from kinetree.multibody.unilateral.unilateral_contact import (
     calc_effective_cor,
 )
 
-__all__ = ["HardStopLower", "HardStopUpper", "PointPlaneContact", "Rope",
+__all__ = ["EdgeEdgeContact", "HardStopLower", "HardStopUpper", "PointPlaneContact", "Rope",
            "SpherePlaneContact", "SphereSphereContact", "UnilateralContact",
            "calc_effective_cof", "calc_effective_cor"]
