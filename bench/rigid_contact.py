@@ -17,7 +17,13 @@ by a random angle and moved a little, dropped from 1-7 cm: after 1 s at 2 ms (ki
 constraint tolerance 0.1 mm), the largest rise of the total energy in a step, the
 largest speed, and one step's time of each engine on the settled pile.
 
-Run: ``.venv/bin/python bench/rigid_contact.py [--boxes N ...] [--stack N] [--pile]``.
+The quadruped (``--quadruped``): a URDF robot (a 5 kg base box, four legs of two pitch
+joints each, cylinder links and sphere feet) loaded with ``contact_model="rigid"``, its
+joints held straight by springs and dampers, standing on the floor; one 1 ms step of
+each engine (MuJoCo: the same robot in MJCF, its joints' stiffness and damping).
+
+Run: ``.venv/bin/python bench/rigid_contact.py [--boxes N ...] [--stack N] [--pile]
+[--quadruped]``.
 """
 
 from __future__ import annotations
@@ -153,11 +159,108 @@ def pile(seconds: float = 1.0, step_size: float = 2e-3) -> None:
           f"{t_mj * 1e3:.2f} ms, ratio {t_kt / t_mj:.1f}")
 
 
+LEG, FOOT, STIFFNESS, DAMPING = 0.2, 0.025, 200.0, 0.5
+CORNERS = [(0.15, 0.08), (0.15, -0.08), (-0.15, 0.08), (-0.15, -0.08)]
+
+
+def _quadruped_urdf() -> str:
+    def cylinder(name, mass, extra=""):
+        return (f'<link name="{name}"><inertial><origin xyz="0 0 {-LEG / 2}"/>'
+                f'<mass value="{mass}"/><inertia ixx="0.002" iyy="0.002" izz="0.0002" '
+                f'ixy="0" ixz="0" iyz="0"/></inertial><collision><origin '
+                f'xyz="0 0 {-LEG / 2}"/><geometry><cylinder radius="0.02" '
+                f'length="{LEG}"/></geometry></collision>{extra}</link>')
+    foot = (f'<collision><origin xyz="0 0 {-LEG}"/><geometry><sphere radius="{FOOT}"/>'
+            f'</geometry></collision>')
+    links = ['<link name="base"><inertial><mass value="5"/><inertia ixx="0.02" '
+             'iyy="0.07" izz="0.08" ixy="0" ixz="0" iyz="0"/></inertial><collision>'
+             '<geometry><box size="0.4 0.2 0.1"/></geometry></collision></link>']
+    for k, (x, y) in enumerate(CORNERS):
+        links.append(cylinder(f"thigh{k}", 0.5))
+        links.append(cylinder(f"shank{k}", 0.3, foot))
+        links.append(f'<joint name="hip{k}" type="revolute"><parent link="base"/><child '
+                     f'link="thigh{k}"/><origin xyz="{x} {y} -0.05"/><axis xyz="0 1 0"/>'
+                     f'<limit lower="-2" upper="2" effort="50" velocity="10"/></joint>')
+        links.append(f'<joint name="knee{k}" type="revolute"><parent link="thigh{k}"/>'
+                     f'<child link="shank{k}"/><origin xyz="0 0 {-LEG}"/><axis '
+                     f'xyz="0 1 0"/><limit lower="-2" upper="2" effort="50" velocity="10"/>'
+                     f'</joint>')
+    return f'<robot name="quadruped">{"".join(links)}</robot>'
+
+
+def kinetree_quadruped(step_size: float = STEP):
+    import pathlib
+    import tempfile
+    with tempfile.TemporaryDirectory() as folder:
+        path = pathlib.Path(folder) / "quadruped.urdf"
+        path.write_text(_quadruped_urdf())
+        material = kt.ContactMaterial(1e6, 0.0, 0.8, 0.6, 0.0)
+        model = kt.io.load_urdf(path, floating_base=True, contact_material=material,
+                                contact_model="rigid")
+    matter, forces = model.matter, model.forces
+    matter.Ground().upd_body().add_contact_surface(
+        kt.Transform(kt.Rotation.about_y(math.pi / 2)),
+        kt.ContactSurface(kt.ContactGeometry.HalfSpace(), material))
+    for name, body in model.bodies.items():
+        if name.startswith(("thigh", "shank")):
+            kt.Force.MobilityLinearSpring(forces, body, 0, STIFFNESS, 0.0)
+            kt.Force.MobilityLinearDamper(forces, body, 0, DAMPING)
+    kt.contact.generate_unilateral_contacts(matter)
+    state = model.system.realize_topology()
+    model.bodies["base"].set_q_to_fit_transform(
+        state, kt.Transform(kt.Rotation(), [0, 0, 0.05 + 2 * LEG + FOOT]))
+    stepper = kt.SemiExplicitEulerTimeStepper(model.system)
+    stepper.set_constraint_tolerance(1e-6)
+    stepper.initialize(state)
+
+    def step():
+        stepper.step_to(stepper.get_time() + step_size)
+
+    return step, stepper, model
+
+
+def mujoco_quadruped(step_size: float = STEP):
+    legs = "".join(
+        f'<body pos="{x} {y} -0.05"><joint type="hinge" axis="0 1 0" stiffness="{STIFFNESS}" '
+        f'damping="{DAMPING}"/><geom type="cylinder" size="0.02 {LEG / 2}" '
+        f'pos="0 0 {-LEG / 2}" mass="0.5"/><body pos="0 0 {-LEG}"><joint type="hinge" '
+        f'axis="0 1 0" stiffness="{STIFFNESS}" damping="{DAMPING}"/><geom '
+        f'type="cylinder" size="0.02 {LEG / 2}" pos="0 0 {-LEG / 2}" mass="0.3"/><geom '
+        f'type="sphere" size="{FOOT}" pos="0 0 {-LEG}" mass="0" friction="0.8"/></body>'
+        f'</body>' for x, y in CORNERS)
+    model = mujoco.MjModel.from_xml_string(
+        f'<mujoco><option timestep="{step_size}"/><worldbody><geom type="plane" '
+        f'size="10 10 0.1"/><body pos="0 0 {0.05 + 2 * LEG + FOOT}"><freejoint/><geom '
+        f'type="box" size="0.2 0.1 0.05" mass="5"/>{legs}</body></worldbody></mujoco>')
+    data = mujoco.MjData(model)
+    for _ in range(500):
+        mujoco.mj_step(model, data)
+
+    def step():
+        mujoco.mj_step(model, data)
+
+    return step
+
+
+def quadruped() -> None:
+    step, stepper, model = kinetree_quadruped()
+    for _ in range(500):
+        step()
+    state = stepper.get_state()
+    height = model.bodies["base"].get_body_origin_location(state)[2]
+    print(f"quadruped after 0.5 s: base at {height:.6f} m (legs straight: "
+          f"{0.05 + 2 * LEG + FOOT:.6f} m)")
+    t_kt, t_mj = interleaved_best([step, mujoco_quadruped()], rounds=5)
+    print(f"  a step: kinetree {t_kt * 1e6:.1f} µs, MuJoCo {t_mj * 1e6:.1f} µs, ratio "
+          f"{t_kt / t_mj:.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--boxes", type=int, nargs="*", default=[1, 10])
     parser.add_argument("--stack", type=int, default=0)
     parser.add_argument("--pile", action="store_true")
+    parser.add_argument("--quadruped", action="store_true")
     args = parser.parse_args()
     print(f"{'boxes':>5} {'kinetree':>12} {'MuJoCo':>12} {'ratio':>8}")
     for n in args.boxes:
@@ -170,6 +273,8 @@ def main() -> None:
         stack(args.stack)
     if args.pile:
         pile()
+    if args.quadruped:
+        quadruped()
 
 
 if __name__ == "__main__":

@@ -63,6 +63,35 @@ def test_a_box_robot_comes_to_rest_on_its_collision_box(tmp_path):
     assert -1e-3 < lowest < 0.0
 
 
+def test_a_box_robot_loaded_for_rigid_contact_rests_on_its_collision_box(tmp_path):
+    """With ``contact_model="rigid"`` the collision shapes are surfaces alone (no compliant
+    subsystem); their generated contacts hold the box, dropped from 2 cm, at rest with its
+    face on the floor to the constraint tolerance. An unknown contact model is refused."""
+    size = (0.2, 0.3, 0.1)
+    xml = robot_xml("box", [dict(name="box", mass=2.0, inertia=(0.02, 0, 0, 0.02, 0, 0.02),
+                                 extra=_collision(f'<box size="{" ".join(map(str, size))}"/>'))],
+                    [])
+    path = write(tmp_path, xml)
+    model = kt.io.load_urdf(path, floating_base=True, contact_material=MATERIAL,
+                            contact_model="rigid")
+    assert model.contact is None
+    _floor(model)
+    kt.contact.generate_unilateral_contacts(model.matter)
+    box = model.bodies["box"]
+    state = model.get_default_state()
+    box.set_q_to_fit_transform(state, kt.Transform(kt.Rotation(), [0, 0, size[2] / 2 + 0.02]))
+    stepper = kt.SemiExplicitEulerTimeStepper(model.system)
+    stepper.set_constraint_tolerance(1e-6)
+    stepper.initialize(state)
+    for k in range(1, 301):
+        stepper.step_to(k * 1e-3)
+    final = stepper.get_state()
+    assert np.abs(final.get_u()).max() < 1e-9
+    assert box.get_body_origin_location(final)[2] == pytest.approx(size[2] / 2, abs=1e-6)
+    with pytest.raises(InvalidArgumentError, match="contact_model"):
+        kt.io.load_urdf(path, contact_material=MATERIAL, contact_model="soft")
+
+
 def test_a_joints_two_links_never_touch(tmp_path):
     """An upper and a lower link whose collision boxes overlap at their hinge: no contact
     between them; a third link overlapping the lower one, on another joint of the upper,

@@ -698,7 +698,8 @@ def _mobilize(joint: _Joint, parent, body) -> MobilizedBody:
 
 
 def load_urdf(path, floating_base: bool = False, package_dirs=None,
-              geometry_dirs=(), contact_material=None) -> Model:
+              geometry_dirs=(), contact_material=None, contact_model: str = "compliant"
+              ) -> Model:
     """Build the robot of a URDF file: a Model whose ``system`` is a MultibodySystem (with
     its ``matter``, a GeneralForceSubsystem ``forces`` and gravity -9.81 m/s² along z),
     ``bodies`` by link name (and Ground as ``"ground"`` unless a link has that name; a
@@ -722,6 +723,10 @@ def load_urdf(path, floating_base: bool = False, package_dirs=None,
     - ``contact_material``: a ContactMaterial for the ``<collision>`` shapes, which then
       become contact surfaces under a CompliantContactSubsystem (``model.contact``; the
       module docstring says how each shape is collided); None reads them past.
+    - ``contact_model``: ``"compliant"`` (the default: the CompliantContactSubsystem), or
+      ``"rigid"``: the surfaces alone, for rigid contact; add the floor, then
+      ``kt.contact.generate_unilateral_contacts(model.matter)`` and step with a
+      SemiExplicitEulerTimeStepper.
 
     Joint limits land on ``Coordinate.range`` (``velocity_limit``, ``effort_limit``
     beside it); they are not enforced. Raises
@@ -745,6 +750,10 @@ def load_urdf(path, floating_base: bool = False, package_dirs=None,
                 f"load_urdf: contact_material must be a ContactMaterial(stiffness, "
                 f"dissipation, static_friction, dynamic_friction), got "
                 f"{type(contact_material).__name__}.")
+    if contact_model not in ("compliant", "rigid"):
+        raise InvalidArgumentError(
+            f"load_urdf: contact_model must be \"compliant\" or \"rigid\", got "
+            f"{contact_model!r}.")
     reader = _Reader(path, package_dirs, geometry_dirs, collide=contact_material is not None)
     doc = reader.doc
     root, order = _tree_order(reader)
@@ -775,7 +784,7 @@ def load_urdf(path, floating_base: bool = False, package_dirs=None,
     model.bodies["ground"] = ground
 
     surfaces = _collision_surfaces(reader, contact_material)
-    if contact_material is not None:
+    if contact_material is not None and contact_model == "compliant":
         from kinetree.contact.compliant import CompliantContactSubsystem
         from kinetree.contact.tracker import ContactTrackerSubsystem
         model.contact = CompliantContactSubsystem(system, ContactTrackerSubsystem(system))
