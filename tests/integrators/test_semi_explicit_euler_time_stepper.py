@@ -409,3 +409,28 @@ def test_an_edge_dropped_across_an_edge_bounces_to_e_squared_times_its_height():
         assert apex == pytest.approx(0.5 * e ** (2 * k), abs=2e-4)
     # an impact is met up to one step's travel late; then it rests on the edge
     assert y.min() > -math.sqrt(2 * G * 0.5) * h and abs(y[-1]) <= 1e-6
+
+
+@pytest.mark.parametrize("model", [kt.SemiExplicitEulerTimeStepper.InducedImpactModel.SEQUENTIAL,
+                                   kt.SemiExplicitEulerTimeStepper.InducedImpactModel.MIXED])
+def test_sequential_impacts_make_newtons_cradle(model):
+    """Three touching balls in a row, e = 1, the first hitting the others at v: impacts
+    resolved in rounds pass the impulse down the row, leaving (0, 0, v), momentum and
+    energy kept; at once (SIMULTANEOUS) the row moves off together instead."""
+    v = 1.0
+    speeds = {}
+    for induced in (model, kt.SemiExplicitEulerTimeStepper.InducedImpactModel.SIMULTANEOUS):
+        system, balls, state, _ = _balls([[0, 1, 0], [0.2, 1, 0], [0.4, 1, 0]], e=1.0,
+                                         gravity=False)
+        balls[0].set_u_to_fit_linear_velocity(state, [v, 0, 0])
+        stepper = kt.SemiExplicitEulerTimeStepper(system)
+        stepper.set_constraint_tolerance(1e-6)
+        stepper.set_induced_impact_model(induced)
+        stepper.initialize(state)
+        stepper.step_to(1e-4)
+        speeds[induced] = np.array([b.get_body_origin_velocity(stepper.get_state())[0]
+                                    for b in balls])
+    assert speeds[model] == pytest.approx([0.0, 0.0, v], abs=1e-9)
+    together = speeds[kt.SemiExplicitEulerTimeStepper.InducedImpactModel.SIMULTANEOUS]
+    assert together.sum() == pytest.approx(v, rel=1e-9)
+    assert together[0] != pytest.approx(0.0, abs=1e-3)

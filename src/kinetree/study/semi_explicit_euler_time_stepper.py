@@ -5,14 +5,17 @@ Coulomb friction with true stiction, solved as impulses.
 A step of h from (t, q, u):
 
 1. The *proximal* contacts, those whose separation is within the constraint tolerance,
-   give the rows G of the step (a normal row each, two tangent rows with friction) and
-   A = G M⁻¹ Gᵀ. Each one's coefficient of friction is fixed by its slip speed now.
+   give the rows G of the step (a normal row each, two tangent rows with friction), each
+   contact's over the mobilities of the trees it touches, and M⁻¹ Gᵀ
+   (``contact_rows.py``). Each one's coefficient of friction is fixed by its slip speed now.
 2. *Impact*: where a proximal contact approaches faster than the tolerance, the impulses
-   that stop the approach are found at once for all (Simultaneous); with Newton's
-   restitution they instead reverse it times the coefficient of restitution e, with
-   Poisson's (the default) an expansion impulse e times the compression impulse follows,
-   and a reaction round keeps the other contacts from closing. e falls to 0 at the
-   capture speed, ending a ball's bounces.
+   that stop the approach are found at once for all (Simultaneous, the default), or in
+   rounds, each stopping the contacts approaching then while the last round's push
+   apart (Sequential, Mixed: Newton's cradle); with Newton's restitution they instead
+   reverse it times the coefficient of restitution e, with Poisson's (the default) an
+   expansion impulse e times the compression impulse follows, and a reaction round keeps
+   the other contacts from closing. e falls to 0 at the capture speed, ending a ball's
+   bounces.
 3. *Dynamics*: u̇ of the applied forces, then the impulses that keep every proximal
    contact from closing and, within the friction cone, from slipping: u1 = u + h u̇ +
    M⁻¹ Gᵀ λ. A contact slipping faster than the transition speed at the step's start
@@ -92,6 +95,8 @@ class SemiExplicitEulerTimeStepper:
         self._accuracy = 1e-2
         self._constraint_tolerance = 1e-3
         self._restitution = RestitutionModel.POISSON
+        self._induced = InducedImpactModel.SIMULTANEOUS
+        self._max_induced_impacts = 5
         self._projection = PositionProjectionMethod.BILATERAL
         self._capture = 0.0
         self._min_cor_speed = 0.0
@@ -129,12 +134,27 @@ class SemiExplicitEulerTimeStepper:
         return self._restitution
 
     def set_induced_impact_model(self, model) -> None:
-        """Only SIMULTANEOUS, Simbody's default, is available: every impact of a step is
-        resolved at once."""
-        if InducedImpactModel(model) != InducedImpactModel.SIMULTANEOUS:
+        """SIMULTANEOUS (the default): every impact of a step resolved at once;
+        SEQUENTIAL: in rounds, each stopping the contacts approaching then, so that an
+        impact travels through a row of balls (Newton's cradle); MIXED: rounds, then a
+        last one where every contact takes part."""
+        self._induced = InducedImpactModel(model)
+
+    def get_induced_impact_model(self) -> InducedImpactModel:
+        return self._induced
+
+    def set_max_induced_impacts_per_step(self, rounds) -> None:
+        """The rounds of a SEQUENTIAL or MIXED impact in one step (Simbody's default 5);
+        what is left after them is met at the next step (SEQUENTIAL) or at once with no
+        restitution (MIXED)."""
+        if int(rounds) != rounds or rounds < 1:
             raise InvalidArgumentError(
-                "SemiExplicitEulerTimeStepper.set_induced_impact_model: only SIMULTANEOUS "
-                "is available yet (every impact of a step resolved at once).")
+                f"SemiExplicitEulerTimeStepper.set_max_induced_impacts_per_step: it must be "
+                f"a whole number >= 1, got {rounds!r}.")
+        self._max_induced_impacts = int(rounds)
+
+    def get_max_induced_impacts_per_step(self) -> int:
+        return self._max_induced_impacts
 
     def set_position_projection_method(self, method) -> None:
         """BILATERAL (the default) and UNILATERAL both move q so that a penetrating
@@ -356,20 +376,27 @@ class SemiExplicitEulerTimeStepper:
                                           tolerance=self._solver_tolerance())
         self._advance(h, u1, correction, zdot)
 
-    def _impact(self, rows, order, u, v, mode, mu, direction, min_cor) -> np.ndarray:
-        """The change of u of a simultaneous impact (module docstring, 2)."""
-        n = len(v)
-        capture = self.get_default_impact_capture_velocity_in_use()
-        min_cor_speed = self.get_default_impact_min_cor_velocity_in_use()
-        speed = -v[:, 0]
-        e = np.zeros(n)
+    def _restitution_of(self, speed, min_cor) -> np.ndarray:
+        """Each contact's coefficient of restitution at its impact speed (m/s, > 0 when
+        approaching); 0 for those not impacting, and for all without restitution."""
+        e = np.zeros(len(speed))
         if self._restitution != RestitutionModel.NO_RESTITUTION:
+            capture = self.get_default_impact_capture_velocity_in_use()
+            min_cor_speed = self.get_default_impact_min_cor_velocity_in_use()
             hit = speed > self._constraint_tolerance
             e[hit] = [calc_effective_cor(c, capture, min_cor_speed, x)
                       for c, x in zip(min_cor[hit], speed[hit])]
+        return e
+
+    def _impact(self, rows, order, u, v, mode, mu, direction, min_cor) -> np.ndarray:
+        """The change of u of the impact (module docstring, 2)."""
+        if self._induced != InducedImpactModel.SIMULTANEOUS:
+            return self._sequential_impact(rows, order, u, mode, mu, direction, min_cor)
+        n = len(v)
+        e = self._restitution_of(-v[:, 0], min_cor)
         target = np.zeros((n, 3))
         if self._restitution == RestitutionModel.NEWTON:
-            target[:, 0] = e * np.maximum(speed, 0.0)
+            target[:, 0] = e * np.maximum(-v[:, 0], 0.0)
         lam, du = pgs.solve(rows, order, mode, mu, direction, u, target,
                             tolerance=self._solver_tolerance())
         if self._restitution == RestitutionModel.POISSON and e.any():
@@ -380,6 +407,51 @@ class SemiExplicitEulerTimeStepper:
                                     np.zeros((n, 3)), tolerance=self._solver_tolerance())
             du += reaction
         return du
+
+    def _sequential_impact(self, rows, order, u, mode, mu, direction, min_cor):
+        """The change of u of an impact resolved in rounds (SEQUENTIAL, MIXED): each
+        round stops the contacts approaching then (the impacters), the others looking on,
+        while the last round's impacters push apart by their expansion impulses (Poisson)
+        with their friction taking part; the impacts so induced are the next round's.
+        After the last round a leftover expansion is applied alone (SEQUENTIAL) or with
+        every contact taking part at no restitution (MIXED)."""
+        n = len(min_cor)
+        first, dofs, G = rows[:3]
+        total = np.zeros_like(u)
+        expansion = np.zeros(n)
+        poisson = self._restitution == RestitutionModel.POISSON
+        for round_ in range(self._max_induced_impacts):
+            vn = row_velocities(first, dofs, G, u + total)[:, 0]
+            expanders = expansion != 0.0
+            impacters = ~expanders & (vn < -0.1 * self._constraint_tolerance)
+            if not (impacters.any() or expanders.any()):
+                break
+            last = round_ == self._max_induced_impacts - 1
+            taking = impacters | expanders
+            if last and self._induced == InducedImpactModel.MIXED:
+                taking[:] = True
+            e = np.where(impacters, self._restitution_of(-vn, min_cor), 0.0)
+            target = np.zeros((n, 3))
+            if self._restitution == RestitutionModel.NEWTON:
+                target[impacters, 0] = -e[impacters] * vn[impacters]
+            start = np.zeros((n, 3))
+            start[:, 0] = expansion
+            lam, du = pgs.solve(rows, order[taking[order]], mode, mu, direction, u + total,
+                                target, start, known=expanders,
+                                tolerance=self._solver_tolerance())
+            total += du
+            expansion = e * lam[:, 0] if poisson else np.zeros(n)
+            if last and expansion.any():
+                expanders = expansion != 0.0
+                taking = expanders.copy() \
+                    if self._induced == InducedImpactModel.SEQUENTIAL else np.ones(n, bool)
+                start = np.zeros((n, 3))
+                start[:, 0] = expansion
+                _, du = pgs.solve(rows, order[taking[order]], mode, mu, direction,
+                                  u + total, np.zeros((n, 3)), start, known=expanders,
+                                  tolerance=self._solver_tolerance())
+                total += du
+        return total
 
     def _advance(self, h: float, u1: np.ndarray, correction: np.ndarray,
                  zdot: np.ndarray) -> None:

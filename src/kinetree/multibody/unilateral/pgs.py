@@ -27,14 +27,15 @@ or a normal row and a friction pair, sticking or sliding."""
 
 
 @numba.njit(cache=True)
-def pgs(start, dofs, G, W, D, order, mode, mu, direction, v0, target, lam, du,
+def pgs(start, dofs, G, W, D, order, mode, known, mu, direction, v0, target, lam, du,
         iterations, tolerance):
-    """Iterate on ``lam`` (nc, 3; in/out, N s) until no impulse changes by more than
-    ``tolerance`` times the largest in a sweep, or ``iterations`` sweeps; ``du`` (nu) is
-    set to M⁻¹ Gᵀ λ. ``mode[c]`` is the contact's (NORMAL, STICKING, SLIDING),
-    ``mu[c]`` its coefficient of friction, ``direction[c]`` a sliding contact's unit
-    impulse direction in its tangent rows, ``target`` (nc, 3) the rows' velocity targets.
-    Returns the sweeps made."""
+    """Iterate on ``lam`` (nc, 3; in/out, N s), visiting the contacts in ``order``, until
+    no update changes its rows' velocities by more than ``tolerance`` (m/s) in a sweep, or
+    ``iterations`` sweeps; ``du`` (nu) is set to M⁻¹ Gᵀ λ. ``mode[c]`` is the contact's
+    (NORMAL, STICKING, SLIDING), ``known[c]`` whether its normal impulse is given (its
+    start value, kept: an expansion impulse), ``mu[c]`` its coefficient of friction,
+    ``direction[c]`` a sliding contact's unit impulse direction in its tangent rows,
+    ``target`` (nc, 3) the rows' velocity targets. Returns the sweeps made."""
     n_contacts = start.shape[0] - 1
     du[:] = 0.0
     for c in range(n_contacts):
@@ -46,7 +47,7 @@ def pgs(start, dofs, G, W, D, order, mode, mu, direction, v0, target, lam, du,
         change = 0.0
         for c in order:
             s, e = start[c], start[c + 1]
-            if D[c, 0, 0] > 0.0:
+            if D[c, 0, 0] > 0.0 and not known[c]:
                 w = 0.0
                 for i in range(s, e):
                     w += G[i, 0] * (v0[dofs[i]] + du[dofs[i]])
@@ -129,15 +130,17 @@ def ground_first(n_contacts, term_contact, term_body, n_bodies):
     return np.argsort(depth, kind="mergesort")
 
 
-def solve(rows, order, mode, mu, direction, v0, target, start=None, iterations=1000,
-          tolerance=1e-10):
+def solve(rows, order, mode, mu, direction, v0, target, start=None, known=None,
+          iterations=1000, tolerance=1e-10):
     """(λ (nc, 3), Δu = M⁻¹ Gᵀ λ (nu)) of one phase from the velocities ``v0`` (nu), the
     impulses iterated from ``start`` (zero if None); ``rows`` = (start, dofs, G, W, D) of
-    ``contact_rows.build_rows``, ``order`` the contacts' order in a sweep."""
+    ``contact_rows.build_rows``, ``order`` the contacts taking part, in a sweep's order;
+    ``known`` marks the contacts whose normal impulse is ``start``'s."""
     first, dofs, G, W, D = rows
-    lam = np.zeros((first.shape[0] - 1, 3)) if start is None \
-        else np.array(start, dtype=float)
+    n = first.shape[0] - 1
+    lam = np.zeros((n, 3)) if start is None else np.array(start, dtype=float)
+    known = np.zeros(n, np.bool_) if known is None else known
     du = np.zeros(v0.shape[0])
-    pgs(first, dofs, G, W, D, order, mode, mu, direction, v0, target, lam, du, iterations,
-        tolerance)
+    pgs(first, dofs, G, W, D, order, mode, known, mu, direction, v0, target, lam, du,
+        iterations, tolerance)
     return lam, du
