@@ -31,11 +31,13 @@ def _ball(e, height=1.0):
     return system, ball, state
 
 
-def _run(system, state, h, t_final, tolerance=1e-6, model=None, read=None):
+def _run(system, state, h, t_final, tolerance=1e-6, model=None, read=None, solver=None):
     stepper = kt.SemiExplicitEulerTimeStepper(system)
     stepper.set_constraint_tolerance(tolerance)
     if model is not None:
         stepper.set_restitution_model(model)
+    if solver is not None:
+        stepper.set_impulse_solver_type(solver)
     stepper.initialize(state)
     out = []
     for k in range(1, int(round(t_final / h)) + 1):
@@ -434,3 +436,26 @@ def test_sequential_impacts_make_newtons_cradle(model):
     together = speeds[kt.SemiExplicitEulerTimeStepper.InducedImpactModel.SIMULTANEOUS]
     assert together.sum() == pytest.approx(v, rel=1e-9)
     assert together[0] != pytest.approx(0.0, abs=1e-3)
+
+
+def test_the_plus_solver_meets_coulomb_and_restitution_exactly():
+    """PLUS's direct solves on the same problems as PGS: a box on its corners sticks on
+    a 20° incline (creep <= 1e-12 m/s) and slides at g (sin θ - μd cos θ) at 35°, and
+    balls meeting head on part at (1 ∓ e) v / 2."""
+    plus = kt.SemiExplicitEulerTimeStepper.ImpulseSolverType.PLUS
+    system, box, state, _, down = _box_on_incline(math.radians(20))
+    v = _run(system, state, 1e-3, 0.5, read=lambda s: box.get_body_origin_velocity(s),
+             solver=plus)
+    assert np.abs(v).max() <= 1e-12
+    theta, h = math.radians(35), 1e-3
+    system, box, state, _, down = _box_on_incline(theta)
+    v = _run(system, state, h, 0.5, read=lambda s: box.get_body_origin_velocity(s) @ down,
+             solver=plus)
+    a = (v[-1] - v[99]) / (h * (len(v) - 100))
+    assert a == pytest.approx(G * (math.sin(theta) - 0.4 * math.cos(theta)), rel=1e-9)
+    e = 0.5
+    system, (a, b), state, _ = _balls([[0, 1, 0], [0.5, 1, 0]], e=e, gravity=False)
+    a.set_u_to_fit_linear_velocity(state, [1.0, 0, 0])
+    out = _run(system, state, 1e-4, 0.5, solver=plus, read=lambda s: (
+        a.get_body_origin_velocity(s)[0], b.get_body_origin_velocity(s)[0]))
+    assert out[-1] == pytest.approx([(1 - e) / 2, (1 + e) / 2], rel=1e-12)

@@ -24,7 +24,8 @@ A step of h from (t, q, u):
    penetration in one step (not kept in u), then the State is projected (quaternions,
    bilateral constraints).
 
-The impulses come from the projected Gauss-Seidel solver, compiled (``pgs.py``).
+The impulses come from the projected Gauss-Seidel solver, compiled (``pgs.py``), or from
+PLUS's direct solves on an active set (``plus.py``).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import enum
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
-from kinetree.multibody.unilateral import pgs
+from kinetree.multibody.unilateral import pgs, plus
 from kinetree.multibody.unilateral.contact_rows import (
     TreeLayout,
     apply_impulses,
@@ -96,6 +97,7 @@ class SemiExplicitEulerTimeStepper:
         self._constraint_tolerance = 1e-3
         self._restitution = RestitutionModel.POISSON
         self._induced = InducedImpactModel.SIMULTANEOUS
+        self._solver = ImpulseSolverType.PGS
         self._max_induced_impacts = 5
         self._projection = PositionProjectionMethod.BILATERAL
         self._capture = 0.0
@@ -122,10 +124,14 @@ class SemiExplicitEulerTimeStepper:
     def get_constraint_tolerance_in_use(self) -> float:
         return self._constraint_tolerance
 
-    def _solver_tolerance(self) -> float:
-        """The impulse solver stops once a sweep changes no contact's velocities by more
-        than this (m/s): a thousandth of the constraint tolerance."""
-        return 1e-3 * self._constraint_tolerance
+    def _solve(self, rows, order, mode, mu, direction, v0, target, start=None,
+               known=None):
+        """One phase's impulses and change of u, by the chosen solver; PGS stops once a
+        sweep changes no contact's velocities by more than a thousandth of the
+        constraint tolerance (m/s)."""
+        solver = plus if self._solver == ImpulseSolverType.PLUS else pgs
+        return solver.solve(rows, order, mode, mu, direction, v0, target, start, known,
+                            tolerance=1e-3 * self._constraint_tolerance)
 
     def set_restitution_model(self, model) -> None:
         self._restitution = RestitutionModel(model)
@@ -163,11 +169,13 @@ class SemiExplicitEulerTimeStepper:
         self._projection = PositionProjectionMethod(method)
 
     def set_impulse_solver_type(self, solver) -> None:
-        """Only PGS, projected Gauss-Seidel, is available yet."""
-        if ImpulseSolverType(solver) != ImpulseSolverType.PGS:
-            raise InvalidArgumentError(
-                "SemiExplicitEulerTimeStepper.set_impulse_solver_type: only PGS (projected "
-                "Gauss-Seidel) is available yet.")
+        """PGS (the default): projected Gauss-Seidel, sweeps over the contacts, for any
+        number of them; PLUS: direct solves on an active set, exact to round-off, for a
+        few contacts (its cost grows as the cube of their rows)."""
+        self._solver = ImpulseSolverType(solver)
+
+    def get_impulse_solver_type(self) -> ImpulseSolverType:
+        return self._solver
 
     def set_default_impact_capture_velocity(self, speed) -> None:
         """Below this impact speed (m/s) a contact's restitution is 0 (at least twice
@@ -358,8 +366,8 @@ class SemiExplicitEulerTimeStepper:
             start[same, 0] = last_normal[at[same]]
             start[same, 1:] = np.einsum("crk,ck->cr", frame[same, 1:],
                                         last_friction[at[same]])
-        lam, du = pgs.solve(rows, order, mode, mu, direction, free, np.zeros((n, 3)), start,
-                            tolerance=self._solver_tolerance())
+        lam, du = self._solve(rows, order, mode, mu, direction, free, np.zeros((n, 3)),
+                              start)
         by_key = np.argsort(keys)
         self._last = (keys[by_key], lam[by_key, 0], np.einsum(
             "cr,crk->ck", lam[by_key, 1:], frame[by_key, 1:]))
@@ -371,9 +379,9 @@ class SemiExplicitEulerTimeStepper:
             if deep.any():
                 target = np.zeros((n, 3))
                 target[:, 0] = deep
-                _, correction = pgs.solve(rows, order, np.full(n, pgs.NORMAL), np.zeros(n),
-                                          direction, np.zeros_like(u), target,
-                                          tolerance=self._solver_tolerance())
+                _, correction = self._solve(rows, order, np.full(n, pgs.NORMAL),
+                                            np.zeros(n), direction, np.zeros_like(u),
+                                            target)
         self._advance(h, u1, correction, zdot)
 
     def _restitution_of(self, speed, min_cor) -> np.ndarray:
@@ -397,14 +405,13 @@ class SemiExplicitEulerTimeStepper:
         target = np.zeros((n, 3))
         if self._restitution == RestitutionModel.NEWTON:
             target[:, 0] = e * np.maximum(-v[:, 0], 0.0)
-        lam, du = pgs.solve(rows, order, mode, mu, direction, u, target,
-                            tolerance=self._solver_tolerance())
+        lam, du = self._solve(rows, order, mode, mu, direction, u, target)
         if self._restitution == RestitutionModel.POISSON and e.any():
             expansion = np.zeros((n, 3))
             expansion[:, 0] = e * lam[:, 0]
             apply_impulses(rows[0], rows[1], rows[3], expansion, du)
-            _, reaction = pgs.solve(rows, order, mode, mu, direction, u + du,
-                                    np.zeros((n, 3)), tolerance=self._solver_tolerance())
+            _, reaction = self._solve(rows, order, mode, mu, direction, u + du,
+                                      np.zeros((n, 3)))
             du += reaction
         return du
 
@@ -436,9 +443,8 @@ class SemiExplicitEulerTimeStepper:
                 target[impacters, 0] = -e[impacters] * vn[impacters]
             start = np.zeros((n, 3))
             start[:, 0] = expansion
-            lam, du = pgs.solve(rows, order[taking[order]], mode, mu, direction, u + total,
-                                target, start, known=expanders,
-                                tolerance=self._solver_tolerance())
+            lam, du = self._solve(rows, order[taking[order]], mode, mu, direction,
+                                  u + total, target, start, known=expanders)
             total += du
             expansion = e * lam[:, 0] if poisson else np.zeros(n)
             if last and expansion.any():
@@ -447,9 +453,8 @@ class SemiExplicitEulerTimeStepper:
                     if self._induced == InducedImpactModel.SEQUENTIAL else np.ones(n, bool)
                 start = np.zeros((n, 3))
                 start[:, 0] = expansion
-                _, du = pgs.solve(rows, order[taking[order]], mode, mu, direction,
-                                  u + total, np.zeros((n, 3)), start, known=expanders,
-                                  tolerance=self._solver_tolerance())
+                _, du = self._solve(rows, order[taking[order]], mode, mu, direction,
+                                    u + total, np.zeros((n, 3)), start, known=expanders)
                 total += du
         return total
 
