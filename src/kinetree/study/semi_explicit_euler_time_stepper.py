@@ -69,6 +69,16 @@ class ImpulseSolverType(enum.IntEnum):
     PGS = 1
 
 
+def _choice(kind, value, where: str):
+    """``value`` as a member of the enum ``kind``, or refused naming the members."""
+    try:
+        return kind(value)
+    except ValueError:
+        names = ", ".join(member.name for member in kind)
+        raise InvalidArgumentError(f"SemiExplicitEulerTimeStepper.{where}: {value!r} is not "
+                                   f"a {kind.__name__} member; use one of {names}.") from None
+
+
 def _speed(value, what: str) -> float:
     value = float(value)
     if not (np.isfinite(value) and value >= 0.0):
@@ -134,7 +144,7 @@ class SemiExplicitEulerTimeStepper:
                             tolerance=1e-3 * self._constraint_tolerance)
 
     def set_restitution_model(self, model) -> None:
-        self._restitution = RestitutionModel(model)
+        self._restitution = _choice(RestitutionModel, model, "set_restitution_model")
 
     def get_restitution_model(self) -> RestitutionModel:
         return self._restitution
@@ -144,7 +154,7 @@ class SemiExplicitEulerTimeStepper:
         SEQUENTIAL: in rounds, each stopping the contacts approaching then, so that an
         impact travels through a row of balls (Newton's cradle); MIXED: rounds, then a
         last one where every contact takes part."""
-        self._induced = InducedImpactModel(model)
+        self._induced = _choice(InducedImpactModel, model, "set_induced_impact_model")
 
     def get_induced_impact_model(self) -> InducedImpactModel:
         return self._induced
@@ -166,13 +176,14 @@ class SemiExplicitEulerTimeStepper:
         """BILATERAL (the default) and UNILATERAL both move q so that a penetrating
         proximal contact is out of penetration after the step (by a velocity used for q
         only); NO_POSITION_PROJECTION leaves penetration to the next steps' impulses."""
-        self._projection = PositionProjectionMethod(method)
+        self._projection = _choice(PositionProjectionMethod, method,
+                                   "set_position_projection_method")
 
     def set_impulse_solver_type(self, solver) -> None:
         """PGS (the default): projected Gauss-Seidel, sweeps over the contacts, for any
         number of them; PLUS: direct solves on an active set, exact to round-off, for a
         few contacts (its cost grows as the cube of their rows)."""
-        self._solver = ImpulseSolverType(solver)
+        self._solver = _choice(ImpulseSolverType, solver, "set_impulse_solver_type")
 
     def get_impulse_solver_type(self) -> ImpulseSolverType:
         return self._solver

@@ -197,6 +197,13 @@ def invert_spd_in_place(A, n):
     diagonal = (A[0, 0], A[min(1, last), min(1, last)], A[min(2, last), min(2, last)],
                 A[min(3, last), min(3, last)], A[min(4, last), min(4, last)],
                 A[min(5, last), min(5, last)])
+    return invert_spd_scaled(A, n, diagonal)
+
+
+@helper
+def invert_spd_scaled(A, n, diagonal):
+    """``invert_spd_in_place`` with A's diagonal entries given (an array or a tuple,
+    at least n), for any n."""
     smallest = 1.0
     for k in range(n):
         piv = A[k, k]

@@ -23,6 +23,7 @@ import numpy as np
 
 from kinetree.errors import InvalidArgumentError
 from kinetree.multibody.kernels.crba import calc_mass_matrix_blocks
+from kinetree.multibody.kernels.small import PIVOT_TOLERANCE, invert_spd_scaled
 from kinetree.multibody.tree_model import mobility_rows, unpack_cache, unpack_tree
 from kinetree.system.stage import Stage
 
@@ -76,28 +77,16 @@ class TreeLayout:
 @numba.njit(cache=True)
 def invert_blocks(M, tree_start, tree_dofs, out):
     """out's rows of each tree = the inverse of its block of M (rows of the tree's
-    mobilities, columns their places in it), by Gauss-Jordan elimination, which a
-    symmetric positive definite block needs no pivoting for. Returns -1, or the first
-    tree whose block is singular."""
+    mobilities, columns their places in it). Returns -1, or the first tree whose block
+    is singular (``small.invert_spd_scaled``)."""
     for t in range(tree_start.shape[0] - 1):
         s, n = tree_start[t], tree_start[t + 1] - tree_start[t]
         A = np.empty((n, n))
         for i in range(n):
             for j in range(n):
                 A[i, j] = M[tree_dofs[s + i], j]
-        for k in range(n):
-            pivot = A[k, k]
-            if not pivot > 1e-14 * abs(M[tree_dofs[s + k], k]) or not pivot > 0.0:
-                return t
-            A[k, k] = 1.0
-            for j in range(n):
-                A[k, j] /= pivot
-            for i in range(n):
-                if i != k:
-                    f = A[i, k]
-                    A[i, k] = 0.0
-                    for j in range(n):
-                        A[i, j] -= f * A[k, j]
+        if not invert_spd_scaled(A, n, np.diag(A).copy()) > PIVOT_TOLERANCE:
+            return t
         for i in range(n):
             for j in range(n):
                 out[tree_dofs[s + i], j] = A[i, j]
