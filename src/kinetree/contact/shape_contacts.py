@@ -39,7 +39,7 @@ from kinetree.contact.convex import (
     POINT,
     SEGMENT,
     core_of,
-    pair,
+    pair_kernel,
     support_G,
 )
 from kinetree.contact.geometry import HalfSpace
@@ -154,6 +154,34 @@ def _plane_contacts(a, b, kind, dims, margin_b, verts, R, p, n, o, limit, mu, ke
 
 
 @numba.njit(cache=True)
+def _bounds(kind, dims, vertices, R, p, grow, lo, hi):
+    """The core's axis-aligned bounding box in G, grown by ``grow`` (m), into lo, hi."""
+    for i in range(3):
+        e = (1.0 if i == 0 else 0.0, 1.0 if i == 1 else 0.0, 1.0 if i == 2 else 0.0)
+        hi[i] = support_G(kind, dims, vertices, R, p, e)[i] + grow
+        lo[i] = support_G(kind, dims, vertices, R, p, scale3(-1.0, e))[i] - grow
+
+
+@numba.njit(cache=True)
+def _box_patch(R_a, p_a, half_a, R_b, p_b, half_b, margin, out, work):
+    """``box_manifold.manifold``, called, not inlined."""
+    return bm.manifold(R_a, p_a, half_a, R_b, p_b, half_b, margin, out, work)
+
+
+@numba.njit(cache=True)
+def _pair(a, b, ka, da, ma, va, fa, ea, Ra, pa, kb, db, mb, vb, fb, eb, Rb, pb, limit, mu,
+          key, out_i, out_f, k, result):
+    """The closest (or deepest) points of shapes a and b (``convex.pair_kernel``, called,
+    not inlined: the pair query is compiled once) as a contact if within ``limit``."""
+    pair_kernel(ka, da, ma, va, fa, ea, Ra, pa, kb, db, mb, vb, fb, eb, Rb, pb, result)
+    if result[0] > limit:
+        return k
+    return _emit(out_i, out_f, k, a, b, (result[1], result[2], result[3]),
+                 (result[4], result[5], result[6]), (result[7], result[8], result[9]),
+                 result[0], mu[a], mu[b], key)
+
+
+@numba.njit(cache=True)
 def find(R_GB, p_GB, body, R_BS, p_BS, kind, dims, margin, vert_start, verts, face_start,
          faces, edge_start, edges, mu, allowed, limit, out_i, out_f):
     """The contacts (module docstring) into out_i (capacity, 3: shape a, shape b, key) and
@@ -173,14 +201,14 @@ def find(R_GB, p_GB, body, R_BS, p_BS, kind, dims, margin, vert_start, verts, fa
             p[s, i] = p_GB[b, i] + R_GB[b, i, 0] * p_BS[s, 0] + R_GB[b, i, 1] * p_BS[s, 1] \
                 + R_GB[b, i, 2] * p_BS[s, 2]
         if kind[s] != HALF_SPACE:
-            vs = verts[vert_start[s]:vert_start[s + 1]]
-            for i in range(3):
-                e = (1.0 if i == 0 else 0.0, 1.0 if i == 1 else 0.0, 1.0 if i == 2 else 0.0)
-                grow = margin[s] + limit
-                hi[s, i] = support_G(kind[s], dims[s], vs, R[s], p[s], e)[i] + grow
-                lo[s, i] = support_G(kind[s], dims[s], vs, R[s], p[s], scale3(-1.0, e))[i] \
-                    - grow
+            _bounds(kind[s], dims[s], verts[vert_start[s]:vert_start[s + 1]], R[s], p[s],
+                    margin[s] + limit, lo[s], hi[s])
     k = 0
+    result = np.empty(10)
+    ends = np.empty(3)
+    # a sphere's core kind read from an array: as a literal constant it would compile
+    # the pair query once more, for that constant
+    point = np.full(1, POINT)[0]
     work = np.empty((2, bm.MAX_POINTS, 3))
     patch = np.empty((bm.MAX_POINTS, bm.COLUMNS))
     # half spaces against every finite shape
@@ -199,12 +227,11 @@ def find(R_GB, p_GB, body, R_BS, p_BS, kind, dims, margin, vert_start, verts, fa
                 k = _plane_contacts(a, b, kind[b], dims[b], margin[b], vs, R[b], p[b], n, o,
                                     limit, mu, key, out_i, out_f, k)
             else:
-                gap, xa, xb, nn = pair(kind[a], dims[a], 0.0, vs, faces[0:0], edges[0:0],
-                                       R[a], p[a], kind[b], dims[b], margin[b], vs,
-                                       faces[face_start[b]:face_start[b + 1]],
-                                       edges[edge_start[b]:edge_start[b + 1]], R[b], p[b])
-                if gap <= limit:
-                    k = _emit(out_i, out_f, k, a, b, xa, xb, nn, gap, mu[a], mu[b], key)
+                fb = faces[face_start[b]:face_start[b + 1]]
+                eb = edges[edge_start[b]:edge_start[b + 1]]
+                k = _pair(a, b, kind[a], dims[a], 0.0, vs, fb, eb, R[a], p[a], kind[b],
+                          dims[b], margin[b], vs, fb, eb, R[b], p[b], limit, mu, key, out_i,
+                          out_f, k, result)
     # finite shapes: sweep along x, then the narrow phase
     order = np.argsort(lo[:, 0])
     for i in range(ns):
@@ -222,8 +249,8 @@ def find(R_GB, p_GB, body, R_BS, p_BS, kind, dims, margin, vert_start, verts, fa
             a, b = min(a0, b0), max(a0, b0)
             key = (a * ns + b) * FEATURES
             if kind[a] == BOX and kind[b] == BOX:
-                count = bm.manifold(R[a], p[a], dims[a], R[b], p[b], dims[b], limit, patch,
-                                    work)
+                count = _box_patch(R[a], p[a], dims[a], R[b], p[b], dims[b], limit, patch,
+                                   work)
                 for m in range(count):
                     on_a = patch[m, bm.ON_A] > 0.5
                     q = (patch[m, bm.POINT], patch[m, bm.POINT + 1], patch[m, bm.POINT + 2])
@@ -242,10 +269,9 @@ def find(R_GB, p_GB, body, R_BS, p_BS, kind, dims, margin, vert_start, verts, fa
             va, vb = verts[vert_start[a]:vert_start[a + 1]], verts[vert_start[b]:vert_start[b + 1]]
             fa, fb = faces[face_start[a]:face_start[a + 1]], faces[face_start[b]:face_start[b + 1]]
             ea, eb = edges[edge_start[a]:edge_start[a + 1]], edges[edge_start[b]:edge_start[b + 1]]
-            gap, xa, xb, nn = pair(kind[a], dims[a], margin[a], va, fa, ea, R[a], p[a],
-                                   kind[b], dims[b], margin[b], vb, fb, eb, R[b], p[b])
-            if gap <= limit:
-                k = _emit(out_i, out_f, k, a, b, xa, xb, nn, gap, mu[a], mu[b], key)
+            k = _pair(a, b, kind[a], dims[a], margin[a], va, fa, ea, R[a], p[a], kind[b],
+                      dims[b], margin[b], vb, fb, eb, R[b], p[b], limit, mu, key, out_i, out_f,
+                      k, result)
             # a capsule's end spheres, so that it lies along the other's face
             for side in range(2):
                 s, other = (a, b) if side == 0 else (b, a)
@@ -254,18 +280,15 @@ def find(R_GB, p_GB, body, R_BS, p_BS, kind, dims, margin, vert_start, verts, fa
                 for e in range(2):
                     c = add3((p[s, 0], p[s, 1], p[s, 2]),
                              scale3(dims[s, 0] * (1.0 if e == 0 else -1.0), _column(R[s], 2)))
-                    ends = np.array([c[0], c[1], c[2]])
+                    ends[0], ends[1], ends[2] = c
                     if side == 0:
-                        gap, xa, xb, nn = pair(POINT, dims[s], margin[s], va, fa, ea, R[s],
-                                               ends, kind[b], dims[b], margin[b], vb, fb, eb,
-                                               R[b], p[b])
+                        k = _pair(a, b, point, dims[s], margin[s], va, fa, ea, R[s], ends,
+                                  kind[b], dims[b], margin[b], vb, fb, eb, R[b], p[b], limit,
+                                  mu, key + 1 + e, out_i, out_f, k, result)
                     else:
-                        gap, xa, xb, nn = pair(kind[a], dims[a], margin[a], va, fa, ea,
-                                               R[a], p[a], POINT, dims[s], margin[s], vb, fb,
-                                               eb, R[s], ends)
-                    if gap <= limit:
-                        k = _emit(out_i, out_f, k, a, b, xa, xb, nn, gap, mu[a], mu[b],
-                                  key + 1 + e)
+                        k = _pair(a, b, kind[a], dims[a], margin[a], va, fa, ea, R[a], p[a],
+                                  point, dims[s], margin[s], vb, fb, eb, R[s], ends, limit,
+                                  mu, key + 1 + e, out_i, out_f, k, result)
     return k
 
 
