@@ -21,7 +21,7 @@ import numba
 import numpy as np
 
 from kinetree.jit import helper
-from kinetree.multibody.kernels.small import add3, cross3, dot3, scale3, sub3
+from kinetree.multibody.kernels.small import add3, column3, cross3, dot3, scale3, sub3
 
 RELATIVE_BIAS, SIZE_BIAS = 0.05, 1e-4
 """A face of B is chosen over one of A, or an edge axis over a face, only where its
@@ -42,15 +42,10 @@ COLUMNS = 12
 
 
 @helper
-def _column(R, i):
-    return (R[0, i], R[1, i], R[2, i])
-
-
-@helper
 def _support_radius(R, half, n):
     """The box's extent from its centre along the unit n."""
-    return (abs(dot3(_column(R, 0), n)) * half[0] + abs(dot3(_column(R, 1), n)) * half[1]
-            + abs(dot3(_column(R, 2), n)) * half[2])
+    return (abs(dot3(column3(R, 0), n)) * half[0] + abs(dot3(column3(R, 1), n)) * half[1]
+            + abs(dot3(column3(R, 2), n)) * half[2])
 
 
 @helper
@@ -83,9 +78,9 @@ def _face(R, p, half, axis, sign, out):
     """Write the box's face on ``axis`` at ``sign`` into out[:4] (its corners in G,
     counter-clockwise seen from outside); returns (its outward unit normal, its centre)."""
     u, v = (axis + 1) % 3, (axis + 2) % 3
-    n = scale3(sign, _column(R, axis))
+    n = scale3(sign, column3(R, axis))
     c = add3(p, scale3(half[axis], n))
-    du, dv = scale3(half[u], _column(R, u)), scale3(half[v], _column(R, v))
+    du, dv = scale3(half[u], column3(R, u)), scale3(half[v], column3(R, v))
     corners = (add3(add3(c, du), dv), add3(sub3(c, du), dv), sub3(sub3(c, du), dv),
                sub3(add3(c, du), dv))
     for k in range(4):
@@ -133,12 +128,12 @@ def manifold(R_a, p_a, half_a, R_b, p_b, half_b, margin, out, work):
     # kinds: 0 A's face, 1 B's face, 2 an edge of each
     for k in range(15):
         if k < 3:
-            kind, i, j, n = 0, k, 0, _column(R_a, k)
+            kind, i, j, n = 0, k, 0, column3(R_a, k)
         elif k < 6:
-            kind, i, j, n = 1, k - 3, 0, _column(R_b, k - 3)
+            kind, i, j, n = 1, k - 3, 0, column3(R_b, k - 3)
         else:
             kind, i, j = 2, (k - 6) // 3, (k - 6) % 3
-            n = cross3(_column(R_a, i), _column(R_b, j))
+            n = cross3(column3(R_a, i), column3(R_b, j))
             size = math.sqrt(dot3(n, n))
             if not size > 1e-9:
                 continue
@@ -159,12 +154,12 @@ def manifold(R_a, p_a, half_a, R_b, p_b, half_b, margin, out, work):
         ca, cb = p_a, p_b
         for k in range(3):
             if k != i:
-                ca = add3(ca, scale3(_sign(dot3(_column(R_a, k), n)) * half_a[k],
-                                     _column(R_a, k)))
+                ca = add3(ca, scale3(_sign(dot3(column3(R_a, k), n)) * half_a[k],
+                                     column3(R_a, k)))
             if k != j:
-                cb = add3(cb, scale3(-_sign(dot3(_column(R_b, k), n)) * half_b[k],
-                                     _column(R_b, k)))
-        ea, eb = scale3(half_a[i], _column(R_a, i)), scale3(half_b[j], _column(R_b, j))
+                cb = add3(cb, scale3(-_sign(dot3(column3(R_b, k), n)) * half_b[k],
+                                     column3(R_b, k)))
+        ea, eb = scale3(half_a[i], column3(R_a, i)), scale3(half_b[j], column3(R_b, j))
         qa, qb = _segments(sub3(ca, ea), scale3(2.0, ea), sub3(cb, eb), scale3(2.0, eb))
         _write(out, 0, True, qb, qa, n, dot3(n, sub3(qb, qa)), 128 + 3 * i + j)
         return 1
@@ -176,20 +171,20 @@ def manifold(R_a, p_a, half_a, R_b, p_b, half_b, margin, out, work):
             R_b, p_b, half_b, R_a, p_a, half_a, scale3(-1.0, n)
     # the reference face: the reference box's face along its axis facing the other box
     axis = best_i
-    side_sign = _sign(dot3(_column(ref_R, axis), normal))
+    side_sign = _sign(dot3(column3(ref_R, axis), normal))
     ref_n, ref_c = _face(ref_R, ref_p, ref_half, axis, side_sign, work[1])
     # the incident face: the other box's face most opposed to the reference normal
     inc_axis, most = 0, -1.0
     for k in range(3):
-        if abs(dot3(_column(inc_R, k), ref_n)) > most:
-            inc_axis, most = k, abs(dot3(_column(inc_R, k), ref_n))
-    _face(inc_R, inc_p, inc_half, inc_axis, -_sign(dot3(_column(inc_R, inc_axis), ref_n)),
+        if abs(dot3(column3(inc_R, k), ref_n)) > most:
+            inc_axis, most = k, abs(dot3(column3(inc_R, k), ref_n))
+    _face(inc_R, inc_p, inc_half, inc_axis, -_sign(dot3(column3(inc_R, inc_axis), ref_n)),
           work[0])
     count, src = 4, 0
     for k in range(3):
         if k == axis:
             continue
-        side = _column(ref_R, k)
+        side = column3(ref_R, k)
         for s in (1.0, -1.0):
             count = _clip(work[src], count, work[1 - src], scale3(s, side),
                           s * dot3(side, ref_p) + ref_half[k])

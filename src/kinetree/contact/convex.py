@@ -34,6 +34,7 @@ from kinetree.errors import InvalidArgumentError
 from kinetree.jit import helper
 from kinetree.multibody.kernels.small import (
     add3,
+    column3,
     cross3,
     dot3,
     rotate3,
@@ -349,11 +350,6 @@ def _gjk(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, w, pa, pb, lam):
 
 # ---------------------------------------------------------------- separating axes
 @helper(error_model="numpy")
-def _column(R, i):
-    return (R[0, i], R[1, i], R[2, i])
-
-
-@helper(error_model="numpy")
 def _support_K(ka, da, va, Ra, pa_, kb, db, vb, Rb, pb_, n):
     """(point of A - B farthest along n, A's point, B's point): A's farthest along n less
     B's farthest along -n."""
@@ -409,8 +405,8 @@ def _directions(kind, vertices, faces, edges, R, which, i):
             return _hull_normal(vertices, faces, R, i)
         return _hull_edge(vertices, edges, R, i)
     if kind == SEGMENT:
-        return _column(R, 2)
-    return _column(R, i)
+        return column3(R, 2)
+    return column3(R, i)
 
 
 @helper(error_model="numpy")
@@ -808,7 +804,7 @@ def pair(ka, da, ma, va, fa, ea, Ra, pa_, kb, db, mb, vb, fb, eb, Rb, pb_):
     where a core is curved)."""
     if ka == HALF_SPACE:
         # B's core point deepest into the half space, then its surface's
-        inward = _column(Ra, 0)
+        inward = column3(Ra, 0)
         n = scale3(-1.0, inward)
         xb = add3(support_G(kb, db, vb, Rb, pb_, inward), scale3(mb, inward))
         height = dot3(n, sub3(xb, pa_))

@@ -45,6 +45,7 @@ from kinetree.contact.convex import (
 from kinetree.contact.geometry import HalfSpace
 from kinetree.multibody.kernels.small import (
     add3,
+    column3,
     cross3,
     dot3,
     rotate3,
@@ -96,11 +97,6 @@ def _emit(out_i, out_f, k, a, b, xa, xb, n, separation, mu_a, mu_b, key):
 
 
 @numba.njit(cache=True)
-def _column(R, i):
-    return (R[0, i], R[1, i], R[2, i])
-
-
-@numba.njit(cache=True)
 def _plane_contacts(a, b, kind, dims, margin_b, verts, R, p, n, o, limit, mu, key, out_i,
                     out_f, k):
     """Contacts of half space a (outward unit normal n through point o, G) with shape b
@@ -110,7 +106,7 @@ def _plane_contacts(a, b, kind, dims, margin_b, verts, R, p, n, o, limit, mu, ke
         for e in range(ends):
             c = (p[0], p[1], p[2])
             if kind == SEGMENT:
-                c = add3(c, scale3(dims[0] * (1.0 if e == 0 else -1.0), _column(R, 2)))
+                c = add3(c, scale3(dims[0] * (1.0 if e == 0 else -1.0), column3(R, 2)))
             x = sub3(c, scale3(margin_b, n))
             gap = dot3(n, sub3(x, o))
             if gap <= limit:
@@ -132,13 +128,13 @@ def _plane_contacts(a, b, kind, dims, margin_b, verts, R, p, n, o, limit, mu, ke
                           mu[a], mu[b], key + e)
         return k
     if kind == CYLINDER:
-        axis = _column(R, 2)
+        axis = column3(R, 2)
         down = sub3(scale3(-1.0, n), scale3(-dot3(n, axis), axis))
         size = math.sqrt(dot3(down, down))
         if size > 1e-12:
             down = scale3(1.0 / size, down)
         else:
-            down = _column(R, 0)
+            down = column3(R, 0)
         side = cross3(axis, down)
         for cap in range(2):
             c = add3((p[0], p[1], p[2]), scale3(dims[1] * (1.0 if cap == 0 else -1.0), axis))
@@ -215,7 +211,7 @@ def find(R_GB, p_GB, body, R_BS, p_BS, kind, dims, margin, vert_start, verts, fa
     for a in range(ns):
         if kind[a] != HALF_SPACE:
             continue
-        n = scale3(-1.0, _column(R[a], 0))
+        n = scale3(-1.0, column3(R[a], 0))
         o = (p[a, 0], p[a, 1], p[a, 2])
         for b in range(ns):
             if kind[b] == HALF_SPACE or not allowed[a, b]:
@@ -279,7 +275,7 @@ def find(R_GB, p_GB, body, R_BS, p_BS, kind, dims, margin, vert_start, verts, fa
                     continue
                 for e in range(2):
                     c = add3((p[s, 0], p[s, 1], p[s, 2]),
-                             scale3(dims[s, 0] * (1.0 if e == 0 else -1.0), _column(R[s], 2)))
+                             scale3(dims[s, 0] * (1.0 if e == 0 else -1.0), column3(R[s], 2)))
                     ends[0], ends[1], ends[2] = c
                     if side == 0:
                         k = _pair(a, b, point, dims[s], margin[s], va, fa, ea, R[s], ends,

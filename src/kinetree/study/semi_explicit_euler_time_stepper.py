@@ -42,7 +42,11 @@ from kinetree.multibody.unilateral.contact_rows import (
     build_rows,
     row_velocities,
 )
-from kinetree.multibody.unilateral.unilateral_contact import body_poses, calc_effective_cor
+from kinetree.multibody.unilateral.unilateral_contact import (
+    body_poses,
+    calc_effective_cof,
+    calc_effective_cor,
+)
 from kinetree.system.stage import Stage
 
 
@@ -273,7 +277,7 @@ class SemiExplicitEulerTimeStepper:
             friction.append((contact.mu_s, contact.mu_d, contact.mu_v))
             cor.append(contact.min_cor)
             keys.append(-1 - index)
-            frames.append(np.eye(3))
+            frames.append(np.eye(3))     # its rows are its own: impulses carry over as are
             c += 1
         term_contact = [np.array(t_contact, np.int64)]
         term_body = [np.array(t_body, np.int64)]
@@ -352,7 +356,7 @@ class SemiExplicitEulerTimeStepper:
         slip = np.hypot(v[:, 1], v[:, 2])
         transition = self.get_default_friction_transition_velocity_in_use()
         sliding = slip > transition
-        mu = mu_v * slip + np.where(sliding, mu_d, mu_s)
+        mu = calc_effective_cof(mu_s, mu_d, mu_v, transition, slip)
         has = found["nrows"] > 1
         mode = np.where(has, np.where(sliding, pgs.SLIDING, pgs.STICKING), pgs.NORMAL)
         direction = np.zeros((n, 2))
@@ -403,8 +407,7 @@ class SemiExplicitEulerTimeStepper:
             capture = self.get_default_impact_capture_velocity_in_use()
             min_cor_speed = self.get_default_impact_min_cor_velocity_in_use()
             hit = speed > self._constraint_tolerance
-            e[hit] = [calc_effective_cor(c, capture, min_cor_speed, x)
-                      for c, x in zip(min_cor[hit], speed[hit])]
+            e[hit] = calc_effective_cor(min_cor[hit], capture, min_cor_speed, speed[hit])
         return e
 
     def _impact(self, rows, order, u, v, mode, mu, direction, min_cor) -> np.ndarray:

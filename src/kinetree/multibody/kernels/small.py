@@ -34,6 +34,12 @@ def vec3(a):
 
 
 @helper
+def column3(R, i):
+    """Column i of the 3x3 array R as a 3-tuple (a frame's axis i)."""
+    return (R[0, i], R[1, i], R[2, i])
+
+
+@helper
 def store3(v, out):
     """out[:3] = the 3-tuple v."""
     out[0], out[1], out[2] = v[0], v[1], v[2]

@@ -16,24 +16,26 @@ import numpy as np
 from kinetree.errors import InvalidArgumentError
 
 
-def calc_effective_cor(min_cor: float, capture_speed: float, min_cor_speed: float,
-                       impact_speed: float) -> float:
+def calc_effective_cor(min_cor, capture_speed: float, min_cor_speed: float, impact_speed):
     """The coefficient of restitution at ``impact_speed`` (≥ 0): 0 at or below the
     capture speed, ``min_cor`` at or above ``min_cor_speed``, between them rising
-    linearly toward 1 as the impact speed falls (Simbody's calcEffectiveCOR)."""
-    if impact_speed <= capture_speed:
-        return 0.0
-    if impact_speed >= min_cor_speed:
-        return min_cor
-    return 1.0 - (1.0 - min_cor) / min_cor_speed * impact_speed
+    linearly toward 1 as the impact speed falls (Simbody's calcEffectiveCOR). Takes
+    arrays of contacts (``min_cor``, ``impact_speed``) as well as numbers."""
+    speed = np.asarray(impact_speed, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rising = 1.0 - (1.0 - np.asarray(min_cor)) / min_cor_speed * speed
+    e = np.where(speed <= capture_speed, 0.0,
+                 np.where(speed >= min_cor_speed, min_cor, rising))
+    return float(e) if e.ndim == 0 else e
 
 
-def calc_effective_cof(mu_s: float, mu_d: float, mu_v: float, transition_speed: float,
-                       slip_speed: float) -> float:
+def calc_effective_cof(mu_s, mu_d, mu_v, transition_speed: float, slip_speed):
     """The coefficient of friction at ``slip_speed`` (≥ 0): μs up to the transition speed
     (rolling or sticking), μd above it, plus μv times the slip speed (Simbody's
-    calcEffectiveCOF)."""
-    return mu_v * slip_speed + (mu_s if slip_speed <= transition_speed else mu_d)
+    calcEffectiveCOF). Takes arrays of contacts as well as numbers."""
+    slip = np.asarray(slip_speed, dtype=float)
+    mu = mu_v * slip + np.where(slip <= transition_speed, mu_s, mu_d)
+    return float(mu) if np.ndim(mu) == 0 else mu
 
 
 def tangents(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
