@@ -34,6 +34,7 @@ algorithm table.
 
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 from dataclasses import dataclass, field
 
@@ -319,6 +320,10 @@ class ContactSearch:
     (``search_point_contacts``, inside the one compiled realization when it can be) and its
     Python part (``finish_search``: ellipsoids and meshes)."""
 
+    _ellipsoid_section_radii = False
+    """Whether a half space meets an ellipsoid with the radii of Simbody's older contact
+    API (:func:`section_curvatures`) instead of the surface's curvatures."""
+
     def engine_fields(self, state) -> dict:
         """The contact search's buffers, fields of the compiled realization's data
         (``engine/data.py``)."""
@@ -361,7 +366,8 @@ class ContactSearch:
             self._grow(state)
             self._search(state, "contact search")
             return
-        buffers.python_meshes = finish_search(self._table, buffers.data) \
+        buffers.python_meshes = finish_search(self._table, buffers.data,
+                                              self._ellipsoid_section_radii) \
             if self._has_python_kinds else []
 
     def _grow(self, state) -> None:
@@ -804,9 +810,26 @@ def search_point_contacts(contact_i, contact_f, R_GB, p_GB):
     search_contacts(unpack_contacts(contact_i, contact_f), R_GB, p_GB)
 
 
-def finish_search(table: SurfaceTable, d: ContactData) -> list:
+def section_curvatures(X_GH: Transform, X_GE: Transform, radii) -> tuple:
+    """(k1, k2, k1's direction in G) that Simbody's GeneralContactSubsystem gives a half
+    space H touching an ellipsoid E: the inverse semi-axes of the ellipsoid's central
+    section parallel to the plane, not the surface's curvatures at the contact (the two
+    agree only for a sphere). OpenSim's HuntCrossleyForce on a ContactEllipsoid takes its
+    effective radius √(r1 r2) from them."""
+    R_EH = X_GE.R.as_matrix().T @ X_GH.R.as_matrix()
+    inverse_squares = 1.0 / np.asarray(radii, float) ** 2
+    t1, t2 = R_EH[:, 1], R_EH[:, 2]           # the plane's y and z axes, in E
+    Q = np.array([[t1 @ (inverse_squares * t1), t1 @ (inverse_squares * t2)],
+                  [t1 @ (inverse_squares * t2), t2 @ (inverse_squares * t2)]])
+    w, v = np.linalg.eigh(Q)
+    direction = X_GE.R.as_matrix() @ (v[0, 1] * t1 + v[1, 1] * t2)
+    return math.sqrt(w[1]), math.sqrt(w[0]), direction
+
+
+def finish_search(table: SurfaceTable, d: ContactData, section_radii: bool = False) -> list:
     """The candidates the compiled pass left (ellipsoids, meshes): point contacts appended
-    to ``d``, and the list of MeshContact returned."""
+    to ``d``, and the list of MeshContact returned. With ``section_radii`` a half space on
+    an ellipsoid gets :func:`section_curvatures`, as Simbody's older contact API gives."""
     meshes = []
     m = int(d.header[_M])
     for k in d.rest[:int(d.header[_N_REST])]:
@@ -822,7 +845,11 @@ def finish_search(table: SurfaceTable, d: ContactData) -> list:
             continue
         d.surf[m] = a, b
         d.normal[m], d.depth[m], d.origin[m] = c.normal, c.depth, c.origin
-        d.kmax[m], d.kmin[m], d.kdir[m] = _gap_curvatures(c)
+        if section_radii and table.kind[a] == HALF_SPACE:
+            d.kmax[m], d.kmin[m], d.kdir[m] = section_curvatures(
+                _pose(d, a), _pose(d, b), table.geometries[b].get_radii())
+        else:
+            d.kmax[m], d.kmin[m], d.kdir[m] = _gap_curvatures(c)
         m += 1
     d.header[_M] = m
     return meshes

@@ -31,6 +31,8 @@ __all__ = ["ContactSetForce", "GeneralContactSubsystem"]
 class GeneralContactSubsystem(ContactSearch, Subsystem):
     """Contact sets of bodies with geometry (module docstring)."""
 
+    _ellipsoid_section_radii = True
+
     def __init__(self, system):
         self._sets: list[list] = []
         self._contact_forces: list = []

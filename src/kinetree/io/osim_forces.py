@@ -11,9 +11,11 @@ What each becomes:
   x-y-z), with the parameters' stiffness, dissipation and static, dynamic and viscous
   friction; the element's transition velocity. ElasticFoundationForce the same, the
   parameters given to the meshes only (OpenSim gives the other shapes none).
-- ContactHalfSpace, ContactSphere (radius) and ContactMesh (its file, looked for as mesh
-  files are) the ``ContactGeometry`` HalfSpace, Sphere and TriangleMesh; built only where
-  a contact force uses them, as in OpenSim.
+- ContactHalfSpace, ContactSphere (radius), ContactEllipsoid (radii) and ContactMesh (its
+  file, looked for as mesh files are) the ``ContactGeometry`` HalfSpace, Sphere, Ellipsoid
+  and TriangleMesh; built only where a contact force uses them, as in OpenSim. A half
+  space meets an ellipsoid as Simbody's GeneralContactSubsystem has it meet one: the
+  Hertz radius is that of the ellipsoid's central section parallel to the plane.
 - SmoothSphereHalfSpaceForce: a ``Force.SmoothSphereHalfSpaceForce`` between its
   ``socket_sphere`` (a ContactSphere: its body, its frame's pose times its location,
   its orientation ignored as OpenSim ignores it, its radius) and its ``socket_half_space``
@@ -208,6 +210,11 @@ class _Forces:
             if not radius > 0:
                 raise self.Error(f"{gwhere}: the radius is {radius}; it must be > 0.")
             shape = ContactGeometry.Sphere(radius)
+        elif g.tag == "ContactEllipsoid":
+            radii = self.numbers(g, "radii", 3, gwhere)
+            if not all(r > 0 for r in radii):
+                raise self.Error(f"{gwhere}: the radii are {list(radii)}; each must be > 0.")
+            shape = ContactGeometry.Ellipsoid(radii)
         elif g.tag == "ContactMesh":
             path = self._mesh_file(g, gwhere)
             try:
@@ -221,7 +228,8 @@ class _Forces:
                     "use it.") from None
         else:
             raise self.Error(f"{gwhere}: kinetree has no such contact geometry; supported "
-                             "are ContactHalfSpace, ContactSphere and ContactMesh.")
+                             "are ContactHalfSpace, ContactSphere, ContactEllipsoid and "
+                             "ContactMesh.")
         if gname not in self.built:
             self.built.append(gname)
         return mobod, shape, X_BF @ X_FS, g.tag == "ContactMesh"
