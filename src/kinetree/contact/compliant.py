@@ -30,7 +30,11 @@ import numba
 import numpy as np
 
 from kinetree.contact.collision import unpack_contacts
-from kinetree.contact.friction import checked_transition_velocity, stribeck_kernel
+from kinetree.contact.friction import (
+    checked_transition_velocity,
+    combined_mu,
+    stribeck_kernel,
+)
 from kinetree.contact.hertz import (
     eccentricity_factor_kernel,
     hertz_patch_semi_axes,
@@ -44,12 +48,6 @@ from kinetree.system.stage import Stage
 __all__ = ["CompliantContactSubsystem", "ContactForce"]
 
 _SIGNIFICANT_SPEED = 1e-14   # m/s: slip slower than this has no direction, so no friction
-
-
-@helper
-def _harmonic(a, b):
-    p = 2.0 * a * b
-    return p / (a + b) if p != 0.0 else 0.0
 
 
 @helper
@@ -117,8 +115,8 @@ def hertz_contact_forces(surf, normal, depth, origin, kmax, kmin, body, stiffnes
         vrel = (v2[0] - v1[0], v2[1] - v1[1], v2[2] - v1[2])
         xdot = -(vrel[0] * n[0] + vrel[1] * n[1] + vrel[2] * n[2])
         fn = max(fH * (1.0 + 1.5 * c * xdot), 0.0)
-        F, ff, slip = _normal_and_friction(fn, vrel, n, _harmonic(us[a], us[b]),
-                                           _harmonic(ud[a], ud[b]), _harmonic(uv[a], uv[b]),
+        F, ff, slip = _normal_and_friction(fn, vrel, n, combined_mu(us[a], us[b]),
+                                           combined_mu(ud[a], ud[b]), combined_mu(uv[a], uv[b]),
                                            vt)
         force[m, 0], force[m, 1], force[m, 2] = F
         _apply(body_forces, p_GB, body[b], P, F, 1.0)
@@ -138,8 +136,8 @@ def mesh_pair_parameters(M, mesh, other):
     kh_a, kh_b = M[mesh, 0] / M[mesh, 5], M[other, 0] / M[other, 5]
     s_mesh = kh_b / (kh_a + kh_b)
     return (kh_a * s_mesh, M[mesh, 1] * s_mesh + M[other, 1] * (1.0 - s_mesh),
-            _harmonic(M[mesh, 2], M[other, 2]), _harmonic(M[mesh, 3], M[other, 3]),
-            _harmonic(M[mesh, 4], M[other, 4]), s_mesh)
+            combined_mu(M[mesh, 2], M[other, 2]), combined_mu(M[mesh, 3], M[other, 3]),
+            combined_mu(M[mesh, 4], M[other, 4]), s_mesh)
 
 
 @helper

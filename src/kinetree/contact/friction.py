@@ -39,6 +39,14 @@ def _step5(t):
 
 
 @helper
+def combined_mu(mu1, mu2):
+    """The coefficient of a pair, 2 μ1 μ2/(μ1 + μ2), 0 when either is 0 (Simbody's
+    rule, ``material.combined_friction``), for compiled code."""
+    product = 2.0 * mu1 * mu2
+    return product / (mu1 + mu2) if product != 0.0 else 0.0
+
+
+@helper
 def stribeck_kernel(v, us, ud, uv, vt):
     """μ(v) of Simbody's Stribeck spline (module docstring) for one slip speed v ≥ 0 (m/s)."""
     w = v / vt

@@ -22,8 +22,8 @@ import math
 
 import numpy as np
 
-from kinetree.contact.compliant import _apply, _harmonic, _velocity_at
-from kinetree.contact.friction import hollars_kernel
+from kinetree.contact.compliant import _apply, _velocity_at
+from kinetree.contact.friction import combined_mu, hollars_kernel
 from kinetree.contact.general import ContactSetForce
 from kinetree.contact.mesh import TriangleMesh
 from kinetree.jit import helper
@@ -66,8 +66,8 @@ def hunt_crossley_forces(surf, normal, depth, origin, kmax, kmin, body, M, p_GB,
         slip = math.sqrt(slip_v[0] ** 2 + slip_v[1] ** 2 + slip_v[2] ** 2)
         F = (f * n[0], f * n[1], f * n[2])
         if slip != 0.0:
-            mu = hollars_kernel(slip, _harmonic(M[a, 2], M[b, 2]), _harmonic(M[a, 3], M[b, 3]),
-                                _harmonic(M[a, 4], M[b, 4]), M[a, 5])
+            mu = hollars_kernel(slip, combined_mu(M[a, 2], M[b, 2]), combined_mu(M[a, 3], M[b, 3]),
+                                combined_mu(M[a, 4], M[b, 4]), M[a, 5])
             g = f * mu / slip
             F = (F[0] + g * slip_v[0], F[1] + g * slip_v[1], F[2] + g * slip_v[2])
         _apply(body_forces, p_GB, body[b], P, F, 1.0)

@@ -42,6 +42,7 @@ from kinetree.contact.convex import (
     pair_kernel,
     support_G,
 )
+from kinetree.contact.friction import combined_mu
 from kinetree.contact.geometry import HalfSpace
 from kinetree.multibody.kernels.small import (
     add3,
@@ -74,11 +75,6 @@ class ShapeContactSet(NamedTuple):
 
 
 @numba.njit(cache=True)
-def _combined(x, y):
-    return 2.0 * x * y / (x + y) if x * y != 0.0 else 0.0
-
-
-@numba.njit(cache=True)
 def _emit(out_i, out_f, k, a, b, xa, xb, n, separation, mu_a, mu_b, key):
     """Write contact k (if within capacity) between shapes a and b: points xa, xb of their
     surfaces, normal n from a toward b (3-tuples, G)."""
@@ -91,7 +87,7 @@ def _emit(out_i, out_f, k, a, b, xa, xb, n, separation, mu_a, mu_b, key):
         out_f[k, 3 + i] = n[i]
         out_f[k, 6 + i] = t1[i]
         out_f[k, 9 + i] = t2[i]
-        out_f[k, 13 + i] = _combined(mu_a[i], mu_b[i])
+        out_f[k, 13 + i] = combined_mu(mu_a[i], mu_b[i])
     out_f[k, 12] = separation
     return k + 1
 
@@ -332,10 +328,6 @@ class ShapeContacts:
         self.surfaces = [s for _, _, s in surfaces]
         self._out_i = np.empty((64, 3), np.int64)
         self._out_f = np.empty((64, 16))
-
-    def __len__(self) -> int:
-        """The number of surfaces."""
-        return len(self.surfaces)
 
     def find(self, state, margin: float) -> ShapeContactSet:
         """The contacts within ``margin`` (m) of touching at ``state`` (POSITION)."""
