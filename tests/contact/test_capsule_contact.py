@@ -99,12 +99,17 @@ def test_crossed_capsules_press_as_a_sphere_on_a_plane():
     assert lower.get_mobilized_body_index() in (cf.body1, cf.body2)
 
 
-def test_a_brick_on_a_capsule_has_springs_on_the_capsules_surface():
+def test_a_mesh_on_a_capsule_has_springs_on_the_capsules_surface():
+    """A triangle mesh (a slab's, not a Brick: a Brick meets a capsule as a box) pressed
+    onto a capsule: its springs are the face centroids inside the capsule, each pressing
+    on the capsule's nearest surface point."""
     r, h = 0.05, 0.3
     s = Scene(gravity=None)
     s.body(kt.ContactGeometry.Capsule(r, h), frictionless(), mobilizer="Weld",
            X_PF=kt.Transform())
-    brick = s.body(kt.ContactGeometry.Brick([0.2, 0.05, 0.2], resolution=8), frictionless())
+    slab = kt.ContactGeometry.Brick([0.2, 0.05, 0.2], resolution=8)
+    brick = s.body(kt.ContactGeometry.TriangleMesh(slab.get_vertices(), slab.get_faces()),
+                   frictionless())
     state = s.system.realize_topology()
     brick.set_q_to_fit_transform(state, kt.Transform(kt.Rotation(), [0, r + 0.05 - 1e-2, 0]))
     s.system.realize(state, kt.Stage.POSITION)
@@ -151,3 +156,91 @@ def test_the_viewer_draws_capsules_and_hulls_as_their_surfaces():
     assert vertices[:, 2].max() == pytest.approx(h + r)
     hull = kt.ContactGeometry.Convex(np.eye(3).tolist() + [[0, 0, 0], [0.1, 0.1, 0.1]])
     assert contact_decoration(hull).get_vertices() == pytest.approx(hull.get_vertices())
+
+
+# ------------------------------------------------------------ balls on a Brick
+HALF = np.array([0.2, 0.05, 0.15])
+
+
+def _box_scene(ball):
+    s = Scene(gravity=None)
+    box = s.body(kt.ContactGeometry.Brick(HALF), frictionless(), mobilizer="Weld",
+                 X_PF=kt.Transform(kt.Rotation.about_y(0.4), [0.1, -0.2, 0.3]))
+    body = s.body(ball, frictionless())
+    return s, box, body, s.system.realize_topology()
+
+
+def test_a_sphere_on_a_brick_is_a_hertz_contact():
+    """Pressed x into the middle of a face, the force is Hertz's for a sphere of its
+    radius on a plane, along the face's normal; over an edge and a corner, and deep
+    inside, the depth and normal are those of ``closest_points``."""
+    r, x = 0.06, 1.5e-3
+    s, box, ball, state = _box_scene(kt.ContactGeometry.Sphere(r))
+    X_GB = box.get_body_transform(s.system.realize(state, kt.Stage.POSITION) or state)
+    up = X_GB.R.as_matrix()[:, 1]
+    ball.set_q_to_fit_transform(state, kt.Transform(
+        kt.Rotation(), X_GB.p + X_GB.R.as_matrix() @ [0.05, 0.0, -0.04]
+        + (HALF[1] + r - x) * up))
+    s.system.realize(state, kt.Stage.DYNAMICS)
+    (cf,) = _forces(s, state)
+    assert cf.depth == pytest.approx(x, rel=1e-12)
+    assert cf.normal_force == pytest.approx(4 / 3 * E * math.sqrt(r) * x ** 1.5, rel=1e-12)
+    # from the sphere (surface 1) into the box: down the face's normal
+    assert cf.normal == pytest.approx(-up, abs=1e-15)
+    F = s.matter.upd_body_forces(state)[ball.get_mobilized_body_index()]
+    np.testing.assert_allclose(F[3:], cf.normal_force * up, rtol=0, atol=1e-12)
+    a, b = (s.tracker.get_surface_index(ball, 0), s.tracker.get_surface_index(box, 0))
+    assert s.tracker.calc_separation(state, a, b) == pytest.approx(-x, rel=1e-12)
+
+    rng = np.random.default_rng(5)
+    brick = kt.ContactGeometry.Brick(HALF)
+    for local in ([0.2 + 0.03, 0.05 + 0.04, 0.0], [0.2 + 0.02, 0.05 + 0.03, 0.15 + 0.02],
+                  [0.19, 0.0, 0.1], [0.0, 0.03, 0.0]):
+        centre = X_GB.p + X_GB.R.as_matrix() @ (np.array(local) + rng.normal(0, 1e-3, 3))
+        X = kt.Transform(kt.Rotation(), centre)
+        ball.set_q_to_fit_transform(state, X)
+        s.system.realize(state, kt.Stage.DYNAMICS)
+        found = kt.contact.closest_points(X, kt.ContactGeometry.Sphere(r), X_GB, brick)
+        assert found.distance < 0.0
+        (cf,) = _forces(s, state)
+        assert cf.depth == pytest.approx(-found.distance, abs=1e-10)
+        assert cf.normal == pytest.approx(found.normal, abs=1e-9)
+        assert cf.normal_force == pytest.approx(4 / 3 * E * math.sqrt(r) * cf.depth ** 1.5,
+                                                rel=1e-12)
+
+
+def test_a_capsule_on_a_brick_rests_on_its_ends_and_rides_an_edge():
+    """Lying tilted on a face, the capsule touches at each end with the Hertz force of a
+    ball of its radius (as on a floor); laid across an edge, at its point nearest the
+    edge, with the depth and normal of ``closest_points``, pressing as a ball of its
+    radius too."""
+    r, h = 0.03, 0.12
+    capsule = kt.ContactGeometry.Capsule(r, h)
+    s, box, body, state = _box_scene(capsule)
+    X_GB = box.get_body_transform(s.system.realize(state, kt.Stage.POSITION) or state)
+    R = X_GB.R.as_matrix()
+    # along the box's x, one end 1 mm lower than the other, 1.5 and 2.5 mm deep
+    tilt = math.asin(1e-3 / (2 * h))
+    X = kt.Transform(X_GB.R @ kt.Rotation.about_y(math.pi / 2) @ kt.Rotation.about_x(tilt),
+                     X_GB.p + R @ [0.0, HALF[1] + r - 2e-3, 0.0])
+    body.set_q_to_fit_transform(state, X)
+    s.system.realize(state, kt.Stage.DYNAMICS)
+    forces = _forces(s, state)
+    assert sorted(f.depth for f in forces) == pytest.approx([1.5e-3, 2.5e-3], rel=1e-9)
+    for f in forces:
+        assert f.normal_force == pytest.approx(_hertz(f.depth, 1 / r, 1 / r), rel=1e-12)
+        assert f.normal == pytest.approx(-R[:, 1], abs=1e-12)
+    # across the edge x = +0.2, y = +0.05 of the box (along its z), square to it, its
+    # middle sunk 2 mm into the edge along the edge's outward diagonal: both ends clear
+    diagonal = np.array([1.0, 1.0, 0.0]) / math.sqrt(2)
+    X = kt.Transform(X_GB.R @ kt.Rotation.about_z(-math.pi / 4) @ kt.Rotation.about_y(math.pi / 2),
+                     X_GB.p + R @ ([0.2, 0.05, 0.02] + (r - 2e-3) * diagonal))
+    body.set_q_to_fit_transform(state, X)
+    s.system.realize(state, kt.Stage.DYNAMICS)
+    found = kt.contact.closest_points(X, capsule, X_GB, kt.ContactGeometry.Brick(HALF))
+    (cf,) = _forces(s, state)
+    assert cf.depth == pytest.approx(2e-3, rel=1e-9)
+    assert cf.depth == pytest.approx(-found.distance, abs=1e-10)
+    assert cf.normal == pytest.approx(found.normal, abs=1e-9)
+    assert cf.normal_force == pytest.approx(4 / 3 * E * math.sqrt(r) * cf.depth ** 1.5,
+                                            rel=1e-12)

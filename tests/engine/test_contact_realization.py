@@ -72,8 +72,9 @@ def test_ellipsoids_and_meshes_run_beside_the_compiled_call():
 
 
 def test_a_brick_on_the_floor_is_one_compiled_call(compiled_calls):
-    """A mesh against the floor and a sphere: the springs and their elastic foundation are
-    in the compiled call, with the hooks' forces, energy and reports."""
+    """A brick against the floor and a sphere: the springs and their elastic foundation,
+    and the sphere's Hertz contact on the brick, are in the compiled call, with the hooks'
+    forces, energy and reports."""
     rng = np.random.default_rng(4)
     system, matter, contact, state = scene(
         [kt.ContactGeometry.Brick([0.1, 0.05, 0.1], resolution=3),
@@ -83,8 +84,10 @@ def test_a_brick_on_the_floor_is_one_compiled_call(compiled_calls):
     forces = [contact.get_contact_force(fused, i) for i in
               range(contact.get_num_contact_forces(fused))]
     mesh = [f for f in forces if f.patch_semi_axes == (0.0, 0.0)]
-    # The brick against the floor and against the sphere.
-    assert len(mesh) == 2 and all(f.normal_force > 1.0 and f.patch_area > 0 for f in mesh)
+    # The brick's springs against the floor; the sphere on the brick a Hertz contact.
+    assert len(mesh) == 1 and mesh[0].normal_force > 1.0 and mesh[0].patch_area > 0
+    (ball,) = [f for f in forces if {f.body1, f.body2} == {1, 2}]
+    assert ball.depth > 0.0 and min(ball.patch_semi_axes) > 0.0
 
 
 def test_a_scene_that_outgrows_the_buffers_finds_every_pair():

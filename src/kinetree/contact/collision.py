@@ -16,7 +16,10 @@ passes, inside the one compiled realization of a MultibodySystem (or on its own 
    O(N + pairs) in the common case, not O(N²).
 3. ``point_contacts``: the exact narrow phase of pairs of half spaces, spheres and
    capsules (a capsule touching as the ball about its segment's nearest point, a half
-   space as the ball about each end inside it).
+   space as the ball about each end inside it), and of a sphere or a capsule on a
+   Brick in a ContactTrackerSubsystem: the ball about the nearest point of the box
+   (a capsule's ends each, and the deepest point between them where it crosses an
+   edge), a Hertz contact of a sphere of the ball's radius on a plane.
 4. ``mesh_springs``: for a triangle mesh against a half space, a sphere or a capsule, the
    mesh's face centroids inside the other surface (the elastic foundation's springs).
 5. Python, per remaining candidate: ellipsoid pairs (with a half space, a sphere or another
@@ -43,7 +46,7 @@ import numpy as np
 
 from kinetree.contact import geometry as geo
 from kinetree.contact.capsule import Capsule
-from kinetree.contact.mesh import TriangleMesh, find_nearest_points
+from kinetree.contact.mesh import Brick, TriangleMesh, find_nearest_points
 from kinetree.errors import InvalidArgumentError
 from kinetree.jit import helper
 from kinetree.math import Rotation, Transform
@@ -83,17 +86,20 @@ class SurfaceTable:
     kind: np.ndarray        # (n,) int64
     radius: np.ndarray      # (n,) m: sphere radius, else bounding radius (inf: half space)
     centre_S: np.ndarray    # (n, 3) m: bounding-sphere centre in S
-    size: np.ndarray        # (n, 2) m: a sphere's (radius, 0), a capsule's (radius, half
-                            # length along S's z), else 0
+    size: np.ndarray        # (n, 3) m: a sphere's (radius, 0, 0), a capsule's (radius,
+                            # half length along S's z, 0), a Brick's half lengths where
+                            # balls meet it as a box (``boxes``), else 0
     group: np.ndarray       # (n,) int64: only surfaces of one group meet
     clique: np.ndarray      # (n,) int64 bit mask: surfaces sharing a bit never meet
 
     @classmethod
-    def build(cls, entries, where: str) -> SurfaceTable:
-        """``entries``: (body index, X_BS, geometry, group, clique ids) per surface."""
+    def build(cls, entries, where: str, boxes: bool = False) -> SurfaceTable:
+        """``entries``: (body index, X_BS, geometry, group, clique ids) per surface. With
+        ``boxes`` a sphere or a capsule meets a Brick as a box (a Hertz point contact),
+        not as the elastic foundation of its mesh."""
         n = len(entries)
         table = cls([], np.zeros(n, np.int64), np.zeros((n, 3, 3)), np.zeros((n, 3)),
-                    np.zeros(n, np.int64), np.zeros(n), np.zeros((n, 3)), np.zeros((n, 2)),
+                    np.zeros(n, np.int64), np.zeros(n), np.zeros((n, 3)), np.zeros((n, 3)),
                     np.zeros(n, np.int64), np.zeros(n, np.int64))
         clique_bits: dict[int, int] = {}
         for i, (body, X_BS, geometry, group, cliques) in enumerate(entries):
@@ -106,13 +112,15 @@ class SurfaceTable:
             elif kind == SPHERE:
                 table.radius[i] = table.size[i, 0] = geometry.get_radius()
             elif kind == CAPSULE:
-                table.size[i] = geometry.get_radius(), geometry.get_half_length()
+                table.size[i, :2] = geometry.get_radius(), geometry.get_half_length()
                 table.radius[i] = geometry.get_radius() + geometry.get_half_length()
             elif kind == ELLIPSOID:
                 table.radius[i] = float(np.max(geometry.get_radii()))
             else:
                 centre, radius = geometry.get_bounding_sphere()
                 table.centre_S[i], table.radius[i] = centre, radius
+                if boxes and isinstance(geometry, Brick):
+                    table.size[i] = geometry.get_half_lengths()
             for c in cliques:
                 bit = clique_bits.setdefault(c, len(clique_bits))
                 if bit >= 63:
@@ -167,7 +175,7 @@ ContactData = namedtuple("ContactData", [
     "surf",        # (capacity, 2) int64: surfaces of each point contact
     "rest",        # (capacity,) int64: candidates of other kinds (pair numbers)
     "R_BS", "p_BS", "radius", "centre_S",     # (n, 3, 3), (n, 3), (n,), (n, 3)
-    "size",        # (n, 2): the SurfaceTable's
+    "size",        # (n, 3): the SurfaceTable's
     "R_GS", "p_GS", "centre_G",               # surface poses in G
     "normal", "depth", "origin", "kmax", "kmin", "kdir",    # point contacts (capacity)
     "point", "force", "report",              # their forces (CompliantContactSubsystem)
@@ -212,7 +220,7 @@ def unpack_contacts(contact_i, contact_f):
     p_BS, at = take_view(contact_f, at, (n, 3))
     radius, at = take_view(contact_f, at, (n,))
     centre_S, at = take_view(contact_f, at, (n, 3))
-    size, at = take_view(contact_f, at, (n, 2))
+    size, at = take_view(contact_f, at, (n, 3))
     R_GS, at = take_view(contact_f, at, (n, 3, 3))
     p_GS, at = take_view(contact_f, at, (n, 3))
     centre_G, at = take_view(contact_f, at, (n, 3))
@@ -259,7 +267,7 @@ class ContactBuffers:
         cap = capacity or 16 + halves * finite.size + 8 * finite.size
         cs = spring_capacity or 2 * faces
         ints = _HEADER + 4 * n + finite.size + 2 * cap + 3 * cap + n + 1 + 3 * cs
-        floats = n * (9 + 3 + 1 + 3 + 2 + 9 + 3 + 3 + 8) \
+        floats = n * (9 + 3 + 1 + 3 + 3 + 9 + 3 + 3 + 8) \
             + cap * (3 + 1 + 3 + 1 + 1 + 3 + 3 + 3 + 8) + 4 * faces + 6 * cs
         self.contact_i, self.contact_f = np.zeros(ints, np.int64), np.zeros(floats)
         self.contact_i[:4] = n, finite.size, cap, cap
@@ -336,10 +344,13 @@ class ContactSearch:
         meshes, after the search."""
         return {}, {Stage.POSITION: [self._finish_search]} if self._has_python_kinds else {}
 
+    _balls_meet_boxes = False
+    """Whether a sphere or a capsule meets a Brick as a box (SurfaceTable.build)."""
+
     def _allocate_search(self, state, entries, where: str, material=None) -> None:
         """Build the table of ``entries`` (see SurfaceTable.build) and allocate the
         buffers; called from realize_topology."""
-        self._table = SurfaceTable.build(entries, where)
+        self._table = SurfaceTable.build(entries, where, self._balls_meet_boxes)
         # The Python pass runs for ellipsoids, and for meshes that may meet each other.
         kinds = self._table.kind
         self._has_python_kinds = bool(np.any(kinds == ELLIPSOID) or np.sum(kinds == MESH) > 1)
@@ -580,17 +591,131 @@ def _balls(m, a, b, ca, ra, along_a, axis_a, cb, rb, along_b, axis_b, surf, norm
 
 
 @kernel
+def _ball_on_box(m, a, b, c, r, along, axis, R_GB, p_GB, half, surf, normal, depth, origin,
+                 kmax, kmin, kdir):
+    """The contact of the ball of radius r about c (surface a: a sphere, or a capsule's
+    end or, ``along``, its side about its unit ``axis``) with the box of half lengths
+    ``half`` (surface b, posed R_GB, p_GB): along the line from c to the box's nearest
+    point, or, with c inside the box, out through the nearest face. Returns the contacts
+    written (0 or 1)."""
+    g = (c[0] - p_GB[0], c[1] - p_GB[1], c[2] - p_GB[2])
+    c_B = (R_GB[0, 0] * g[0] + R_GB[1, 0] * g[1] + R_GB[2, 0] * g[2],
+           R_GB[0, 1] * g[0] + R_GB[1, 1] * g[1] + R_GB[2, 1] * g[2],
+           R_GB[0, 2] * g[0] + R_GB[1, 2] * g[1] + R_GB[2, 2] * g[2])
+    out = (c_B[0] - min(max(c_B[0], -half[0]), half[0]),
+           c_B[1] - min(max(c_B[1], -half[1]), half[1]),
+           c_B[2] - min(max(c_B[2], -half[2]), half[2]))
+    d = np.sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2])
+    if d > 0.0:
+        x = r - d
+        n = (-(R_GB[0, 0] * out[0] + R_GB[0, 1] * out[1] + R_GB[0, 2] * out[2]) / d,
+             -(R_GB[1, 0] * out[0] + R_GB[1, 1] * out[1] + R_GB[1, 2] * out[2]) / d,
+             -(R_GB[2, 0] * out[0] + R_GB[2, 1] * out[1] + R_GB[2, 2] * out[2]) / d)
+    else:
+        face, gap = 0, np.inf
+        for i in range(3):
+            if half[i] - abs(c_B[i]) < gap:
+                face, gap = i, half[i] - abs(c_B[i])
+        x = r + gap
+        sign = -1.0 if c_B[face] >= 0.0 else 1.0      # into the box, through that face
+        n = (sign * R_GB[0, face], sign * R_GB[1, face], sign * R_GB[2, face])
+    if x <= 0.0:
+        return 0
+    o = (c[0] + (r - 0.5 * x) * n[0], c[1] + (r - 0.5 * x) * n[1],
+         c[2] + (r - 0.5 * x) * n[2])
+    e1, e2 = tangent_basis(n)
+    K = _add_curvature((0.0, 0.0, 0.0), n, e1, e2, 1.0 / r, along, axis)
+    _emit(m, a, b, x, n, o, K, e1, e2, surf, normal, depth, origin, kmax, kmin, kdir)
+    return 1
+
+
+@kernel
+def _box_distance(R_GB, p_GB, half, x):
+    """The signed distance (m) of the point x (G) from the box: < 0 inside."""
+    outside, inside = 0.0, -np.inf
+    for j in range(3):
+        t = (R_GB[0, j] * (x[0] - p_GB[0]) + R_GB[1, j] * (x[1] - p_GB[1])
+             + R_GB[2, j] * (x[2] - p_GB[2]))
+        e = abs(t) - half[j]
+        outside += max(e, 0.0) ** 2
+        inside = max(inside, e)
+    return np.sqrt(outside) if inside > 0.0 else inside
+
+
+@kernel
+def _capsule_on_box(m, a, b, p, axis, r, h, R_GB, p_GB, half, surf, normal, depth, origin,
+                    kmax, kmin, kdir):
+    """A capsule (radius r about p ± h axis, surface a) on a box (surface b): the ball
+    about each end, and where the segment crosses an edge of the box, the ball about its
+    point nearest the box, if that is deeper than both ends. The distance along a
+    segment from a convex body is convex, so a golden-section search finds that point.
+    Each ball presses as a sphere of radius r (the box's sharp edge would leave the
+    gap's curvature unbounded across it). Returns the contacts written."""
+    ends = (_box_distance(R_GB, p_GB, half, (p[0] + h * axis[0], p[1] + h * axis[1],
+                                             p[2] + h * axis[2])),
+            _box_distance(R_GB, p_GB, half, (p[0] - h * axis[0], p[1] - h * axis[1],
+                                             p[2] - h * axis[2])))
+    lo, hi = -h, h
+    ratio = 0.5 * (np.sqrt(5.0) - 1.0)
+    for _ in range(100):
+        t1 = hi - ratio * (hi - lo)
+        t2 = lo + ratio * (hi - lo)
+        f1 = _box_distance(R_GB, p_GB, half, (p[0] + t1 * axis[0], p[1] + t1 * axis[1],
+                                              p[2] + t1 * axis[2]))
+        f2 = _box_distance(R_GB, p_GB, half, (p[0] + t2 * axis[0], p[1] + t2 * axis[1],
+                                              p[2] + t2 * axis[2]))
+        if f1 < f2:
+            hi = t2
+        else:
+            lo = t1
+    t = 0.5 * (lo + hi)
+    # The search meets a smooth minimum only to √ε; alternate projections (the box's
+    # nearest point, then its projection on the segment) settle it to round-off.
+    for _ in range(100):
+        g = (p[0] + t * axis[0] - p_GB[0], p[1] + t * axis[1] - p_GB[1],
+             p[2] + t * axis[2] - p_GB[2])
+        q = (p_GB[0], p_GB[1], p_GB[2])
+        clamped = False
+        for j in range(3):
+            u = R_GB[0, j] * g[0] + R_GB[1, j] * g[1] + R_GB[2, j] * g[2]
+            v = min(max(u, -half[j]), half[j])
+            clamped = clamped or v != u
+            q = (q[0] + v * R_GB[0, j], q[1] + v * R_GB[1, j], q[2] + v * R_GB[2, j])
+        if not clamped:                 # the segment's point is inside the box
+            break
+        t_new = min(max((q[0] - p[0]) * axis[0] + (q[1] - p[1]) * axis[1]
+                        + (q[2] - p[2]) * axis[2], -h), h)
+        if abs(t_new - t) <= 1e-15 * h:
+            t = t_new
+            break
+        t = t_new
+    c = (p[0] + t * axis[0], p[1] + t * axis[1], p[2] + t * axis[2])
+    written = 0
+    if _box_distance(R_GB, p_GB, half, c) < min(ends[0], ends[1]) - 1e-12 * (r + h):
+        written += _ball_on_box(m, a, b, c, r, False, axis, R_GB, p_GB, half, surf, normal,
+                                depth, origin, kmax, kmin, kdir)
+    for e in range(2):
+        sign = 1.0 if e == 0 else -1.0
+        end = (p[0] + sign * h * axis[0], p[1] + sign * h * axis[1],
+               p[2] + sign * h * axis[2])
+        written += _ball_on_box(m + written, a, b, end, r, False, axis, R_GB, p_GB, half,
+                                surf, normal, depth, origin, kmax, kmin, kdir)
+    return written
+
+
+@kernel
 def point_contacts(kind, radius, size, R_GS, p_GS, pairs, n_pairs, surf, normal, depth,
                    origin, kmax, kmin, kdir, rest):
     """The exact contact of each candidate pair of half spaces, spheres and capsules (a
     capsule is a sphere swept along its segment: it touches as the ball about its
     segment's nearest point; on a half space, as the ball about each end inside it, so
-    that one lying flat rests on both ends); returns (contacts written, candidates of
-    other kinds written to ``rest``); -1 contacts if the buffers are too small."""
+    that one lying flat rests on both ends), and of a sphere or a capsule on a box (a
+    mesh with half lengths in ``size``); returns (contacts written, candidates of other
+    kinds written to ``rest``); -1 contacts if the buffers are too small."""
     m = 0
     n_rest = 0
     for k in range(n_pairs):
-        if m + 2 > surf.shape[0]:
+        if m + 3 > surf.shape[0]:
             return -1, 0
         a, b = pairs[k, 0], pairs[k, 1]
         ka, kb = kind[a], kind[b]
@@ -631,6 +756,15 @@ def point_contacts(kind, radius, size, R_GS, p_GS, pairs, n_pairs, surf, normal,
                                                  size[b, 1])
             m += _balls(m, a, b, ca, size[a, 0], along_a, axis_a, cb, size[b, 0], along_b,
                         axis_b, surf, normal, depth, origin, kmax, kmin, kdir)
+        elif (ka == 1 or ka == 2) and kb == 4 and size[b, 0] > 0.0:
+            R_B, half = R_GS[b], _row3(size, b)
+            if ka == 1:
+                m += _ball_on_box(m, a, b, pa, size[a, 0], False, pa, R_B, pb, half, surf,
+                                  normal, depth, origin, kmax, kmin, kdir)
+            else:
+                m += _capsule_on_box(m, a, b, pa, _column3(R_GS, a, 2), size[a, 0],
+                                     size[a, 1], R_B, pb, half, surf, normal, depth, origin,
+                                     kmax, kmin, kdir)
         else:
             rest[n_rest] = k
             n_rest += 1
