@@ -397,6 +397,9 @@ class ContactSearch:
 
 
 kernel = helper(_nrt=False)
+outlined = helper(_nrt=False, forceinline=False)
+"""For the larger narrow-phase functions: called, not inlined at each call site, so that
+they compile once."""
 
 
 @kernel
@@ -590,7 +593,7 @@ def _balls(m, a, b, ca, ra, along_a, axis_a, cb, rb, along_b, axis_b, surf, norm
     return 1
 
 
-@kernel
+@outlined
 def _ball_on_box(m, a, b, c, r, along, axis, R_GB, p_GB, half, surf, normal, depth, origin,
                  kmax, kmin, kdir):
     """The contact of the ball of radius r about c (surface a: a sphere, or a capsule's
@@ -642,7 +645,7 @@ def _box_distance(R_GB, p_GB, half, x):
     return np.sqrt(outside) if inside > 0.0 else inside
 
 
-@kernel
+@outlined
 def _capsule_on_box(m, a, b, p, axis, r, h, R_GB, p_GB, half, surf, normal, depth, origin,
                     kmax, kmin, kdir):
     """A capsule (radius r about p ± h axis, surface a) on a box (surface b): the ball
