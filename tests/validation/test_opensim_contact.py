@@ -129,6 +129,19 @@ def set_parameters(force, parameters):
     force.setViscousFriction(viscous)
 
 
+def add_hunt_crossley(model, geometries):
+    """A HuntCrossleyForce "contact" whose one ContactParameters gives HC_BALL to the
+    named geometries."""
+    force = osim.HuntCrossleyForce()
+    force.setName("contact")
+    set_parameters(force, HC_BALL)
+    for name in geometries:
+        force.addGeometry(name)
+    force.setTransitionVelocity(TRANSITION_VELOCITY)
+    model.addForce(force)
+    model.finalizeConnections()
+
+
 def opensim_hunt_crossley(tmp_path):
     """The ball with a ContactSphere and a HuntCrossleyForce whose two ContactParameters
     give the ball HC_BALL and the floor HC_FLOOR. The Python bindings reach only the first
@@ -136,13 +149,7 @@ def opensim_hunt_crossley(tmp_path):
     is written out, the floor's block added to the XML, and the file read back."""
     model = opensim_ball(lambda body: osim.ContactSphere(RADIUS, vec3(SHAPE_LOCATION), body,
                                                          "shape"))
-    force = osim.HuntCrossleyForce()
-    force.setName("contact")
-    set_parameters(force, HC_BALL)
-    force.addGeometry("shape")
-    force.setTransitionVelocity(TRANSITION_VELOCITY)
-    model.addForce(force)
-    model.finalizeConnections()
+    add_hunt_crossley(model, ["shape"])
     path = tmp_path / "hunt_crossley.osim"
     model.printToXML(str(path))
     text = path.read_text()
@@ -294,16 +301,18 @@ def array(v):
     return np.array([v.get(i) for i in range(v.size())])
 
 
-@pytest.mark.parametrize("case", ["hunt_crossley", "elastic_foundation"])
-def test_contact_forces_match_simbody(case, tmp_path):
-    model, o_state, system, ball, force, k_state = build_both(case, tmp_path)
-    rng = np.random.default_rng(7)
+def assert_forces_match_simbody(model, o_state, system, ball, k_state, force, reach, seed):
+    """At four random penetrating states, the contact element's spatial forces on the ball
+    and on Ground, and u̇, equal OpenSim's to round-off; ``reach(R_GB)`` is how far the
+    shape reaches below the body origin's height at that orientation, less the offset."""
+    rng = np.random.default_rng(seed)
     for _ in range(4):
         quat = rng.normal(size=4)
         R_GB = kt.Rotation.from_quaternion(quat / np.linalg.norm(quat))
-        # the shape's centre 2-6 mm lower than its radius above the floor
+        # the shape's lowest point 2-6 mm into the floor
         depth = rng.uniform(0.002, 0.006)
-        p = [rng.uniform(-0.1, 0.1), RADIUS - depth - (R_GB.as_matrix() @ SHAPE_LOCATION)[1],
+        p = [rng.uniform(-0.1, 0.1),
+             reach(R_GB) - depth - (R_GB.as_matrix() @ SHAPE_LOCATION)[1],
              rng.uniform(-0.1, 0.1)]
         w, v = rng.uniform(-3, 3, 3), rng.uniform(-1, 1, 3)
         set_kinetree_state(system, ball, k_state, R_GB, p, w, v)
@@ -314,14 +323,22 @@ def test_contact_forces_match_simbody(case, tmp_path):
         # each body's origin in Ground; kinetree's body forces are [torque, force]
         record = array(model.getForceSet().get("contact").getRecordValues(o_state))
         simbody = record.reshape(2, 2, 3)[:, ::-1].reshape(2, 6)
-        body_forces = np.zeros((2, 6))
+        body_forces = np.zeros((system.get_matter_subsystem().get_num_bodies(), 6))
         force.calc_force(k_state, body_forces, None, None)
         scale = np.abs(simbody).max()
         assert scale > 10.0  # in contact, well beyond round-off
-        np.testing.assert_allclose(body_forces[[1, 0]], simbody, rtol=0, atol=1e-11 * scale)
+        np.testing.assert_allclose(body_forces[[ball.get_mobilized_body_index(), 0]], simbody,
+                                   rtol=0, atol=1e-11 * scale)
         udot = array(o_state.getUDot())
         np.testing.assert_allclose(k_state.get_u_dot(), udot, rtol=0,
                                    atol=1e-11 * np.abs(udot).max())
+
+
+@pytest.mark.parametrize("case", ["hunt_crossley", "elastic_foundation"])
+def test_contact_forces_match_simbody(case, tmp_path):
+    model, o_state, system, ball, force, k_state = build_both(case, tmp_path)
+    assert_forces_match_simbody(model, o_state, system, ball, k_state, force,
+                                lambda R_GB: RADIUS, seed=7)
 
 
 @pytest.mark.parametrize("case", ["hunt_crossley", "elastic_foundation"])
@@ -366,14 +383,7 @@ def test_hunt_crossley_ellipsoid_from_file_matches_simbody(tmp_path):
     Simbody's."""
     model = opensim_ball(lambda body: osim.ContactEllipsoid(
         vec3(ELLIPSOID_RADII), vec3(SHAPE_LOCATION), vec3(MESH_ORIENTATION), body, "shape"))
-    force = osim.HuntCrossleyForce()
-    force.setName("contact")
-    set_parameters(force, HC_BALL)
-    force.addGeometry("shape")
-    force.addGeometry("floor")
-    force.setTransitionVelocity(TRANSITION_VELOCITY)
-    model.addForce(force)
-    model.finalizeConnections()
+    add_hunt_crossley(model, ["shape", "floor"])
     path = tmp_path / "ellipsoid.osim"
     model.printToXML(str(path))
     o_state = model.initSystem()
@@ -386,29 +396,10 @@ def test_hunt_crossley_ellipsoid_from_file_matches_simbody(tmp_path):
     np.testing.assert_array_equal(shape.get_radii(), ELLIPSOID_RADII)
     k_state = system.realize_topology()
 
-    rng = np.random.default_rng(11)
-    for _ in range(4):
-        quat = rng.normal(size=4)
-        R_GB = kt.Rotation.from_quaternion(quat / np.linalg.norm(quat))
-        # the ellipsoid's lowest point 2-6 mm into the floor
+    def reach(R_GB):
+        """The ellipsoid's support along -y: how far below its centre it reaches."""
         R_GS = R_GB.as_matrix() @ kt.Rotation.from_body_fixed_xyz(MESH_ORIENTATION).as_matrix()
-        reach = np.sqrt(np.sum((R_GS[1] * ELLIPSOID_RADII) ** 2))  # support along -y
-        depth = rng.uniform(0.002, 0.006)
-        p = [rng.uniform(-0.1, 0.1), reach - depth - (R_GB.as_matrix() @ SHAPE_LOCATION)[1],
-             rng.uniform(-0.1, 0.1)]
-        w, v = rng.uniform(-3, 3, 3), rng.uniform(-1, 1, 3)
-        set_kinetree_state(system, ball, k_state, R_GB, p, w, v)
-        set_opensim_state(model, o_state, R_GB, p, w, v)
-        model.realizeAcceleration(o_state)
-        system.realize(k_state, kt.Stage.ACCELERATION)
-        record = array(model.getForceSet().get("contact").getRecordValues(o_state))
-        simbody = record.reshape(2, 2, 3)[:, ::-1].reshape(2, 6)
-        body_forces = np.zeros((system.get_matter_subsystem().get_num_bodies(), 6))
-        element.calc_force(k_state, body_forces, None, None)
-        scale = np.abs(simbody).max()
-        assert scale > 10.0
-        np.testing.assert_allclose(body_forces[[ball.get_mobilized_body_index(), 0]], simbody,
-                                   rtol=0, atol=1e-11 * scale)
-        udot = array(o_state.getUDot())
-        np.testing.assert_allclose(k_state.get_u_dot(), udot, rtol=0,
-                                   atol=1e-11 * np.abs(udot).max())
+        return np.sqrt(np.sum((R_GS[1] * ELLIPSOID_RADII) ** 2))
+
+    assert_forces_match_simbody(model, o_state, system, ball, k_state, element, reach,
+                                seed=11)
