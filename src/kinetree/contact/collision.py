@@ -331,6 +331,8 @@ class ContactSearch:
     _ellipsoid_section_radii = False
     """Whether a half space meets an ellipsoid with the radii of Simbody's older contact
     API (:func:`section_curvatures`) instead of the surface's curvatures."""
+    _balls_meet_boxes = False
+    """Whether a sphere or a capsule meets a Brick as a box (SurfaceTable.build)."""
 
     def engine_fields(self, state) -> dict:
         """The contact search's buffers, fields of the compiled realization's data
@@ -343,9 +345,6 @@ class ContactSearch:
         call when its search runs inside the one compiled realization: ellipsoids and
         meshes, after the search."""
         return {}, {Stage.POSITION: [self._finish_search]} if self._has_python_kinds else {}
-
-    _balls_meet_boxes = False
-    """Whether a sphere or a capsule meets a Brick as a box (SurfaceTable.build)."""
 
     def _allocate_search(self, state, entries, where: str, material=None) -> None:
         """Build the table of ``entries`` (see SurfaceTable.build) and allocate the
@@ -594,13 +593,13 @@ def _balls(m, a, b, ca, ra, along_a, axis_a, cb, rb, along_b, axis_b, surf, norm
 
 
 @outlined
-def _ball_on_box(m, a, b, c, r, along, axis, R_GB, p_GB, half, surf, normal, depth, origin,
-                 kmax, kmin, kdir):
-    """The contact of the ball of radius r about c (surface a: a sphere, or a capsule's
-    end or, ``along``, its side about its unit ``axis``) with the box of half lengths
-    ``half`` (surface b, posed R_GB, p_GB): along the line from c to the box's nearest
-    point, or, with c inside the box, out through the nearest face. Returns the contacts
-    written (0 or 1)."""
+def _ball_on_box(m, a, b, c, r, R_GB, p_GB, half, surf, normal, depth, origin, kmax, kmin,
+                 kdir):
+    """The contact of the ball of radius r about c (surface a: a sphere, or a ball of a
+    capsule) with the box of half lengths ``half`` (surface b, posed R_GB, p_GB): along
+    the line from c to the box's nearest point, or, with c inside the box, out through
+    the nearest face; the gap curves as the ball does, the box taken flat. Returns the
+    contacts written (0 or 1)."""
     g = (c[0] - p_GB[0], c[1] - p_GB[1], c[2] - p_GB[2])
     c_B = (R_GB[0, 0] * g[0] + R_GB[1, 0] * g[1] + R_GB[2, 0] * g[2],
            R_GB[0, 1] * g[0] + R_GB[1, 1] * g[1] + R_GB[2, 1] * g[2],
@@ -627,8 +626,8 @@ def _ball_on_box(m, a, b, c, r, along, axis, R_GB, p_GB, half, surf, normal, dep
     o = (c[0] + (r - 0.5 * x) * n[0], c[1] + (r - 0.5 * x) * n[1],
          c[2] + (r - 0.5 * x) * n[2])
     e1, e2 = tangent_basis(n)
-    K = _add_curvature((0.0, 0.0, 0.0), n, e1, e2, 1.0 / r, along, axis)
-    _emit(m, a, b, x, n, o, K, e1, e2, surf, normal, depth, origin, kmax, kmin, kdir)
+    _emit(m, a, b, x, n, o, (1.0 / r, 0.0, 1.0 / r), e1, e2, surf, normal, depth, origin,
+          kmax, kmin, kdir)
     return 1
 
 
@@ -695,14 +694,14 @@ def _capsule_on_box(m, a, b, p, axis, r, h, R_GB, p_GB, half, surf, normal, dept
     c = (p[0] + t * axis[0], p[1] + t * axis[1], p[2] + t * axis[2])
     written = 0
     if _box_distance(R_GB, p_GB, half, c) < min(ends[0], ends[1]) - 1e-12 * (r + h):
-        written += _ball_on_box(m, a, b, c, r, False, axis, R_GB, p_GB, half, surf, normal,
-                                depth, origin, kmax, kmin, kdir)
+        written += _ball_on_box(m, a, b, c, r, R_GB, p_GB, half, surf, normal, depth,
+                                origin, kmax, kmin, kdir)
     for e in range(2):
         sign = 1.0 if e == 0 else -1.0
         end = (p[0] + sign * h * axis[0], p[1] + sign * h * axis[1],
                p[2] + sign * h * axis[2])
-        written += _ball_on_box(m + written, a, b, end, r, False, axis, R_GB, p_GB, half,
-                                surf, normal, depth, origin, kmax, kmin, kdir)
+        written += _ball_on_box(m + written, a, b, end, r, R_GB, p_GB, half, surf, normal,
+                                depth, origin, kmax, kmin, kdir)
     return written
 
 
@@ -762,8 +761,8 @@ def point_contacts(kind, radius, size, R_GS, p_GS, pairs, n_pairs, surf, normal,
         elif (ka == 1 or ka == 2) and kb == 4 and size[b, 0] > 0.0:
             R_B, half = R_GS[b], _row3(size, b)
             if ka == 1:
-                m += _ball_on_box(m, a, b, pa, size[a, 0], False, pa, R_B, pb, half, surf,
-                                  normal, depth, origin, kmax, kmin, kdir)
+                m += _ball_on_box(m, a, b, pa, size[a, 0], R_B, pb, half, surf, normal,
+                                  depth, origin, kmax, kmin, kdir)
             else:
                 m += _capsule_on_box(m, a, b, pa, _column3(R_GS, a, 2), size[a, 0],
                                      size[a, 1], R_B, pb, half, surf, normal, depth, origin,
