@@ -223,6 +223,44 @@ def _balls(positions, mu=0.3, e=0.0, gravity=True):
     return system, balls, state, contacts
 
 
+def test_adopted_and_generated_contacts_step_together():
+    """A ball on a slider with an adopted point contact, dropped from 1 m with e = 0.5,
+    beside a free ball resting on the floor on its generated contact: each step solves
+    both at once, and each does what it does alone: the dropped ball bounces to e² and
+    e⁴ of its height, the resting ball stays put."""
+    e = 0.5
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    kt.Force.UniformGravity(kt.GeneralForceSubsystem(system), matter, [0, -G, 0])
+    material = kt.ContactMaterial(1e6, 0.0, 0.3, 0.3, 0.0)
+    matter.Ground().upd_body().add_contact_surface(
+        kt.Transform(kt.Rotation.about_z(-math.pi / 2)),
+        kt.ContactSurface(kt.ContactGeometry.HalfSpace(), material))
+    body = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(0.004)))
+    body.add_contact_surface(kt.Transform(), kt.ContactSurface(
+        kt.ContactGeometry.Sphere(0.1), material))
+    resting = kt.MobilizedBody.Free(matter.Ground(), body)
+    up = kt.Transform(kt.Rotation.about_z(math.pi / 2))   # the Slider's x onto Ground's y
+    dropped = kt.MobilizedBody.Slider(matter.Ground(), up, kt.Body.Rigid(
+        kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(0.01))), up)
+    matter.adopt_unilateral_contact(
+        kt.PointPlaneContact(matter.Ground(), [0, 1, 0], 0.0, dropped, [0, 0, 0], e))
+    kt.contact.generate_unilateral_contacts(matter)
+    state = system.realize_topology()
+    resting.set_q_to_fit_transform(state, kt.Transform(kt.Rotation(), [2.0, 0.1, 0.0]))
+    dropped.set_one_q(state, 0, 1.0)
+    out = _run(system, state, 1e-4, 1.6, read=lambda s: np.concatenate((
+        [dropped.get_one_q(s, 0)], resting.get_body_origin_location(s),
+        resting.get_body_origin_velocity(s))))
+    y = out[:, 0]
+    apexes = [y[i] for i in range(1, len(y) - 1) if y[i - 1] <= y[i] > y[i + 1]]
+    assert len(apexes) >= 2
+    for k, apex in enumerate(apexes[:2], start=1):
+        assert apex == pytest.approx(e ** (2 * k), abs=2e-4)
+    np.testing.assert_allclose(out[:, 1:4], [[2.0, 0.1, 0.0]] * len(out), rtol=0, atol=1e-6)
+    assert np.abs(out[:, 4:]).max() <= 1e-9
+
+
 def test_a_ball_thrown_sliding_rolls_at_five_sevenths_of_its_speed():
     """A solid ball slid without spin on a floor (μ = 0.3): friction slows it and spins it
     up until it rolls, at 5/7 of its speed, after 2 v0 / (7 μ g), and rolls on without

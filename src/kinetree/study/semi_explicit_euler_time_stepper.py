@@ -244,9 +244,57 @@ class SemiExplicitEulerTimeStepper:
 
     def _gather(self, state):
         """The proximal contacts' terms (``contact_rows``) and properties: a dict, or
-        None without any."""
+        None without any. Generated contacts come from the compiled contact pass;
+        adopted ones, if any, are asked one by one."""
         matter, tolerance = self._matter, self._constraint_tolerance
         R_GB, p_GB = poses = body_poses(matter, state, "SemiExplicitEulerTimeStepper.step_to")
+        parts = []          # per source: (count, its fields as in the returned dict)
+        if matter._unilateral_contacts:
+            parts.append(self._adopted(state, poses))
+        for g, generator in enumerate(matter._unilateral_generators):
+            found = generator._find(R_GB, p_GB, tolerance)
+            n = len(found.key)
+            if not n:
+                continue
+            has = found.friction[:, 0] > 0.0
+            frame = found.frame.copy()
+            frame[~has, 1:] = 0.0
+            index = np.arange(n)
+            parts.append((n, dict(
+                term_contact=np.concatenate([index, index]),
+                term_body=np.concatenate([found.body_b, found.body_a]),
+                term_point=np.concatenate([found.point, found.point]),
+                term_coef=np.concatenate([frame, -frame]),
+                nrows=np.where(has, 3, 1), separation=found.separation,
+                friction=found.friction, cor=np.full(n, generator.min_cor),
+                key=found.key + (g << 50), frame=found.frame)))
+        parts = [(n, fields) for n, fields in parts if n]
+        if not parts:
+            return None
+        # generated contacts have no mobility rows
+        empty = dict(mob_contact=np.zeros(0, np.int64), mob_u=np.zeros(0, np.int64),
+                     mob_coef=np.zeros((0, 3)))
+        if len(parts) == 1:
+            n, found = parts[0]
+            found = {**empty, **found}
+        else:
+            offsets = np.cumsum([0] + [count for count, _ in parts[:-1]])
+            n = sum(count for count, _ in parts)
+            found = {}
+            for name in set(empty).union(*(fields for _, fields in parts)):
+                pieces = [fields.get(name, empty.get(name)) for _, fields in parts]
+                if name in ("term_contact", "mob_contact"):     # each source counts from 0
+                    pieces = [piece + offset for piece, offset in zip(pieces, offsets,
+                                                                      strict=True)]
+                found[name] = np.concatenate(pieces)
+        found["n"] = n
+        return found
+
+    def _adopted(self, state, poses):
+        """(count, fields) of the adopted contacts within the constraint tolerance: each
+        one's station terms, or its rows over the mobilities where it has none."""
+        matter, tolerance = self._matter, self._constraint_tolerance
+        R_GB, p_GB = poses
         t_contact, t_body, t_point, t_coef = [], [], [], []
         m_contact, m_u, m_coef = [], [], []
         nrows, gaps, friction, cor, keys, frames = [], [], [], [], [], []
@@ -279,44 +327,16 @@ class SemiExplicitEulerTimeStepper:
             keys.append(-1 - index)
             frames.append(np.eye(3))     # its rows are its own: impulses carry over as are
             c += 1
-        term_contact = [np.array(t_contact, np.int64)]
-        term_body = [np.array(t_body, np.int64)]
-        term_point = [np.array(t_point, dtype=float).reshape(-1, 3)]
-        term_coef = [np.array(t_coef, dtype=float).reshape(-1, 3, 3)]
-        nrows, gaps = [np.array(nrows, np.int64)], [np.array(gaps, dtype=float)]
-        friction = [np.array(friction, dtype=float).reshape(-1, 3)]
-        cor, keys = [np.array(cor, dtype=float)], [np.array(keys, np.int64)]
-        frames = [np.array(frames, dtype=float).reshape(-1, 3, 3)]
-        for g, generator in enumerate(matter._unilateral_generators):
-            found = generator._find(R_GB, p_GB, tolerance)
-            n = len(found.key)
-            if not n:
-                continue
-            index = np.arange(c, c + n)
-            has = found.friction[:, 0] > 0.0
-            frame = found.frame.copy()
-            frame[~has, 1:] = 0.0
-            term_contact += [index, index]
-            term_body += [found.body_b, found.body_a]
-            term_point += [found.point, found.point]
-            term_coef += [frame, -frame]
-            nrows.append(np.where(has, 3, 1))
-            gaps.append(found.separation)
-            friction.append(found.friction)
-            cor.append(np.full(n, generator.min_cor))
-            keys.append(found.key + (g << 50))
-            frames.append(found.frame)
-            c += n
-        if not c:
-            return None
-        return dict(
-            n=c, term_contact=np.concatenate(term_contact), term_body=np.concatenate(term_body),
-            term_point=np.concatenate(term_point), term_coef=np.concatenate(term_coef),
+        return c, dict(
+            term_contact=np.array(t_contact, np.int64), term_body=np.array(t_body, np.int64),
+            term_point=np.array(t_point, dtype=float).reshape(-1, 3),
+            term_coef=np.array(t_coef, dtype=float).reshape(-1, 3, 3),
+            nrows=np.array(nrows, np.int64), separation=np.array(gaps, dtype=float),
+            friction=np.array(friction, dtype=float).reshape(-1, 3),
+            cor=np.array(cor, dtype=float), key=np.array(keys, np.int64),
+            frame=np.array(frames, dtype=float).reshape(-1, 3, 3),
             mob_contact=np.array(m_contact, np.int64), mob_u=np.array(m_u, np.int64),
-            mob_coef=np.array(m_coef, dtype=float).reshape(-1, 3),
-            nrows=np.concatenate(nrows), separation=np.concatenate(gaps),
-            friction=np.concatenate(friction), cor=np.concatenate(cor),
-            key=np.concatenate(keys), frame=np.concatenate(frames))
+            mob_coef=np.array(m_coef, dtype=float).reshape(-1, 3))
 
     def _build(self, state, found):
         """(start, dofs, G, W, D) of the proximal contacts (``contact_rows``)."""
