@@ -44,7 +44,6 @@ from kinetree.multibody.unilateral.contact_rows import (
 )
 from kinetree.multibody.unilateral.unilateral_contact import (
     body_poses,
-    calc_effective_cof,
     calc_effective_cor,
 )
 from kinetree.system.stage import Stage
@@ -372,15 +371,10 @@ class SemiExplicitEulerTimeStepper:
                                  matter.get_num_bodies())
         v = row_velocities(rows[0], rows[1], rows[2], u)
         # the coefficient of friction and the mode of each contact, by its slip now
-        mu_s, mu_d, mu_v = found["friction"].T
-        slip = np.hypot(v[:, 1], v[:, 2])
-        transition = self.get_default_friction_transition_velocity_in_use()
-        sliding = slip > transition
-        mu = calc_effective_cof(mu_s, mu_d, mu_v, transition, slip)
-        has = found["nrows"] > 1
-        mode = np.where(has, np.where(sliding, pgs.SLIDING, pgs.STICKING), pgs.NORMAL)
-        direction = np.zeros((n, 2))
-        direction[sliding] = -v[sliding, 1:] / slip[sliding, None]
+        mu, mode, direction = np.empty(n), np.empty(n, np.int64), np.empty((n, 2))
+        pgs.contact_modes(v, found["friction"], found["nrows"],
+                          self.get_default_friction_transition_velocity_in_use(), mu, mode,
+                          direction)
         # impact
         if (v[:, 0] < -self._constraint_tolerance).any():
             u = u + self._impact(rows, order, u, v, mode, mu, direction, found["cor"])
@@ -395,17 +389,10 @@ class SemiExplicitEulerTimeStepper:
         start = np.zeros((n, 3))
         keys, frame = found["key"], found["frame"]
         if self._last is not None:
-            last_keys, last_normal, last_friction = self._last
-            at = np.minimum(np.searchsorted(last_keys, keys), len(last_keys) - 1)
-            same = last_keys[at] == keys
-            start[same, 0] = last_normal[at[same]]
-            start[same, 1:] = np.einsum("crk,ck->cr", frame[same, 1:],
-                                        last_friction[at[same]])
+            pgs.warm_start(keys, frame, *self._last, start)
         lam, du = self._solve(rows, order, mode, mu, direction, free, np.zeros((n, 3)),
                               start)
-        by_key = np.argsort(keys)
-        self._last = (keys[by_key], lam[by_key, 0], np.einsum(
-            "cr,crk->ck", lam[by_key, 1:], frame[by_key, 1:]))
+        self._last = pgs.carried_impulses(keys, frame, lam)
         u1 = free + du
         # the velocity that would remove the penetration in one step, for q only
         correction = np.zeros_like(u)

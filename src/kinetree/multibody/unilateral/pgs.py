@@ -21,6 +21,8 @@ import math
 import numba
 import numpy as np
 
+from kinetree.multibody.unilateral.unilateral_contact import effective_cof
+
 NORMAL, STICKING, SLIDING = 0, 1, 2
 """Contact modes: a normal row alone (no friction, or friction left out of the phase),
 or a normal row and a friction pair, sticking or sliding."""
@@ -96,6 +98,58 @@ def pgs(start, dofs, G, W, D, order, mode, known, mu, direction, v0, target, lam
         if change <= tolerance:
             break
     return sweeps
+
+
+@numba.njit(cache=True)
+def contact_modes(v, friction, nrows, transition_speed, mu, mode, direction):
+    """From the rows' velocities ``v`` (nc, 3) at the step's start: each contact's
+    coefficient of friction at its slip speed (``effective_cof``; ``friction`` holds μs,
+    μd, μv), its mode (NORMAL without friction rows, SLIDING where it slips faster than
+    the transition speed, else STICKING) and a sliding contact's impulse direction in its
+    tangent rows, against the slip; written into ``mu``, ``mode``, ``direction``."""
+    for c in range(v.shape[0]):
+        slip = math.sqrt(v[c, 1] * v[c, 1] + v[c, 2] * v[c, 2])
+        sliding = slip > transition_speed
+        mu[c] = effective_cof(friction[c, 0], friction[c, 1], friction[c, 2],
+                              transition_speed, slip)
+        mode[c] = NORMAL if nrows[c] <= 1 else (SLIDING if sliding else STICKING)
+        direction[c, 0] = -v[c, 1] / slip if sliding else 0.0
+        direction[c, 1] = -v[c, 2] / slip if sliding else 0.0
+
+
+@numba.njit(cache=True)
+def warm_start(keys, frame, last_keys, last_normal, last_friction, start):
+    """Each contact's impulses of the step before, where it was there (its key among the
+    sorted ``last_keys``), into ``start`` (nc, 3): the normal impulse as it was, the
+    friction impulse (kept in G, ``last_friction``) onto the contact's tangents (rows 1
+    and 2 of ``frame``); zero for a contact new to this step."""
+    start[:] = 0.0
+    n_last = last_keys.shape[0]
+    for c in range(keys.shape[0]):
+        at = np.searchsorted(last_keys, keys[c])
+        if at >= n_last or last_keys[at] != keys[c]:
+            continue
+        start[c, 0] = last_normal[at]
+        for r in range(1, 3):
+            start[c, r] = (frame[c, r, 0] * last_friction[at, 0]
+                           + frame[c, r, 1] * last_friction[at, 1]
+                           + frame[c, r, 2] * last_friction[at, 2])
+
+
+@numba.njit(cache=True)
+def carried_impulses(keys, frame, lam):
+    """(sorted keys, their normal impulses, their friction impulses in G) of this step's
+    contacts, for the next step's ``warm_start``."""
+    order = np.argsort(keys)
+    n = keys.shape[0]
+    normal = np.empty(n)
+    friction = np.empty((n, 3))
+    for k in range(n):
+        c = order[k]
+        normal[k] = lam[c, 0]
+        for i in range(3):
+            friction[k, i] = lam[c, 1] * frame[c, 1, i] + lam[c, 2] * frame[c, 2, i]
+    return keys[order], normal, friction
 
 
 @numba.njit(cache=True)

@@ -11,6 +11,7 @@ coefficient of friction on the slip speed at the start of the step, as Simbody's
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from kinetree.errors import InvalidArgumentError
@@ -29,13 +30,21 @@ def calc_effective_cor(min_cor, capture_speed: float, min_cor_speed: float, impa
     return float(e) if e.ndim == 0 else e
 
 
+@numba.njit(cache=True)
+def effective_cof(mu_s, mu_d, mu_v, transition_speed, slip_speed):
+    """``calc_effective_cof`` of one contact, for compiled code."""
+    return mu_v * slip_speed + (mu_s if slip_speed <= transition_speed else mu_d)
+
+
 def calc_effective_cof(mu_s, mu_d, mu_v, transition_speed: float, slip_speed):
     """The coefficient of friction at ``slip_speed`` (≥ 0): μs up to the transition speed
     (rolling or sticking), μd above it, plus μv times the slip speed (Simbody's
     calcEffectiveCOF). Takes arrays of contacts as well as numbers."""
-    slip = np.asarray(slip_speed, dtype=float)
-    mu = mu_v * slip + np.where(slip <= transition_speed, mu_s, mu_d)
-    return float(mu) if np.ndim(mu) == 0 else mu
+    args = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (
+        mu_s, mu_d, mu_v, transition_speed, slip_speed)))
+    mu = np.array([effective_cof(*values) for values in zip(*(a.ravel() for a in args),
+                                                             strict=True)])
+    return float(mu[0]) if args[0].ndim == 0 else mu.reshape(args[0].shape)
 
 
 def tangents(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
