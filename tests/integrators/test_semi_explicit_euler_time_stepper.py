@@ -199,17 +199,24 @@ def test_a_box_on_its_generated_corner_contacts_sticks_then_slides():
     assert np.abs(out[300:, 1:]).max() < 1e-9
 
 
-def _balls(positions, mu=0.3, e=0.0, gravity=True):
-    """Free balls (0.1 m, 1 kg, solid) at ``positions`` over a floor y < 0, their contacts
-    generated from their surfaces."""
+def _floored(mu_s, mu_d, gravity=True):
+    """(system, matter, material): a MultibodySystem with gravity (optional) and a floor
+    y < 0 of a material with friction μs, μd."""
     system = kt.MultibodySystem()
     matter = kt.SimbodyMatterSubsystem(system)
     if gravity:
         kt.Force.UniformGravity(kt.GeneralForceSubsystem(system), matter, [0, -G, 0])
-    material = kt.ContactMaterial(1e6, 0.0, mu, mu, 0.0)
+    material = kt.ContactMaterial(1e6, 0.0, mu_s, mu_d, 0.0)
     matter.Ground().upd_body().add_contact_surface(
         kt.Transform(kt.Rotation.about_z(-math.pi / 2)),
         kt.ContactSurface(kt.ContactGeometry.HalfSpace(), material))
+    return system, matter, material
+
+
+def _balls(positions, mu=0.3, e=0.0, gravity=True):
+    """Free balls (0.1 m, 1 kg, solid) at ``positions`` over a floor y < 0, their contacts
+    generated from their surfaces."""
+    system, matter, material = _floored(mu, mu, gravity)
     balls = []
     for _ in positions:
         body = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(0.004)))
@@ -229,13 +236,7 @@ def test_adopted_and_generated_contacts_step_together():
     both at once, and each does what it does alone: the dropped ball bounces to e² and
     e⁴ of its height, the resting ball stays put."""
     e = 0.5
-    system = kt.MultibodySystem()
-    matter = kt.SimbodyMatterSubsystem(system)
-    kt.Force.UniformGravity(kt.GeneralForceSubsystem(system), matter, [0, -G, 0])
-    material = kt.ContactMaterial(1e6, 0.0, 0.3, 0.3, 0.0)
-    matter.Ground().upd_body().add_contact_surface(
-        kt.Transform(kt.Rotation.about_z(-math.pi / 2)),
-        kt.ContactSurface(kt.ContactGeometry.HalfSpace(), material))
+    system, matter, material = _floored(0.3, 0.3)
     body = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(0.004)))
     body.add_contact_surface(kt.Transform(), kt.ContactSurface(
         kt.ContactGeometry.Sphere(0.1), material))
@@ -299,13 +300,7 @@ def test_balls_meeting_head_on_exchange_speeds_by_their_restitution():
 def _boxes_on_a_floor(n, half):
     """n free 1 kg boxes of half lengths ``half`` over a floor y < 0 (μs 0.8, μd 0.6),
     their contacts generated; (system, boxes, contacts)."""
-    system = kt.MultibodySystem()
-    matter = kt.SimbodyMatterSubsystem(system)
-    kt.Force.UniformGravity(kt.GeneralForceSubsystem(system), matter, [0, -G, 0])
-    material = kt.ContactMaterial(1e6, 0.0, 0.8, 0.6, 0.0)
-    matter.Ground().upd_body().add_contact_surface(
-        kt.Transform(kt.Rotation.about_z(-math.pi / 2)),
-        kt.ContactSurface(kt.ContactGeometry.HalfSpace(), material))
+    system, matter, material = _floored(0.8, 0.6)
     inertia = kt.Inertia(*(np.sum(half ** 2) - half ** 2) / 3)
     boxes = []
     for _ in range(n):
