@@ -244,3 +244,32 @@ def test_a_capsule_on_a_brick_rests_on_its_ends_and_rides_an_edge():
     assert cf.normal == pytest.approx(found.normal, abs=1e-9)
     assert cf.normal_force == pytest.approx(4 / 3 * E * math.sqrt(r) * cf.depth ** 1.5,
                                             rel=1e-12)
+
+
+def test_capsules_side_by_side_touch_at_the_ends_of_their_overlap():
+    """Two capsules lying parallel, pressed x into each other, their lengths overlapping
+    over [-0.2, 0.3] of the lower's axis: they touch as the balls about the two ends of
+    the overlap, each the Hertz force of two spheres of their radii (a line contact has
+    no Hertz point force). Once turned 0.3 rad apart they cross: one contact."""
+    r1, r2, x = 0.04, 0.05, 1e-3
+    s = Scene(gravity=None)
+    s.body(kt.ContactGeometry.Capsule(r1, 0.3), frictionless(), mobilizer="Weld",
+           X_PF=kt.Transform())
+    upper = s.body(kt.ContactGeometry.Capsule(r2, 0.25), frictionless())
+    state = s.system.realize_topology()
+    upper.set_q_to_fit_transform(state, kt.Transform(kt.Rotation(),
+                                                     [0, r1 + r2 - x, 0.05]))
+    s.system.realize(state, kt.Stage.DYNAMICS)
+    forces = _forces(s, state)
+    assert len(forces) == 2
+    R = r1 * r2 / (r1 + r2)
+    for f in forces:
+        assert f.depth == pytest.approx(x, rel=1e-12)
+        assert f.normal_force == pytest.approx(4 / 3 * E * math.sqrt(R) * x ** 1.5,
+                                               rel=1e-12)
+    assert sorted(f.point[2] for f in forces) == pytest.approx([-0.2, 0.3], abs=1e-12)
+    upper.set_q_to_fit_transform(state, kt.Transform(kt.Rotation.about_y(0.3),
+                                                     [0, r1 + r2 - x, 0.05]))
+    s.system.realize(state, kt.Stage.DYNAMICS)
+    (cf,) = _forces(s, state)
+    assert cf.depth == pytest.approx(x, rel=1e-9)

@@ -16,7 +16,8 @@ passes, inside the one compiled realization of a MultibodySystem (or on its own 
    O(N + pairs) in the common case, not O(N²).
 3. ``point_contacts``: the exact narrow phase of pairs of half spaces, spheres and
    capsules (a capsule touching as the ball about its segment's nearest point, a half
-   space as the ball about each end inside it), and of a sphere or a capsule on a
+   space as the ball about each end inside it, a capsule lying side by side with it as
+   the balls about the ends of their overlap), and of a sphere or a capsule on a
    Brick in a ContactTrackerSubsystem: the ball about the nearest point of the box
    (a capsule's ends each, and the deepest point between them where it crosses an
    edge), a Hertz contact of a sphere of the ball's radius on a plane.
@@ -593,6 +594,33 @@ def _balls(m, a, b, ca, ra, along_a, axis_a, cb, rb, along_b, axis_b, surf, norm
 
 
 @outlined
+def _side_by_side(m, a, b, pa, axis_a, ra, ha, pb, axis_b, rb, hb, surf, normal, depth,
+                  origin, kmax, kmin, kdir):
+    """Two capsules lying side by side (axes parallel to 1e-6), their lengths
+    overlapping: they touch along a line, which a Hertz point contact cannot carry (the
+    gap is flat along it), so as a capsule on a floor rests on its ends, they touch as
+    the balls about the two ends of the overlap. Returns the contacts written, or -1 if
+    they are not side by side."""
+    dot = axis_a[0] * axis_b[0] + axis_a[1] * axis_b[1] + axis_a[2] * axis_b[2]
+    if abs(dot) < 1.0 - 1e-6:
+        return -1
+    g = (pb[0] - pa[0]) * axis_a[0] + (pb[1] - pa[1]) * axis_a[1] \
+        + (pb[2] - pa[2]) * axis_a[2]
+    lo = max(-ha, g - hb * abs(dot))
+    hi = min(ha, g + hb * abs(dot))
+    if lo > hi:
+        return -1
+    written = 0
+    for k in range(2 if hi > lo else 1):
+        t = lo if k == 0 else hi
+        ca = (pa[0] + t * axis_a[0], pa[1] + t * axis_a[1], pa[2] + t * axis_a[2])
+        cb, _ = _on_segment(pb, axis_b, hb, ca)
+        written += _balls(m + written, a, b, ca, ra, False, axis_a, cb, rb, False, axis_b,
+                          surf, normal, depth, origin, kmax, kmin, kdir)
+    return written
+
+
+@outlined
 def _ball_on_box(m, a, b, c, r, R_GB, p_GB, half, surf, normal, depth, origin, kmax, kmin,
                  kdir):
     """The contact of the ball of radius r about c (surface a: a sphere, or a ball of a
@@ -754,10 +782,16 @@ def point_contacts(kind, radius, size, R_GS, p_GS, pairs, n_pairs, surf, normal,
                         surf, normal, depth, origin, kmax, kmin, kdir)
         elif ka == 2 and kb == 2:
             axis_a, axis_b = _column3(R_GS, a, 2), _column3(R_GS, b, 2)
-            ca, along_a, cb, along_b = _segments(pa, axis_a, size[a, 1], pb, axis_b,
-                                                 size[b, 1])
-            m += _balls(m, a, b, ca, size[a, 0], along_a, axis_a, cb, size[b, 0], along_b,
-                        axis_b, surf, normal, depth, origin, kmax, kmin, kdir)
+            written = _side_by_side(m, a, b, pa, axis_a, size[a, 0], size[a, 1], pb,
+                                    axis_b, size[b, 0], size[b, 1], surf, normal, depth,
+                                    origin, kmax, kmin, kdir)
+            if written < 0:
+                ca, along_a, cb, along_b = _segments(pa, axis_a, size[a, 1], pb, axis_b,
+                                                     size[b, 1])
+                written = _balls(m, a, b, ca, size[a, 0], along_a, axis_a, cb, size[b, 0],
+                                 along_b, axis_b, surf, normal, depth, origin, kmax, kmin,
+                                 kdir)
+            m += written
         elif (ka == 1 or ka == 2) and kb == 4 and size[b, 0] > 0.0:
             R_B, half = R_GS[b], _row3(size, b)
             if ka == 1:
