@@ -51,7 +51,16 @@ from kinetree.contact.mesh import Brick, TriangleMesh, find_nearest_points
 from kinetree.errors import InvalidArgumentError
 from kinetree.jit import helper
 from kinetree.math import Rotation, Transform
-from kinetree.multibody.kernels.small import tangent_basis
+from kinetree.multibody.kernels.small import (
+    add3,
+    column3,
+    dot3,
+    rotate3,
+    rotate3_transpose,
+    scale3,
+    sub3,
+    tangent_basis,
+)
 from kinetree.multibody.tree_model import take_view
 from kinetree.system.stage import Stage
 
@@ -601,23 +610,28 @@ def _side_by_side(m, a, b, pa, axis_a, ra, ha, pb, axis_b, rb, hb, surf, normal,
     gap is flat along it), so as a capsule on a floor rests on its ends, they touch as
     the balls about the two ends of the overlap. Returns the contacts written, or -1 if
     they are not side by side."""
-    dot = axis_a[0] * axis_b[0] + axis_a[1] * axis_b[1] + axis_a[2] * axis_b[2]
-    if abs(dot) < 1.0 - 1e-6:
+    along = abs(dot3(axis_a, axis_b))
+    if along < 1.0 - 1e-6:
         return -1
-    g = (pb[0] - pa[0]) * axis_a[0] + (pb[1] - pa[1]) * axis_a[1] \
-        + (pb[2] - pa[2]) * axis_a[2]
-    lo = max(-ha, g - hb * abs(dot))
-    hi = min(ha, g + hb * abs(dot))
+    g = dot3(sub3(pb, pa), axis_a)
+    lo, hi = max(-ha, g - hb * along), min(ha, g + hb * along)
     if lo > hi:
         return -1
     written = 0
     for k in range(2 if hi > lo else 1):
-        t = lo if k == 0 else hi
-        ca = (pa[0] + t * axis_a[0], pa[1] + t * axis_a[1], pa[2] + t * axis_a[2])
+        ca = add3(pa, scale3(lo if k == 0 else hi, axis_a))
         cb, _ = _on_segment(pb, axis_b, hb, ca)
         written += _balls(m + written, a, b, ca, ra, False, axis_a, cb, rb, False, axis_b,
                           surf, normal, depth, origin, kmax, kmin, kdir)
     return written
+
+
+@kernel
+def _clamp_to_box(x_B, half):
+    """The point of the box of half lengths ``half`` nearest x_B (both in the box's
+    frame)."""
+    return (min(max(x_B[0], -half[0]), half[0]), min(max(x_B[1], -half[1]), half[1]),
+            min(max(x_B[2], -half[2]), half[2]))
 
 
 @outlined
@@ -628,45 +642,35 @@ def _ball_on_box(m, a, b, c, r, R_GB, p_GB, half, surf, normal, depth, origin, k
     the line from c to the box's nearest point, or, with c inside the box, out through
     the nearest face; the gap curves as the ball does, the box taken flat. Returns the
     contacts written (0 or 1)."""
-    g = (c[0] - p_GB[0], c[1] - p_GB[1], c[2] - p_GB[2])
-    c_B = (R_GB[0, 0] * g[0] + R_GB[1, 0] * g[1] + R_GB[2, 0] * g[2],
-           R_GB[0, 1] * g[0] + R_GB[1, 1] * g[1] + R_GB[2, 1] * g[2],
-           R_GB[0, 2] * g[0] + R_GB[1, 2] * g[1] + R_GB[2, 2] * g[2])
-    out = (c_B[0] - min(max(c_B[0], -half[0]), half[0]),
-           c_B[1] - min(max(c_B[1], -half[1]), half[1]),
-           c_B[2] - min(max(c_B[2], -half[2]), half[2]))
-    d = np.sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2])
+    c_B = rotate3_transpose(R_GB, sub3(c, p_GB))
+    out = sub3(c_B, _clamp_to_box(c_B, half))
+    d = np.sqrt(dot3(out, out))
     if d > 0.0:
         x = r - d
-        n = (-(R_GB[0, 0] * out[0] + R_GB[0, 1] * out[1] + R_GB[0, 2] * out[2]) / d,
-             -(R_GB[1, 0] * out[0] + R_GB[1, 1] * out[1] + R_GB[1, 2] * out[2]) / d,
-             -(R_GB[2, 0] * out[0] + R_GB[2, 1] * out[1] + R_GB[2, 2] * out[2]) / d)
+        n = scale3(-1.0 / d, rotate3(R_GB, out))
     else:
         face, gap = 0, np.inf
         for i in range(3):
             if half[i] - abs(c_B[i]) < gap:
                 face, gap = i, half[i] - abs(c_B[i])
         x = r + gap
-        sign = -1.0 if c_B[face] >= 0.0 else 1.0      # into the box, through that face
-        n = (sign * R_GB[0, face], sign * R_GB[1, face], sign * R_GB[2, face])
+        # into the box, through that face
+        n = scale3(-1.0 if c_B[face] >= 0.0 else 1.0, column3(R_GB, face))
     if x <= 0.0:
         return 0
-    o = (c[0] + (r - 0.5 * x) * n[0], c[1] + (r - 0.5 * x) * n[1],
-         c[2] + (r - 0.5 * x) * n[2])
     e1, e2 = tangent_basis(n)
-    _emit(m, a, b, x, n, o, (1.0 / r, 0.0, 1.0 / r), e1, e2, surf, normal, depth, origin,
-          kmax, kmin, kdir)
+    _emit(m, a, b, x, n, add3(c, scale3(r - 0.5 * x, n)), (1.0 / r, 0.0, 1.0 / r), e1, e2,
+          surf, normal, depth, origin, kmax, kmin, kdir)
     return 1
 
 
 @kernel
 def _box_distance(R_GB, p_GB, half, x):
     """The signed distance (m) of the point x (G) from the box: < 0 inside."""
+    x_B = rotate3_transpose(R_GB, sub3(x, p_GB))
     outside, inside = 0.0, -np.inf
     for j in range(3):
-        t = (R_GB[0, j] * (x[0] - p_GB[0]) + R_GB[1, j] * (x[1] - p_GB[1])
-             + R_GB[2, j] * (x[2] - p_GB[2]))
-        e = abs(t) - half[j]
+        e = abs(x_B[j]) - half[j]
         outside += max(e, 0.0) ** 2
         inside = max(inside, e)
     return np.sqrt(outside) if inside > 0.0 else inside
@@ -681,20 +685,16 @@ def _capsule_on_box(m, a, b, p, axis, r, h, R_GB, p_GB, half, surf, normal, dept
     segment from a convex body is convex, so a golden-section search finds that point.
     Each ball presses as a sphere of radius r (the box's sharp edge would leave the
     gap's curvature unbounded across it). Returns the contacts written."""
-    ends = (_box_distance(R_GB, p_GB, half, (p[0] + h * axis[0], p[1] + h * axis[1],
-                                             p[2] + h * axis[2])),
-            _box_distance(R_GB, p_GB, half, (p[0] - h * axis[0], p[1] - h * axis[1],
-                                             p[2] - h * axis[2])))
+    top, bottom = add3(p, scale3(h, axis)), sub3(p, scale3(h, axis))
+    ends_distance = min(_box_distance(R_GB, p_GB, half, top),
+                        _box_distance(R_GB, p_GB, half, bottom))
     lo, hi = -h, h
     ratio = 0.5 * (np.sqrt(5.0) - 1.0)
     for _ in range(100):
         t1 = hi - ratio * (hi - lo)
         t2 = lo + ratio * (hi - lo)
-        f1 = _box_distance(R_GB, p_GB, half, (p[0] + t1 * axis[0], p[1] + t1 * axis[1],
-                                              p[2] + t1 * axis[2]))
-        f2 = _box_distance(R_GB, p_GB, half, (p[0] + t2 * axis[0], p[1] + t2 * axis[1],
-                                              p[2] + t2 * axis[2]))
-        if f1 < f2:
+        if _box_distance(R_GB, p_GB, half, add3(p, scale3(t1, axis))) \
+                < _box_distance(R_GB, p_GB, half, add3(p, scale3(t2, axis))):
             hi = t2
         else:
             lo = t1
@@ -702,32 +702,22 @@ def _capsule_on_box(m, a, b, p, axis, r, h, R_GB, p_GB, half, surf, normal, dept
     # The search meets a smooth minimum only to √ε; alternate projections (the box's
     # nearest point, then its projection on the segment) settle it to round-off.
     for _ in range(100):
-        g = (p[0] + t * axis[0] - p_GB[0], p[1] + t * axis[1] - p_GB[1],
-             p[2] + t * axis[2] - p_GB[2])
-        q = (p_GB[0], p_GB[1], p_GB[2])
-        clamped = False
-        for j in range(3):
-            u = R_GB[0, j] * g[0] + R_GB[1, j] * g[1] + R_GB[2, j] * g[2]
-            v = min(max(u, -half[j]), half[j])
-            clamped = clamped or v != u
-            q = (q[0] + v * R_GB[0, j], q[1] + v * R_GB[1, j], q[2] + v * R_GB[2, j])
-        if not clamped:                 # the segment's point is inside the box
+        x_B = rotate3_transpose(R_GB, sub3(add3(p, scale3(t, axis)), p_GB))
+        near_B = _clamp_to_box(x_B, half)
+        if near_B == x_B:                    # the segment's point is inside the box
             break
-        t_new = min(max((q[0] - p[0]) * axis[0] + (q[1] - p[1]) * axis[1]
-                        + (q[2] - p[2]) * axis[2], -h), h)
-        if abs(t_new - t) <= 1e-15 * h:
-            t = t_new
-            break
+        near = add3(p_GB, rotate3(R_GB, near_B))
+        t_new = min(max(dot3(sub3(near, p), axis), -h), h)
+        done = abs(t_new - t) <= 1e-15 * h
         t = t_new
-    c = (p[0] + t * axis[0], p[1] + t * axis[1], p[2] + t * axis[2])
+        if done:
+            break
+    c = add3(p, scale3(t, axis))
     written = 0
-    if _box_distance(R_GB, p_GB, half, c) < min(ends[0], ends[1]) - 1e-12 * (r + h):
+    if _box_distance(R_GB, p_GB, half, c) < ends_distance - 1e-12 * (r + h):
         written += _ball_on_box(m, a, b, c, r, R_GB, p_GB, half, surf, normal, depth,
                                 origin, kmax, kmin, kdir)
-    for e in range(2):
-        sign = 1.0 if e == 0 else -1.0
-        end = (p[0] + sign * h * axis[0], p[1] + sign * h * axis[1],
-               p[2] + sign * h * axis[2])
+    for end in (top, bottom):
         written += _ball_on_box(m + written, a, b, end, r, R_GB, p_GB, half, surf, normal,
                                 depth, origin, kmax, kmin, kdir)
     return written

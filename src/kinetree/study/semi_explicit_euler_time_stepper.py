@@ -249,7 +249,9 @@ class SemiExplicitEulerTimeStepper:
         R_GB, p_GB = poses = body_poses(matter, state, "SemiExplicitEulerTimeStepper.step_to")
         parts = []          # per source: (count, its fields as in the returned dict)
         if matter._unilateral_contacts:
-            parts.append(self._adopted(state, poses))
+            count, fields = self._adopted(state, poses)
+            if count:
+                parts.append((count, fields))
         for g, generator in enumerate(matter._unilateral_generators):
             found = generator._find(R_GB, p_GB, tolerance)
             n = len(found.key)
@@ -267,7 +269,6 @@ class SemiExplicitEulerTimeStepper:
                 nrows=np.where(has, 3, 1), separation=found.separation,
                 friction=found.friction, cor=np.full(n, generator.min_cor),
                 key=found.key + (g << 50), frame=found.frame)))
-        parts = [(n, fields) for n, fields in parts if n]
         if not parts:
             return None
         # generated contacts have no mobility rows

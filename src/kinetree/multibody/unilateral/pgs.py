@@ -122,8 +122,7 @@ def warm_start(keys, frame, last_keys, last_normal, last_friction, start):
     """Each contact's impulses of the step before, where it was there (its key among the
     sorted ``last_keys``), into ``start`` (nc, 3): the normal impulse as it was, the
     friction impulse (kept in G, ``last_friction``) onto the contact's tangents (rows 1
-    and 2 of ``frame``); zero for a contact new to this step."""
-    start[:] = 0.0
+    and 2 of ``frame``); a contact new to this step keeps its entries (zero)."""
     n_last = last_keys.shape[0]
     for c in range(keys.shape[0]):
         at = np.searchsorted(last_keys, keys[c])
