@@ -7,10 +7,20 @@ axis of least penetration (or of greatest separation). On a face axis, the face 
 other box most opposed to it (the incident face) is clipped against the side planes of
 that face (the reference face), and the clipped corners below the reference plane, or
 within ``margin`` above it, are the contact points; of more than four, four are kept: the
-deepest, the farthest from it, and the two that span the largest area with those on
-either side of the line between them, so that the patch keeps its extent. On an edge
-axis the two edges' nearest points are one contact. Biases prefer A's faces to B's and
-faces to edges (``RELATIVE_BIAS``), so that stacked boxes keep their face patches.
+one farthest along a fixed direction of the reference face (``FIRST_DIRECTION``), the
+farthest from it, and the two that span the largest area with those on either side of
+the line between them, so that the patch keeps its extent. On an edge axis the two
+edges' nearest points are one contact. Biases prefer A's faces to B's and faces to edges
+(``RELATIVE_BIAS``), so that stacked boxes keep their face patches.
+
+A resting patch must keep the same points, with the same names, from one step to the
+next: the rigid stepper starts each contact's impulse from its last, and a point dropped
+for another makes the whole stack's load find its way anew (hundreds of solver sweeps).
+So the points are chosen by where they are, not by their depth, which ties on a face
+lying flat, and each is named by the two edges that meet there (an incident face's
+edge or a reference face's side: a corner of the incident face, an edge crossing a side,
+or a corner of the reference face), not by its place in the clipped polygon, which
+shifts as corners come and go.
 """
 
 from __future__ import annotations
@@ -32,12 +42,31 @@ MAX_POINTS = 8
 """A quadrilateral clipped by a rectangle's four sides keeps at most eight corners."""
 PATCH_POINTS = 4
 """The contact points kept of a face patch."""
+FIRST_DIRECTION = (math.cos(0.3), math.sin(0.3))
+"""The first point kept of a larger patch is the farthest along this direction of the
+reference face's plane (its components along the face's two side axes): turned from
+both axes and from their diagonals, so that it ties with a polygon's edge only at a
+turn no one sets up on purpose."""
+CLIP_SLACK = 1e-6
+"""A corner within this fraction of the reference face's half width of one of its sides
+is on that side: boxes of one size stacked square have corners on each other's sides,
+where round-off would otherwise keep a corner at one step and clip it at the next,
+renaming the point."""
+LABELS = 64
+"""Each face's points are named by a pair of edge numbers below 8 (0-3 the incident
+face's edges, 4-7 the reference face's sides): their feature is LABELS times the face
+plus min * 8 + max; the edge-edge contacts come after the twelve faces'."""
+EDGE_EDGE = 12 * LABELS
 ON_A, POINT, BENEATH, NORMAL, GAP, FEATURE = 0, 1, 4, 7, 10, 11
 """Columns of a manifold row: 1 if the reference face is A's, the other box's point (G),
 the reference plane's point beneath it (G), the reference face's outward unit normal (G),
 their separation (m, < 0 in penetration), and which point of the patch it is (the
-reference face's axis and side, and the corner of the clipped face: the same point at the
+reference face's axis and side, and the two edges meeting there: the same point at the
 next step, for a warm start)."""
+EDGE_IN, EDGE_OUT = 3, 4
+"""Columns of a polygon corner in the scratch ``work`` after its point (G): the numbers
+of the edges arriving at it and leaving it."""
+WORK_COLUMNS = 5
 COLUMNS = 12
 
 
@@ -54,21 +83,34 @@ def _sign(x):
 
 
 @helper
-def _clip(src, n_src, dst, normal, offset):
-    """dst = the part of polygon src[:n_src] (points in G) where normal·p ≤ offset
-    (Sutherland-Hodgman); returns its corner count."""
+def _corner(dst, k, x, edge_in, edge_out):
+    dst[k, 0], dst[k, 1], dst[k, 2] = x
+    dst[k, EDGE_IN], dst[k, EDGE_OUT] = edge_in, edge_out
+
+
+@helper
+def _clip(src, n_src, dst, normal, offset, side, slack):
+    """dst = the part of polygon src[:n_src] (corners in G, with their edges' numbers)
+    where normal·p ≤ offset (Sutherland-Hodgman); the clipped edge is numbered ``side``.
+    A corner within ``slack`` (m) of the plane is on it: kept, moved onto it, and no
+    crossing is made beside it. Returns the corner count."""
     n_dst = 0
     for k in range(n_src):
         p = (src[k, 0], src[k, 1], src[k, 2])
         j = (k + 1) % n_src
         q = (src[j, 0], src[j, 1], src[j, 2])
         dp, dq = dot3(normal, p) - offset, dot3(normal, q) - offset
-        if dp <= 0.0:
-            dst[n_dst, 0], dst[n_dst, 1], dst[n_dst, 2] = p
+        if dp <= slack:
+            _corner(dst, n_dst, sub3(p, scale3(max(dp, 0.0), normal)), src[k, EDGE_IN],
+                    src[k, EDGE_OUT])
             n_dst += 1
-        if dp * dq < 0.0:
+        if (dp < -slack and dq > slack) or (dp > slack and dq < -slack):
             x = add3(p, scale3(dp / (dp - dq), sub3(q, p)))
-            dst[n_dst, 0], dst[n_dst, 1], dst[n_dst, 2] = x
+            # leaving the kept side along edge k's line onto the side, or coming back
+            if dp < 0.0:
+                _corner(dst, n_dst, x, src[k, EDGE_OUT], side)
+            else:
+                _corner(dst, n_dst, x, side, src[k, EDGE_OUT])
             n_dst += 1
     return n_dst
 
@@ -76,7 +118,8 @@ def _clip(src, n_src, dst, normal, offset):
 @helper
 def _face(R, p, half, axis, sign, out):
     """Write the box's face on ``axis`` at ``sign`` into out[:4] (its corners in G,
-    counter-clockwise seen from outside); returns (its outward unit normal, its centre)."""
+    counter-clockwise seen from outside, edge k from corner k to k + 1); returns (its
+    outward unit normal, its centre)."""
     u, v = (axis + 1) % 3, (axis + 2) % 3
     n = scale3(sign, column3(R, axis))
     c = add3(p, scale3(half[axis], n))
@@ -84,8 +127,7 @@ def _face(R, p, half, axis, sign, out):
     corners = (add3(add3(c, du), dv), add3(sub3(c, du), dv), sub3(sub3(c, du), dv),
                sub3(add3(c, du), dv))
     for k in range(4):
-        x = corners[k] if sign > 0.0 else corners[3 - k]
-        out[k, 0], out[k, 1], out[k, 2] = x
+        _corner(out, k, corners[k] if sign > 0.0 else corners[3 - k], (k + 3) % 4, k)
     return n, c
 
 
@@ -120,7 +162,7 @@ def manifold(R_a, p_a, half_a, R_b, p_b, half_b, margin, out, work):
     """The contact points of boxes A and B (rotations R_GA, R_GB, centres p_a, p_b in G,
     half lengths) into the rows of out (MAX_POINTS x COLUMNS, columns ON_A ...); returns their
     number, 0 where the boxes are farther apart than ``margin``. ``work`` is 2 x
-    MAX_POINTS x 3 of scratch."""
+    MAX_POINTS x WORK_COLUMNS of scratch."""
     p_a, p_b = (p_a[0], p_a[1], p_a[2]), (p_b[0], p_b[1], p_b[2])
     d = sub3(p_b, p_a)
     size = max(half_a[0], half_a[1], half_a[2]) + max(half_b[0], half_b[1], half_b[2])
@@ -161,7 +203,7 @@ def manifold(R_a, p_a, half_a, R_b, p_b, half_b, margin, out, work):
                                      column3(R_b, k)))
         ea, eb = scale3(half_a[i], column3(R_a, i)), scale3(half_b[j], column3(R_b, j))
         qa, qb = _segments(sub3(ca, ea), scale3(2.0, ea), sub3(cb, eb), scale3(2.0, eb))
-        _write(out, 0, True, qb, qa, n, dot3(n, sub3(qb, qa)), 128 + 3 * i + j)
+        _write(out, 0, True, qb, qa, n, dot3(n, sub3(qb, qa)), EDGE_EDGE + 3 * i + j)
         return 1
     if best_kind == 0:
         ref_R, ref_p, ref_half, inc_R, inc_p, inc_half, normal = \
@@ -180,15 +222,17 @@ def manifold(R_a, p_a, half_a, R_b, p_b, half_b, margin, out, work):
             inc_axis, most = k, abs(dot3(column3(inc_R, k), ref_n))
     _face(inc_R, inc_p, inc_half, inc_axis, -_sign(dot3(column3(inc_R, inc_axis), ref_n)),
           work[0])
-    count, src = 4, 0
+    count, src, side_number = 4, 0, 4
     for k in range(3):
         if k == axis:
             continue
         side = column3(ref_R, k)
         for s in (1.0, -1.0):
             count = _clip(work[src], count, work[1 - src], scale3(s, side),
-                          s * dot3(side, ref_p) + ref_half[k])
+                          s * dot3(side, ref_p) + ref_half[k], side_number,
+                          CLIP_SLACK * ref_half[k])
             src = 1 - src
+            side_number += 1
             if count == 0:
                 return 0
     found = 0
@@ -197,10 +241,13 @@ def manifold(R_a, p_a, half_a, R_b, p_b, half_b, margin, out, work):
         gap = dot3(ref_n, sub3(q, ref_c))
         if gap <= margin:
             face = 6 * best_kind + 2 * axis + (1 if side_sign > 0.0 else 0)
+            e1, e2 = int(work[src, k, EDGE_IN]), int(work[src, k, EDGE_OUT])
             _write(out, found, best_kind == 0, q, sub3(q, scale3(gap, ref_n)), ref_n, gap,
-                   MAX_POINTS * face + k)
+                   LABELS * face + 8 * min(e1, e2) + max(e1, e2))
             found += 1
-    return _reduce(out, found, ref_n)
+    first = add3(scale3(FIRST_DIRECTION[0], column3(ref_R, (axis + 1) % 3)),
+                 scale3(FIRST_DIRECTION[1], column3(ref_R, (axis + 2) % 3)))
+    return _reduce(out, found, ref_n, first)
 
 
 @helper
@@ -209,14 +256,14 @@ def _point(out, k):
 
 
 @helper
-def _reduce(out, found, n):
-    """Keep PATCH_POINTS of the ``found`` rows of out (module docstring), in their order;
-    returns how many are kept."""
+def _reduce(out, found, n, direction):
+    """Keep PATCH_POINTS of the ``found`` rows of out (module docstring: the first is the
+    farthest along ``direction``, in G), in their order; returns how many are kept."""
     if found <= PATCH_POINTS:
         return found
     first = 0
     for k in range(found):
-        if out[k, GAP] < out[first, GAP]:
+        if dot3(direction, _point(out, k)) > dot3(direction, _point(out, first)):
             first = k
     p0 = _point(out, first)
     far, most = first, -1.0
@@ -243,7 +290,7 @@ def _reduce(out, found, n):
 
 @numba.njit(cache=True)
 def _manifold_kernel(R_a, p_a, half_a, R_b, p_b, half_b, margin, out):
-    work = np.empty((2, MAX_POINTS, 3))
+    work = np.empty((2, MAX_POINTS, WORK_COLUMNS))
     return manifold(R_a, p_a, half_a, R_b, p_b, half_b, margin, out, work)
 
 
@@ -251,7 +298,8 @@ def box_box_manifold(R_a, p_a, half_a, R_b, p_b, half_b, margin: float) -> list:
     """The contact points of boxes A and B (rotations R_GA, R_GB, centres in G, half
     lengths), each (whether the plane is A's, the other box's point (in G), the plane's
     point beneath it, the plane's unit normal toward that point, their separation (m, < 0
-    in penetration)); empty where they are farther apart than ``margin``."""
+    in penetration), the point's name among the pair's); empty where they are farther
+    apart than ``margin``."""
     def array(x):
         return np.ascontiguousarray(x, dtype=float)
 
@@ -259,4 +307,5 @@ def box_box_manifold(R_a, p_a, half_a, R_b, p_b, half_b, margin: float) -> list:
     count = _manifold_kernel(array(R_a), array(p_a), array(half_a), array(R_b), array(p_b),
                              array(half_b), float(margin), out)
     return [(bool(row[ON_A]), row[POINT:POINT + 3].copy(), row[BENEATH:BENEATH + 3].copy(),
-             row[NORMAL:NORMAL + 3].copy(), float(row[GAP])) for row in out[:count]]
+             row[NORMAL:NORMAL + 3].copy(), float(row[GAP]), int(row[FEATURE]))
+            for row in out[:count]]

@@ -201,7 +201,7 @@ def find(R_GB, p_GB, body, R_BS, p_BS, kind, dims, margin, vert_start, verts, fa
     # a sphere's core kind read from an array: as a literal constant it would compile
     # the pair query once more, for that constant
     point = np.full(1, POINT)[0]
-    work = np.empty((2, bm.MAX_POINTS, 3))
+    work = np.empty((2, bm.MAX_POINTS, bm.WORK_COLUMNS))
     patch = np.empty((bm.MAX_POINTS, bm.COLUMNS))
     # half spaces against every finite shape
     for a in range(ns):
