@@ -176,14 +176,16 @@ def manifold(R_a, p_a, half_a, R_b, p_b, half_b, margin, out, work):
         else:
             kind, i, j = 2, (k - 6) // 3, (k - 6) % 3
             n = cross3(column3(R_a, i), column3(R_b, j))
-            size = math.sqrt(dot3(n, n))
-            if not size > 1e-9:
+            length = math.sqrt(dot3(n, n))
+            if not length > 1e-9:
                 continue
-            n = scale3(1.0 / size, n)
+            n = scale3(1.0 / length, n)
         if dot3(d, n) < 0.0:
             n = scale3(-1.0, n)
         separation = dot3(d, n) - _support_radius(R_a, half_a, n) \
             - _support_radius(R_b, half_b, n)
+        if separation > margin:
+            return 0        # an axis that separates them by more than the margin
         bias = 0.0 if kind == 0 else RELATIVE_BIAS * abs(best) + SIZE_BIAS * size
         if separation > best + bias:
             best, best_kind, best_i, best_j, best_n = separation, kind, i, j, n

@@ -188,19 +188,24 @@ def build_rows(tree_i, tree_f, kinds, buf, status, tree_of_u, tree_start, tree_d
         for r in range(3):
             G[i, r] += mob_coef[k, r]
     for c in range(n_contacts):
-        s, n = start[c], start[c + 1] - start[c]
-        for i in range(n):
-            # M⁻¹ is zero between the contact's two trees
-            ti = tree_of_u[dofs[s + i]]
-            for j in range(n):
-                if tree_of_u[dofs[s + j]] == ti:
-                    m = Minv[dofs[s + i], column[dofs[s + j]]]
-                    for r in range(3):
-                        W[s + i, r] += m * G[s + j, r]
-        for i in range(n):
+        # M⁻¹ is zero between the contact's two trees: W and D block by block
+        s, split, e = start[c], start[c] + size_first[c], start[c + 1]
+        for lo, hi in ((s, split), (split, e)):
+            for i in range(lo, hi):
+                w0, w1, w2 = 0.0, 0.0, 0.0
+                row = dofs[i]
+                for j in range(lo, hi):
+                    m = Minv[row, j - lo]
+                    w0 += m * G[j, 0]
+                    w1 += m * G[j, 1]
+                    w2 += m * G[j, 2]
+                W[i, 0], W[i, 1], W[i, 2] = w0, w1, w2
+        for i in range(s, e):
             for r in range(3):
-                for q in range(3):
-                    D[c, r, q] += G[s + i, r] * W[s + i, q]
+                g = G[i, r]
+                D[c, r, 0] += g * W[i, 0]
+                D[c, r, 1] += g * W[i, 1]
+                D[c, r, 2] += g * W[i, 2]
     return start, dofs, G, W, D
 
 
