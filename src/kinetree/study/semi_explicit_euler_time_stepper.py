@@ -40,6 +40,7 @@ from kinetree.multibody.unilateral.contact_rows import (
     TreeLayout,
     apply_impulses,
     build_rows,
+    pair_terms,
     row_velocities,
 )
 from kinetree.multibody.unilateral.unilateral_contact import (
@@ -118,7 +119,8 @@ class SemiExplicitEulerTimeStepper:
         self._transition = 0.0
         self._state = None
         self._layout = None
-        self._last = None      # (the contacts' keys, sorted; their impulses) of the last step
+        self._last = None      # (the contacts' keys, their impulses) of the last step
+        self._order = None     # the last step's sweep order
 
     # ------------------------------------------------------------ settings
     def set_accuracy(self, accuracy) -> None:
@@ -257,16 +259,12 @@ class SemiExplicitEulerTimeStepper:
             n = len(found.key)
             if not n:
                 continue
-            has = found.friction[:, 0] > 0.0
-            frame = found.frame.copy()
-            frame[~has, 1:] = 0.0
-            index = np.arange(n)
+            term_contact, term_body, term_point, term_coef, nrows = pair_terms(
+                found.body_a, found.body_b, found.point, found.frame,
+                found.friction[:, 0] > 0.0)
             parts.append((n, dict(
-                term_contact=np.concatenate([index, index]),
-                term_body=np.concatenate([found.body_b, found.body_a]),
-                term_point=np.concatenate([found.point, found.point]),
-                term_coef=np.concatenate([frame, -frame]),
-                nrows=np.where(has, 3, 1), separation=found.separation,
+                term_contact=term_contact, term_body=term_body, term_point=term_point,
+                term_coef=term_coef, nrows=nrows, separation=found.separation,
                 friction=found.friction, cor=np.full(n, generator.min_cor),
                 key=found.key + (g << 50), frame=found.frame)))
         if not parts:
@@ -368,8 +366,15 @@ class SemiExplicitEulerTimeStepper:
             return
         rows = self._build(s, found)
         n = found["n"]
-        order = pgs.ground_first(n, found["term_contact"], found["term_body"],
-                                 matter.get_num_bodies())
+        # Warm start: each contact's impulses of the last step, where it was there too;
+        # resting contacts change little from step to step. The friction impulse is kept
+        # in G, so that it carries over when the tangents turn.
+        start = np.zeros((n, 3))
+        keys, frame = found["key"], found["frame"]
+        same = self._last is not None and pgs.warm_start(keys, frame, *self._last, start)
+        order = self._order if same else pgs.ground_first(
+            n, found["term_contact"], found["term_body"], matter.get_num_bodies())
+        self._order = order
         v = row_velocities(rows[0], rows[1], rows[2], u)
         # the coefficient of friction and the mode of each contact, by its slip now
         mu, mode, direction = np.empty(n), np.empty(n, np.int64), np.empty((n, 2))
@@ -384,13 +389,6 @@ class SemiExplicitEulerTimeStepper:
         system.realize(s, Stage.ACCELERATION)
         free = u + h * matter.get_u_dot(s)
         zdot = s.get_z_dot().copy()
-        # Warm start: each contact's impulses of the last step, where it was there too;
-        # resting contacts change little from step to step. The friction impulse is kept
-        # in G, so that it carries over when the tangents turn.
-        start = np.zeros((n, 3))
-        keys, frame = found["key"], found["frame"]
-        if self._last is not None:
-            pgs.warm_start(keys, frame, *self._last, start)
         lam, du = self._solve(rows, order, mode, mu, direction, free, np.zeros((n, 3)),
                               start)
         self._last = pgs.carried_impulses(keys, frame, lam)

@@ -210,6 +210,33 @@ def build_rows(tree_i, tree_f, kinds, buf, status, tree_of_u, tree_start, tree_d
 
 
 @numba.njit(cache=True)
+def pair_terms(body_a, body_b, point, frame, has_friction):
+    """(term_contact, term_body, term_point, term_coef, nrows) of contacts between bodies
+    A and B at ``point`` (nc, 3, in G) whose rows are those of ``frame`` (nc, 3, 3: the
+    normal from A toward B, two tangents): each contact's term on B, then on A with the
+    rows negated (the rows are B's velocity there less A's); the tangent rows are zero
+    and nrows 1 where the contact has no friction."""
+    n = body_a.shape[0]
+    term_contact = np.empty(2 * n, np.int64)
+    term_body = np.empty(2 * n, np.int64)
+    term_point = np.empty((2 * n, 3))
+    term_coef = np.zeros((2 * n, 3, 3))
+    nrows = np.empty(n, np.int64)
+    for c in range(n):
+        nrows[c] = 3 if has_friction[c] else 1
+        for side in range(2):
+            k = c + side * n
+            term_contact[k] = c
+            term_body[k] = body_b[c] if side == 0 else body_a[c]
+            sign = 1.0 if side == 0 else -1.0
+            for i in range(3):
+                term_point[k, i] = point[c, i]
+                for r in range(nrows[c]):
+                    term_coef[k, r, i] = sign * frame[c, r, i]
+    return term_contact, term_body, term_point, term_coef, nrows
+
+
+@numba.njit(cache=True)
 def row_velocities(start, dofs, G, u):
     """(nc, 3): each contact's row velocities G u."""
     n_contacts = start.shape[0] - 1

@@ -119,36 +119,62 @@ def contact_modes(v, friction, nrows, transition_speed, mu, mode, direction):
 
 @numba.njit(cache=True)
 def warm_start(keys, frame, last_keys, last_normal, last_friction, start):
-    """Each contact's impulses of the step before, where it was there (its key among the
-    sorted ``last_keys``), into ``start`` (nc, 3): the normal impulse as it was, the
-    friction impulse (kept in G, ``last_friction``) onto the contact's tangents (rows 1
-    and 2 of ``frame``); a contact new to this step keeps its entries (zero)."""
+    """Each contact's impulses of the step before, where it was there (its key among
+    ``last_keys``), into ``start`` (nc, 3): the normal impulse as it was, the friction
+    impulse (kept in G, ``last_friction``) onto the contact's tangents (rows 1 and 2 of
+    ``frame``); a contact new to this step keeps its entries (zero). Returns whether the
+    contacts are the last step's, in the same order (a resting scene's every step): then
+    each is found at its own place, without a search."""
     n_last = last_keys.shape[0]
+    same = n_last == keys.shape[0]
+    if same:
+        for c in range(n_last):
+            if keys[c] != last_keys[c]:
+                same = False
+                break
+    by_key = np.arange(n_last) if same else np.argsort(last_keys)
     for c in range(keys.shape[0]):
-        at = np.searchsorted(last_keys, keys[c])
-        if at >= n_last or last_keys[at] != keys[c]:
-            continue
+        if same:
+            at = c
+        else:
+            at = _search(last_keys, by_key, keys[c])
+            if at < 0:
+                continue
         start[c, 0] = last_normal[at]
         for r in range(1, 3):
             start[c, r] = (frame[c, r, 0] * last_friction[at, 0]
                            + frame[c, r, 1] * last_friction[at, 1]
                            + frame[c, r, 2] * last_friction[at, 2])
+    return same
+
+
+@numba.njit(cache=True)
+def _search(keys, by_key, key):
+    """The place in ``keys`` of ``key`` (``by_key`` sorts ``keys``), or -1."""
+    lo, hi = 0, keys.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if keys[by_key[mid]] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < keys.shape[0] and keys[by_key[lo]] == key:
+        return by_key[lo]
+    return -1
 
 
 @numba.njit(cache=True)
 def carried_impulses(keys, frame, lam):
-    """(sorted keys, their normal impulses, their friction impulses in G) of this step's
+    """(the keys, their normal impulses, their friction impulses in G) of this step's
     contacts, for the next step's ``warm_start``."""
-    order = np.argsort(keys)
     n = keys.shape[0]
     normal = np.empty(n)
     friction = np.empty((n, 3))
-    for k in range(n):
-        c = order[k]
-        normal[k] = lam[c, 0]
+    for c in range(n):
+        normal[c] = lam[c, 0]
         for i in range(3):
-            friction[k, i] = lam[c, 1] * frame[c, 1, i] + lam[c, 2] * frame[c, 2, i]
-    return keys[order], normal, friction
+            friction[c, i] = lam[c, 1] * frame[c, 1, i] + lam[c, 2] * frame[c, 2, i]
+    return keys.copy(), normal, friction
 
 
 @numba.njit(cache=True)
