@@ -273,3 +273,115 @@ def test_capsules_side_by_side_touch_at_the_ends_of_their_overlap():
     s.system.realize(state, kt.Stage.DYNAMICS)
     (cf,) = _forces(s, state)
     assert cf.depth == pytest.approx(x, rel=1e-9)
+
+
+# ------------------------------------------------------------ balls on a Cylinder
+RADIUS, HALF_LENGTH = 0.1, 0.15
+
+
+def _cylinder_scene(ball):
+    s = Scene(gravity=None)
+    cylinder = s.body(kt.ContactGeometry.Cylinder(RADIUS, HALF_LENGTH), frictionless(),
+                      mobilizer="Weld",
+                      X_PF=kt.Transform(kt.Rotation.about_x(0.7), [-0.1, 0.2, 0.05]))
+    body = s.body(ball, frictionless())
+    state = s.system.realize_topology()
+    s.system.realize(state, kt.Stage.POSITION)
+    return s, cylinder, body, state, cylinder.get_body_transform(state)
+
+
+def test_a_sphere_on_a_cylinder_is_a_hertz_contact():
+    """Pressed x into the round side, the force is Hertz's for a sphere on a cylinder
+    (the gap curves 1/r + 1/R around the axis, 1/r along it), along the radius; into a
+    cap's middle, a sphere's on a plane; over a rim, the depth and normal are those of
+    ``closest_points``; with its centre inside, out through the nearest side."""
+    r, x = 0.04, 1.2e-3
+    s, cylinder, ball, state, X_GC = _cylinder_scene(kt.ContactGeometry.Sphere(r))
+    R = X_GC.R.as_matrix()
+    out = R @ np.array([math.cos(0.4), math.sin(0.4), 0.0])      # a radius, in G
+    ball.set_q_to_fit_transform(state, kt.Transform(
+        kt.Rotation(), X_GC.p + R @ [0, 0, 0.06] + (RADIUS + r - x) * out))
+    s.system.realize(state, kt.Stage.DYNAMICS)
+    (cf,) = _forces(s, state)
+    assert cf.depth == pytest.approx(x, rel=1e-12)
+    assert cf.normal == pytest.approx(-out, abs=1e-15)
+    assert cf.normal_force == pytest.approx(_hertz(x, 1 / r + 1 / RADIUS, 1 / r), rel=1e-12)
+    # the cap at +z
+    axis = R[:, 2]
+    ball.set_q_to_fit_transform(state, kt.Transform(
+        kt.Rotation(), X_GC.p + R @ [0.02, -0.01, 0] + (HALF_LENGTH + r - x) * axis))
+    s.system.realize(state, kt.Stage.DYNAMICS)
+    (cf,) = _forces(s, state)
+    assert cf.normal == pytest.approx(-axis, abs=1e-15)
+    assert cf.normal_force == pytest.approx(4 / 3 * E * math.sqrt(r) * x ** 1.5, rel=1e-12)
+    a, b = (s.tracker.get_surface_index(ball, 0), s.tracker.get_surface_index(cylinder, 0))
+    assert s.tracker.calc_separation(state, a, b) == pytest.approx(-x, rel=1e-9)
+
+    rng = np.random.default_rng(7)
+    solid = kt.ContactGeometry.Cylinder(RADIUS, HALF_LENGTH)
+    for local in ([0.1 + 0.02, 0.0, 0.15 + 0.02], [-0.08, 0.06, -0.15 - 0.025]):
+        # beyond a rim: closest_points' exact closest points
+        centre = X_GC.p + R @ (np.array(local) + rng.normal(0, 1e-3, 3))
+        X = kt.Transform(kt.Rotation(), centre)
+        ball.set_q_to_fit_transform(state, X)
+        s.system.realize(state, kt.Stage.DYNAMICS)
+        found = kt.contact.closest_points(X, kt.ContactGeometry.Sphere(r), X_GC, solid)
+        assert found.distance < 0.0
+        (cf,) = _forces(s, state)
+        assert cf.depth == pytest.approx(-found.distance, abs=1e-12)
+        assert cf.normal == pytest.approx(found.normal, abs=1e-12)
+    for local in ([0.0, 0.09, 0.1], [0.01, 0.0, 0.14], [0.02, 0.01, 0.0]):
+        # the centre inside: out through the nearer of the round side and a cap
+        c = np.array(local) + rng.normal(0, 1e-3, 3)
+        ball.set_q_to_fit_transform(state, kt.Transform(kt.Rotation(), X_GC.p + R @ c))
+        s.system.realize(state, kt.Stage.DYNAMICS)
+        (cf,) = _forces(s, state)
+        rho = math.hypot(c[0], c[1])
+        if RADIUS - rho < HALF_LENGTH - abs(c[2]):
+            depth, out = r + RADIUS - rho, [c[0] / rho, c[1] / rho, 0.0]
+        else:
+            depth, out = r + HALF_LENGTH - abs(c[2]), [0.0, 0.0, math.copysign(1, c[2])]
+        assert cf.depth == pytest.approx(depth, rel=1e-14)
+        assert cf.normal == pytest.approx(-R @ out, abs=1e-15)
+
+
+def test_a_capsule_across_a_cylinder_presses_as_crossed_cylinders():
+    """A capsule of the cylinder's radius laid across its round side at right angles,
+    its middle sunk x, ends clear: one contact, crossed cylinders of one radius, which
+    press as a sphere of that radius on a plane; turned 0.5 rad about the normal, the
+    gap's curvatures are those of the two sides at that angle (Hertz's ellipse). Laid
+    along the side, parallel to the axis, it rests on its two ends."""
+    h = 0.12
+    capsule = kt.ContactGeometry.Capsule(RADIUS, h)
+    s, cylinder, body, state, X_GC = _cylinder_scene(capsule)
+    R = X_GC.R.as_matrix()
+    x = 1e-3
+    on_top = X_GC.p + (2 * RADIUS - x) * R[:, 0]      # over the side, along the radius x
+    # the capsule's axis (its z) along the cylinder's y: square to the cylinder's axis
+    body.set_q_to_fit_transform(state, kt.Transform(X_GC.R @ kt.Rotation.about_x(math.pi / 2),
+                                                    on_top))
+    s.system.realize(state, kt.Stage.DYNAMICS)
+    (cf,) = _forces(s, state)
+    assert cf.depth == pytest.approx(x, rel=1e-9)
+    assert cf.normal == pytest.approx(-R[:, 0], abs=1e-12)
+    assert cf.normal_force == pytest.approx(4 / 3 * E * math.sqrt(RADIUS) * x ** 1.5,
+                                            rel=1e-9)
+    # turned by an angle about the normal: curvature 1/R across each axis
+    angle = 0.5
+    body.set_q_to_fit_transform(state, kt.Transform(
+        X_GC.R @ kt.Rotation.about_x(angle) @ kt.Rotation.about_x(math.pi / 2), on_top))
+    s.system.realize(state, kt.Stage.DYNAMICS)
+    (cf,) = _forces(s, state)
+    k = 1 / RADIUS
+    # k u uᵀ + k v vᵀ, u and v the directions across the two axes, cos(u, v) = sin(angle)
+    spread = k * math.sin(angle)
+    assert cf.normal_force == pytest.approx(_hertz(cf.depth, k + spread, k - spread),
+                                            rel=1e-9)
+    # along the side: both ends, each a sphere of radius r on a cylinder of radius R
+    body.set_q_to_fit_transform(state, kt.Transform(X_GC.R, on_top))
+    s.system.realize(state, kt.Stage.DYNAMICS)
+    forces = _forces(s, state)
+    assert len(forces) == 2
+    for f in forces:
+        assert f.depth == pytest.approx(x, rel=1e-9)
+        assert f.normal_force == pytest.approx(_hertz(x, 2 / RADIUS, 1 / RADIUS), rel=1e-9)

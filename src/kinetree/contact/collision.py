@@ -18,9 +18,10 @@ passes, inside the one compiled realization of a MultibodySystem (or on its own 
    capsules (a capsule touching as the ball about its segment's nearest point, a half
    space as the ball about each end inside it, a capsule lying side by side with it as
    the balls about the ends of their overlap), and of a sphere or a capsule on a
-   Brick in a ContactTrackerSubsystem: the ball about the nearest point of the box
-   (a capsule's ends each, and the deepest point between them where it crosses an
-   edge), a Hertz contact of a sphere of the ball's radius on a plane.
+   Brick or a Cylinder in a ContactTrackerSubsystem: the ball about the nearest point of
+   the solid (a capsule's ends each, and the deepest point between them where it
+   crosses an edge or lies across), a Hertz contact of a sphere of the ball's radius on
+   a plane, or on a cylinder's round side.
 4. ``mesh_springs``: for a triangle mesh against a half space, a sphere or a capsule, the
    mesh's face centroids inside the other surface (the elastic foundation's springs).
 5. Python, per remaining candidate: ellipsoid pairs (with a half space, a sphere or another
@@ -47,7 +48,7 @@ import numpy as np
 
 from kinetree.contact import geometry as geo
 from kinetree.contact.capsule import Capsule
-from kinetree.contact.mesh import Brick, TriangleMesh, find_nearest_points
+from kinetree.contact.mesh import Brick, Cylinder, TriangleMesh, find_nearest_points
 from kinetree.errors import InvalidArgumentError
 from kinetree.jit import helper
 from kinetree.math import Rotation, Transform
@@ -97,16 +98,17 @@ class SurfaceTable:
     radius: np.ndarray      # (n,) m: sphere radius, else bounding radius (inf: half space)
     centre_S: np.ndarray    # (n, 3) m: bounding-sphere centre in S
     size: np.ndarray        # (n, 3) m: a sphere's (radius, 0, 0), a capsule's (radius,
-                            # half length along S's z, 0), a Brick's half lengths where
-                            # balls meet it as a box (``boxes``), else 0
+                            # half length along S's z, 0); where balls meet solids
+                            # (``solids``), a Brick's half lengths and a Cylinder's
+                            # (radius, half length along S's z, 0); else 0
     group: np.ndarray       # (n,) int64: only surfaces of one group meet
     clique: np.ndarray      # (n,) int64 bit mask: surfaces sharing a bit never meet
 
     @classmethod
-    def build(cls, entries, where: str, boxes: bool = False) -> SurfaceTable:
+    def build(cls, entries, where: str, solids: bool = False) -> SurfaceTable:
         """``entries``: (body index, X_BS, geometry, group, clique ids) per surface. With
-        ``boxes`` a sphere or a capsule meets a Brick as a box (a Hertz point contact),
-        not as the elastic foundation of its mesh."""
+        ``solids`` a sphere or a capsule meets a Brick as a box and a Cylinder as a
+        cylinder (a Hertz point contact), not as the elastic foundation of its mesh."""
         n = len(entries)
         table = cls([], np.zeros(n, np.int64), np.zeros((n, 3, 3)), np.zeros((n, 3)),
                     np.zeros(n, np.int64), np.zeros(n), np.zeros((n, 3)), np.zeros((n, 3)),
@@ -129,8 +131,10 @@ class SurfaceTable:
             else:
                 centre, radius = geometry.get_bounding_sphere()
                 table.centre_S[i], table.radius[i] = centre, radius
-                if boxes and isinstance(geometry, Brick):
+                if solids and isinstance(geometry, Brick):
                     table.size[i] = geometry.get_half_lengths()
+                elif solids and isinstance(geometry, Cylinder):
+                    table.size[i, :2] = geometry.get_radius(), geometry.get_half_length()
             for c in cliques:
                 bit = clique_bits.setdefault(c, len(clique_bits))
                 if bit >= 63:
@@ -341,7 +345,7 @@ class ContactSearch:
     _ellipsoid_section_radii = False
     """Whether a half space meets an ellipsoid with the radii of Simbody's older contact
     API (:func:`section_curvatures`) instead of the surface's curvatures."""
-    _balls_meet_boxes = False
+    _balls_meet_solids = False
     """Whether a sphere or a capsule meets a Brick as a box (SurfaceTable.build)."""
 
     def engine_fields(self, state) -> dict:
@@ -359,7 +363,7 @@ class ContactSearch:
     def _allocate_search(self, state, entries, where: str, material=None) -> None:
         """Build the table of ``entries`` (see SurfaceTable.build) and allocate the
         buffers; called from realize_topology."""
-        self._table = SurfaceTable.build(entries, where, self._balls_meet_boxes)
+        self._table = SurfaceTable.build(entries, where, self._balls_meet_solids)
         # The Python pass runs for ellipsoids, and for meshes that may meet each other.
         kinds = self._table.kind
         self._has_python_kinds = bool(np.any(kinds == ELLIPSOID) or np.sum(kinds == MESH) > 1)
@@ -627,84 +631,116 @@ def _side_by_side(m, a, b, pa, axis_a, ra, ha, pb, axis_b, rb, hb, surf, normal,
 
 
 @kernel
-def _clamp_to_box(x_B, half):
-    """The point of the box of half lengths ``half`` nearest x_B (both in the box's
-    frame)."""
-    return (min(max(x_B[0], -half[0]), half[0]), min(max(x_B[1], -half[1]), half[1]),
-            min(max(x_B[2], -half[2]), half[2]))
+def _nearest_in_solid(x_B, size):
+    """The point of the solid nearest x_B (both in the solid's frame B): a box of half
+    lengths ``size`` (all three > 0), or a cylinder of radius size[0] and half length
+    size[1] along B's z (size[2] = 0)."""
+    if size[2] > 0.0:
+        return (min(max(x_B[0], -size[0]), size[0]), min(max(x_B[1], -size[1]), size[1]),
+                min(max(x_B[2], -size[2]), size[2]))
+    rho = np.sqrt(x_B[0] * x_B[0] + x_B[1] * x_B[1])
+    inward = size[0] / rho if rho > size[0] else 1.0
+    return (inward * x_B[0], inward * x_B[1], min(max(x_B[2], -size[1]), size[1]))
+
+
+@kernel
+def _way_out(x_B, size):
+    """For x_B inside the solid (``_nearest_in_solid``): (the distance to its nearest
+    side, that side's outward unit normal in B)."""
+    if size[2] > 0.0:
+        face, gap = 0, np.inf
+        for i in range(3):
+            if size[i] - abs(x_B[i]) < gap:
+                face, gap = i, size[i] - abs(x_B[i])
+        sign = 1.0 if x_B[face] >= 0.0 else -1.0
+        return gap, (sign if face == 0 else 0.0, sign if face == 1 else 0.0,
+                     sign if face == 2 else 0.0)
+    rho = np.sqrt(x_B[0] * x_B[0] + x_B[1] * x_B[1])
+    if size[1] - abs(x_B[2]) < size[0] - rho:
+        return size[1] - abs(x_B[2]), (0.0, 0.0, 1.0 if x_B[2] >= 0.0 else -1.0)
+    if rho == 0.0:
+        return size[0], (1.0, 0.0, 0.0)
+    return size[0] - rho, (x_B[0] / rho, x_B[1] / rho, 0.0)
 
 
 @outlined
-def _ball_on_box(m, a, b, c, r, R_GB, p_GB, half, surf, normal, depth, origin, kmax, kmin,
-                 kdir):
+def _ball_on_solid(m, a, b, c, r, along, axis, R_GB, p_GB, size, surf, normal, depth,
+                   origin, kmax, kmin, kdir):
     """The contact of the ball of radius r about c (surface a: a sphere, or a ball of a
-    capsule) with the box of half lengths ``half`` (surface b, posed R_GB, p_GB): along
-    the line from c to the box's nearest point, or, with c inside the box, out through
-    the nearest face; the gap curves as the ball does, the box taken flat. Returns the
-    contacts written (0 or 1)."""
+    capsule, ``along`` its side of unit ``axis`` or at an end) with a box or a cylinder
+    (surface b, posed R_GB, p_GB; ``size`` as ``_nearest_in_solid``): along the line from
+    c to the solid's nearest point, or, with c inside it, out through the nearest side.
+    On a cylinder's round side the gap curves as the two surfaces do (a capsule's side
+    around its axis only); on a face, an edge or a rim, as a sphere of radius r does, the
+    solid taken flat (an edge's own curvature is unbounded). Returns the contacts written
+    (0 or 1)."""
     c_B = rotate3_transpose(R_GB, sub3(c, p_GB))
-    out = sub3(c_B, _clamp_to_box(c_B, half))
+    near_B = _nearest_in_solid(c_B, size)
+    out = sub3(c_B, near_B)
     d = np.sqrt(dot3(out, out))
     if d > 0.0:
         x = r - d
         n = scale3(-1.0 / d, rotate3(R_GB, out))
     else:
-        face, gap = 0, np.inf
-        for i in range(3):
-            if half[i] - abs(c_B[i]) < gap:
-                face, gap = i, half[i] - abs(c_B[i])
+        gap, side = _way_out(c_B, size)
         x = r + gap
-        # into the box, through that face
-        n = scale3(-1.0 if c_B[face] >= 0.0 else 1.0, column3(R_GB, face))
+        n = scale3(-1.0, rotate3(R_GB, side))       # into the solid, through that side
     if x <= 0.0:
         return 0
     e1, e2 = tangent_basis(n)
-    _emit(m, a, b, x, n, add3(c, scale3(r - 0.5 * x, n)), (1.0 / r, 0.0, 1.0 / r), e1, e2,
-          surf, normal, depth, origin, kmax, kmin, kdir)
+    if size[2] == 0.0 and abs(c_B[2]) < size[1] \
+            and c_B[0] * c_B[0] + c_B[1] * c_B[1] > size[0] * size[0]:
+        # nearest the round side
+        K = _add_curvature((0.0, 0.0, 0.0), n, e1, e2, 1.0 / r, along, axis)
+        K = _add_curvature(K, n, e1, e2, 1.0 / size[0], True, column3(R_GB, 2))
+    else:
+        K = (1.0 / r, 0.0, 1.0 / r)
+    _emit(m, a, b, x, n, add3(c, scale3(r - 0.5 * x, n)), K, e1, e2, surf, normal, depth,
+          origin, kmax, kmin, kdir)
     return 1
 
 
 @kernel
-def _box_distance(R_GB, p_GB, half, x):
-    """The signed distance (m) of the point x (G) from the box: < 0 inside."""
+def _solid_distance(R_GB, p_GB, size, x):
+    """The signed distance (m) of the point x (G) from a box or a cylinder
+    (``_nearest_in_solid``): < 0 inside."""
     x_B = rotate3_transpose(R_GB, sub3(x, p_GB))
-    outside, inside = 0.0, -np.inf
-    for j in range(3):
-        e = abs(x_B[j]) - half[j]
-        outside += max(e, 0.0) ** 2
-        inside = max(inside, e)
-    return np.sqrt(outside) if inside > 0.0 else inside
+    out = sub3(x_B, _nearest_in_solid(x_B, size))
+    d = np.sqrt(dot3(out, out))
+    if d > 0.0:
+        return d
+    gap, _ = _way_out(x_B, size)
+    return -gap
 
 
 @outlined
-def _capsule_on_box(m, a, b, p, axis, r, h, R_GB, p_GB, half, surf, normal, depth, origin,
-                    kmax, kmin, kdir):
-    """A capsule (radius r about p ± h axis, surface a) on a box (surface b): the ball
-    about each end, and where the segment crosses an edge of the box, the ball about its
-    point nearest the box, if that is deeper than both ends. The distance along a
-    segment from a convex body is convex, so a golden-section search finds that point.
-    Each ball presses as a sphere of radius r (the box's sharp edge would leave the
-    gap's curvature unbounded across it). Returns the contacts written."""
+def _capsule_on_solid(m, a, b, p, axis, r, h, R_GB, p_GB, size, surf, normal, depth,
+                      origin, kmax, kmin, kdir):
+    """A capsule (radius r about p ± h axis, surface a) on a box or a cylinder (surface
+    b): the ball about each end, and where the segment crosses an edge or lies across
+    the solid, the ball about its point nearest the solid, if that is deeper than both
+    ends. The distance along a segment from a convex body is convex, so a golden-section
+    search finds that point. Returns the contacts written."""
     top, bottom = add3(p, scale3(h, axis)), sub3(p, scale3(h, axis))
-    ends_distance = min(_box_distance(R_GB, p_GB, half, top),
-                        _box_distance(R_GB, p_GB, half, bottom))
+    ends_distance = min(_solid_distance(R_GB, p_GB, size, top),
+                        _solid_distance(R_GB, p_GB, size, bottom))
     lo, hi = -h, h
     ratio = 0.5 * (np.sqrt(5.0) - 1.0)
     for _ in range(100):
         t1 = hi - ratio * (hi - lo)
         t2 = lo + ratio * (hi - lo)
-        if _box_distance(R_GB, p_GB, half, add3(p, scale3(t1, axis))) \
-                < _box_distance(R_GB, p_GB, half, add3(p, scale3(t2, axis))):
+        if _solid_distance(R_GB, p_GB, size, add3(p, scale3(t1, axis))) \
+                < _solid_distance(R_GB, p_GB, size, add3(p, scale3(t2, axis))):
             hi = t2
         else:
             lo = t1
     t = 0.5 * (lo + hi)
-    # The search meets a smooth minimum only to √ε; alternate projections (the box's
+    # The search meets a smooth minimum only to √ε; alternate projections (the solid's
     # nearest point, then its projection on the segment) settle it to round-off.
     for _ in range(100):
         x_B = rotate3_transpose(R_GB, sub3(add3(p, scale3(t, axis)), p_GB))
-        near_B = _clamp_to_box(x_B, half)
-        if near_B == x_B:                    # the segment's point is inside the box
+        near_B = _nearest_in_solid(x_B, size)
+        if near_B == x_B:                    # the segment's point is inside the solid
             break
         near = add3(p_GB, rotate3(R_GB, near_B))
         t_new = min(max(dot3(sub3(near, p), axis), -h), h)
@@ -714,12 +750,12 @@ def _capsule_on_box(m, a, b, p, axis, r, h, R_GB, p_GB, half, surf, normal, dept
             break
     c = add3(p, scale3(t, axis))
     written = 0
-    if _box_distance(R_GB, p_GB, half, c) < ends_distance - 1e-12 * (r + h):
-        written += _ball_on_box(m, a, b, c, r, R_GB, p_GB, half, surf, normal, depth,
-                                origin, kmax, kmin, kdir)
+    if _solid_distance(R_GB, p_GB, size, c) < ends_distance - 1e-12 * (r + h):
+        written += _ball_on_solid(m, a, b, c, r, abs(t) < h, axis, R_GB, p_GB, size, surf,
+                                  normal, depth, origin, kmax, kmin, kdir)
     for end in (top, bottom):
-        written += _ball_on_box(m + written, a, b, end, r, R_GB, p_GB, half, surf, normal,
-                                depth, origin, kmax, kmin, kdir)
+        written += _ball_on_solid(m + written, a, b, end, r, False, axis, R_GB, p_GB, size,
+                                  surf, normal, depth, origin, kmax, kmin, kdir)
     return written
 
 
@@ -783,14 +819,14 @@ def point_contacts(kind, radius, size, R_GS, p_GS, pairs, n_pairs, surf, normal,
                                  kdir)
             m += written
         elif (ka == 1 or ka == 2) and kb == 4 and size[b, 0] > 0.0:
-            R_B, half = R_GS[b], _row3(size, b)
+            R_B, solid = R_GS[b], _row3(size, b)
             if ka == 1:
-                m += _ball_on_box(m, a, b, pa, size[a, 0], R_B, pb, half, surf, normal,
-                                  depth, origin, kmax, kmin, kdir)
+                m += _ball_on_solid(m, a, b, pa, size[a, 0], False, pa, R_B, pb, solid, surf,
+                                    normal, depth, origin, kmax, kmin, kdir)
             else:
-                m += _capsule_on_box(m, a, b, pa, _column3(R_GS, a, 2), size[a, 0],
-                                     size[a, 1], R_B, pb, half, surf, normal, depth, origin,
-                                     kmax, kmin, kdir)
+                m += _capsule_on_solid(m, a, b, pa, _column3(R_GS, a, 2), size[a, 0],
+                                       size[a, 1], R_B, pb, solid, surf, normal, depth,
+                                       origin, kmax, kmin, kdir)
         else:
             rest[n_rest] = k
             n_rest += 1

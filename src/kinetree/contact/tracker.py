@@ -38,7 +38,7 @@ __all__ = ["ContactEventHandler", "ContactEventReporter", "ContactTrackerSubsyst
 class ContactTrackerSubsystem(ContactSearch, Subsystem):
     """Tracks the contacts among all contact surfaces of a MultibodySystem's bodies."""
 
-    _balls_meet_boxes = True
+    _balls_meet_solids = True
 
     def __init__(self, system):
         super().__init__(system, "ContactTrackerSubsystem")
@@ -128,7 +128,7 @@ class ContactTrackerSubsystem(ContactSearch, Subsystem):
         when apart, minus the overlap depth when they overlap. A trigger function for the
         onset of contact. With a mesh it is measured at the mesh's vertices (exact for a
         mesh against a half space; against a curved surface a face can touch between
-        vertices first), except for a sphere or a capsule on a Brick: exact."""
+        vertices first), except for a sphere or a capsule on a Brick or a Cylinder: exact."""
         a = self._checked(surface1, "calc_separation")
         b = self._checked(surface2, "calc_separation")
         table = self._table
@@ -143,7 +143,7 @@ class ContactTrackerSubsystem(ContactSearch, Subsystem):
                 "separation; pick a finite surface.")
         if kb == MESH and ka in (SPHERE, CAPSULE) and table.size[b, 0] > 0.0:
             from kinetree.contact.convex import closest_points
-            return closest_points(Xa, ga, Xb, gb).distance        # a ball on a box
+            return closest_points(Xa, ga, Xb, gb).distance        # a ball on a solid
         if kb == MESH:
             vertices_G = gb.vertices() @ Xb.R.as_matrix().T + Xb.p
             distances = self._signed_distances(ga, Xa, vertices_G)
