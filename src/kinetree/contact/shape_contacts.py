@@ -74,7 +74,7 @@ class ShapeContactSet(NamedTuple):
     key: np.ndarray
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _emit(out_i, out_f, k, a, b, xa, xb, n, separation, mu_a, mu_b, key):
     """Write contact k (if within capacity) between shapes a and b: points xa, xb of their
     surfaces, normal n from a toward b (3-tuples, G)."""
@@ -92,7 +92,7 @@ def _emit(out_i, out_f, k, a, b, xa, xb, n, separation, mu_a, mu_b, key):
     return k + 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _plane_contacts(a, b, kind, dims, margin_b, verts, R, p, n, o, limit, mu, key, out_i,
                     out_f, k):
     """Contacts of half space a (outward unit normal n through point o, G) with shape b
@@ -145,19 +145,44 @@ def _plane_contacts(a, b, kind, dims, margin_b, verts, R, p, n, o, limit, mu, ke
     return k
 
 
-@numba.njit(cache=True)
-def _bounds(kind, dims, vertices, R, p, grow, lo, hi):
-    """The core's axis-aligned bounding box in G, grown by ``grow`` (m), into lo, hi."""
-    for i in range(3):
-        e = (1.0 if i == 0 else 0.0, 1.0 if i == 1 else 0.0, 1.0 if i == 2 else 0.0)
-        hi[i] = support_G(kind, dims, vertices, R, p, e)[i] + grow
-        lo[i] = support_G(kind, dims, vertices, R, p, scale3(-1.0, e))[i] - grow
+@numba.njit(cache=True, _nrt=False)
+def _plane_contacts_of(a, b, kind, dims, margin, vert_start, verts, R, p, n, o, limit, mu,
+                       key, out_i, out_f, k):
+    """``_plane_contacts`` of half space a and shape b, taken from the pass's arrays
+    here, where views cost no reference counting."""
+    return _plane_contacts(a, b, kind[b], dims[b], margin[b],
+                           verts[vert_start[b]:vert_start[b + 1]], R[b], p[b], n, o, limit,
+                           mu, key, out_i, out_f, k)
 
 
-@numba.njit(cache=True)
-def _box_patch(R_a, p_a, half_a, R_b, p_b, half_b, margin, out, work):
-    """``box_manifold.manifold``, called, not inlined."""
-    return bm.manifold(R_a, p_a, half_a, R_b, p_b, half_b, margin, out, work)
+@numba.njit(cache=True, _nrt=False)
+def _poses_and_bounds(R_GB, p_GB, body, R_BS, p_BS, kind, dims, margin, vert_start, verts,
+                      limit, R, p, lo, hi):
+    """Each shape's pose in G (R, p) and each finite core's axis-aligned bounding box in
+    G (lo, hi), grown by its margin and ``limit`` (m)."""
+    for s in range(body.shape[0]):
+        b = body[s]
+        for i in range(3):
+            for j in range(3):
+                R[s, i, j] = R_GB[b, i, 0] * R_BS[s, 0, j] + R_GB[b, i, 1] * R_BS[s, 1, j] \
+                    + R_GB[b, i, 2] * R_BS[s, 2, j]
+            p[s, i] = p_GB[b, i] + R_GB[b, i, 0] * p_BS[s, 0] + R_GB[b, i, 1] * p_BS[s, 1] \
+                + R_GB[b, i, 2] * p_BS[s, 2]
+        if kind[s] == HALF_SPACE:
+            continue
+        vertices = verts[vert_start[s]:vert_start[s + 1]]
+        grow = margin[s] + limit
+        for i in range(3):
+            e = (1.0 if i == 0 else 0.0, 1.0 if i == 1 else 0.0, 1.0 if i == 2 else 0.0)
+            hi[s, i] = support_G(kind[s], dims[s], vertices, R[s], p[s], e)[i] + grow
+            lo[s, i] = support_G(kind[s], dims[s], vertices, R[s], p[s],
+                                 scale3(-1.0, e))[i] - grow
+
+
+@numba.njit(cache=True, _nrt=False)
+def _box_patch(R, p, dims, a, b, margin, out, work):
+    """``box_manifold.manifold`` of boxes a and b, called, not inlined."""
+    return bm.manifold(R[a], p[a], dims[a], R[b], p[b], dims[b], margin, out, work)
 
 
 @numba.njit(cache=True)
@@ -173,36 +198,62 @@ def _pair(a, b, ka, da, ma, va, fa, ea, Ra, pa, kb, db, mb, vb, fb, eb, Rb, pb, 
                  result[0], mu[a], mu[b], key)
 
 
+class Scratch(NamedTuple):
+    """The pass's working arrays, kept from call to call: the shapes' poses ``R`` (ns, 3,
+    3), ``p`` (ns, 3) and bounds ``lo``, ``hi`` (ns, 3) in G; ``order`` (ns,) the shapes
+    by their low x, last call's order as the next's start; ``result`` (10,) a pair
+    query's, ``ends`` (3,) a capsule end's centre; ``point_kind`` (1,) the core kind of a
+    sphere (read from an array: as a literal constant it would compile the pair query
+    once more, for that constant); ``work``, ``patch`` a box patch's."""
+
+    R: np.ndarray
+    p: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    order: np.ndarray
+    result: np.ndarray
+    ends: np.ndarray
+    point_kind: np.ndarray
+    work: np.ndarray
+    patch: np.ndarray
+
+    @classmethod
+    def allocate(cls, ns: int) -> Scratch:
+        return cls(np.zeros((ns, 3, 3)), np.zeros((ns, 3)), np.zeros((ns, 3)),
+                   np.zeros((ns, 3)), np.arange(ns, dtype=np.int64), np.zeros(10),
+                   np.zeros(3), np.full(1, POINT, np.int64),
+                   np.zeros((2, bm.MAX_POINTS, bm.WORK_COLUMNS)),
+                   np.zeros((bm.MAX_POINTS, bm.COLUMNS)))
+
+
+@numba.njit(cache=True, _nrt=False)
+def _sort_by_low_x(order, lo):
+    """Insertion sort of ``order`` by lo[:, 0], from its last order: nearly linear when
+    little moved."""
+    for i in range(1, order.shape[0]):
+        s = order[i]
+        j = i - 1
+        while j >= 0 and lo[order[j], 0] > lo[s, 0]:
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = s
+
+
 @numba.njit(cache=True)
 def find(R_GB, p_GB, body, R_BS, p_BS, kind, dims, margin, vert_start, verts, face_start,
-         faces, edge_start, edges, mu, allowed, limit, out_i, out_f):
+         faces, edge_start, edges, mu, allowed, limit, out_i, out_f, R, p, lo, hi, order,
+         result, ends, point_kind, work, patch):
     """The contacts (module docstring) into out_i (capacity, 3: shape a, shape b, key) and
     out_f (capacity, 16: point, normal, tangents, separation, friction); returns their
-    number, which may exceed the capacity (then only the first are written)."""
+    number, which may exceed the capacity (then only the first are written). It
+    allocates nothing (R ... patch are a Scratch's arrays, passed one by one: numba types
+    a tuple in Python at each call); its loops over shapes and box pairs run in functions
+    without reference counting, where taking a view of an array costs nothing."""
     ns = body.shape[0]
-    R = np.empty((ns, 3, 3))
-    p = np.empty((ns, 3))
-    lo = np.empty((ns, 3))
-    hi = np.empty((ns, 3))
-    for s in range(ns):
-        b = body[s]
-        for i in range(3):
-            for j in range(3):
-                R[s, i, j] = R_GB[b, i, 0] * R_BS[s, 0, j] + R_GB[b, i, 1] * R_BS[s, 1, j] \
-                    + R_GB[b, i, 2] * R_BS[s, 2, j]
-            p[s, i] = p_GB[b, i] + R_GB[b, i, 0] * p_BS[s, 0] + R_GB[b, i, 1] * p_BS[s, 1] \
-                + R_GB[b, i, 2] * p_BS[s, 2]
-        if kind[s] != HALF_SPACE:
-            _bounds(kind[s], dims[s], verts[vert_start[s]:vert_start[s + 1]], R[s], p[s],
-                    margin[s] + limit, lo[s], hi[s])
+    _poses_and_bounds(R_GB, p_GB, body, R_BS, p_BS, kind, dims, margin, vert_start, verts,
+                      limit, R, p, lo, hi)
     k = 0
-    result = np.empty(10)
-    ends = np.empty(3)
-    # a sphere's core kind read from an array: as a literal constant it would compile
-    # the pair query once more, for that constant
-    point = np.full(1, POINT)[0]
-    work = np.empty((2, bm.MAX_POINTS, bm.WORK_COLUMNS))
-    patch = np.empty((bm.MAX_POINTS, bm.COLUMNS))
+    point = point_kind[0]
     # half spaces against every finite shape
     for a in range(ns):
         if kind[a] != HALF_SPACE:
@@ -213,19 +264,19 @@ def find(R_GB, p_GB, body, R_BS, p_BS, kind, dims, margin, vert_start, verts, fa
             if kind[b] == HALF_SPACE or not allowed[a, b]:
                 continue
             key = (a * ns + b) * FEATURES
-            vs = verts[vert_start[b]:vert_start[b + 1]]
             if kind[b] == POINT or kind[b] == SEGMENT or kind[b] == BOX or kind[b] == HULL \
                     or kind[b] == CYLINDER:
-                k = _plane_contacts(a, b, kind[b], dims[b], margin[b], vs, R[b], p[b], n, o,
-                                    limit, mu, key, out_i, out_f, k)
+                k = _plane_contacts_of(a, b, kind, dims, margin, vert_start, verts, R, p, n,
+                                       o, limit, mu, key, out_i, out_f, k)
             else:
+                vs = verts[vert_start[b]:vert_start[b + 1]]
                 fb = faces[face_start[b]:face_start[b + 1]]
                 eb = edges[edge_start[b]:edge_start[b + 1]]
                 k = _pair(a, b, kind[a], dims[a], 0.0, vs, fb, eb, R[a], p[a], kind[b],
                           dims[b], margin[b], vs, fb, eb, R[b], p[b], limit, mu, key, out_i,
                           out_f, k, result)
     # finite shapes: sweep along x, then the narrow phase
-    order = np.argsort(lo[:, 0])
+    _sort_by_low_x(order, lo)
     for i in range(ns):
         a0 = order[i]
         if kind[a0] == HALF_SPACE:
@@ -241,8 +292,7 @@ def find(R_GB, p_GB, body, R_BS, p_BS, kind, dims, margin, vert_start, verts, fa
             a, b = min(a0, b0), max(a0, b0)
             key = (a * ns + b) * FEATURES
             if kind[a] == BOX and kind[b] == BOX:
-                count = _box_patch(R[a], p[a], dims[a], R[b], p[b], dims[b], limit, patch,
-                                   work)
+                count = _box_patch(R, p, dims, a, b, limit, patch, work)
                 for m in range(count):
                     on_a = patch[m, bm.ON_A] > 0.5
                     q = (patch[m, bm.POINT], patch[m, bm.POINT + 1], patch[m, bm.POINT + 2])
@@ -328,6 +378,7 @@ class ShapeContacts:
         self.surfaces = [s for _, _, s in surfaces]
         self._out_i = np.empty((64, 3), np.int64)
         self._out_f = np.empty((64, 16))
+        self._scratch = Scratch.allocate(ns)
 
     def find(self, state, margin: float) -> ShapeContactSet:
         """The contacts within ``margin`` (m) of touching at ``state`` (POSITION)."""
@@ -341,7 +392,7 @@ class ShapeContacts:
             count = find(R_GB, p_GB, self.body, self.R_BS, self.p_BS, self.kind, self.dims,
                          self.margin, self.vert_start, self.verts, self.face_start,
                          self.faces, self.edge_start, self.edges, self.mu, self.allowed,
-                         float(margin), self._out_i, self._out_f)
+                         float(margin), self._out_i, self._out_f, *self._scratch)
             if count <= len(self._out_i):
                 break
             self._out_i = np.empty((2 * count, 3), np.int64)
