@@ -112,7 +112,6 @@ def build_rows(tree_i, tree_f, kinds, buf, status, tree_of_u, tree_start, tree_d
     ``TreeLayout.calc_m_inv_blocks`` gives it. A contact touching more than two trees
     gives start[0] = -1 - that contact."""
     tree = unpack_tree(tree_i, tree_f, kinds)
-    cache = unpack_cache(buf, status)
     first = np.full(n_contacts, -1, np.int64)
     second = np.full(n_contacts, -1, np.int64)
     start = np.zeros(n_contacts + 1, np.int64)
@@ -153,8 +152,24 @@ def build_rows(tree_i, tree_f, kinds, buf, status, tree_of_u, tree_start, tree_d
     total = start[n_contacts]
     dofs = np.empty(total, np.int64)
     G = np.zeros((total, 3))
-    W = np.zeros((total, 3))
+    W = np.empty((total, 3))
     D = np.zeros((n_contacts, 3, 3))
+    _fill_rows(tree_i, tree_f, kinds, buf, status, tree_of_u, tree_start, tree_dofs, column,
+               Minv, term_contact, term_body, term_point, term_coef, mob_contact, mob_u,
+               mob_coef, first, second, size_first, start, dofs, G, W, D)
+    return start, dofs, G, W, D
+
+
+@numba.njit(cache=True, _nrt=False)
+def _fill_rows(tree_i, tree_f, kinds, buf, status, tree_of_u, tree_start, tree_dofs, column,
+               Minv, term_contact, term_body, term_point, term_coef, mob_contact, mob_u,
+               mob_coef, first, second, size_first, start, dofs, G, W, D):
+    """``build_rows``'s dofs, G (zero on entry), W and D (zero on entry), without
+    reference counting: the tree's and cache's views and each body's rows of H cost
+    nothing here."""
+    tree = unpack_tree(tree_i, tree_f, kinds)
+    cache = unpack_cache(buf, status)
+    n_contacts = start.shape[0] - 1
     for c in range(n_contacts):
         at = start[c]
         for t in (first[c], second[c]):
@@ -206,7 +221,6 @@ def build_rows(tree_i, tree_f, kinds, buf, status, tree_of_u, tree_start, tree_d
                 D[c, r, 0] += g * W[i, 0]
                 D[c, r, 1] += g * W[i, 1]
                 D[c, r, 2] += g * W[i, 2]
-    return start, dofs, G, W, D
 
 
 @numba.njit(cache=True)
