@@ -162,6 +162,20 @@ def test_the_viewer_draws_capsules_and_hulls_as_their_surfaces():
 HALF = np.array([0.2, 0.05, 0.15])
 
 
+def _ball_near(s, ball, state, r, X_GS, solid, local, rng):
+    """(the contact force, ``closest_points``' answer) of the sphere of radius r centred
+    at ``local`` (in the solid's frame, jittered by 1 mm) against the solid posed X_GS,
+    which it must overlap."""
+    centre = X_GS.p + X_GS.R.as_matrix() @ (np.array(local) + rng.normal(0, 1e-3, 3))
+    X = kt.Transform(kt.Rotation(), centre)
+    ball.set_q_to_fit_transform(state, X)
+    s.system.realize(state, kt.Stage.DYNAMICS)
+    found = kt.contact.closest_points(X, kt.ContactGeometry.Sphere(r), X_GS, solid)
+    assert found.distance < 0.0
+    (cf,) = _forces(s, state)
+    return cf, found
+
+
 def _box_scene(ball):
     s = Scene(gravity=None)
     box = s.body(kt.ContactGeometry.Brick(HALF), frictionless(), mobilizer="Weld",
@@ -196,13 +210,7 @@ def test_a_sphere_on_a_brick_is_a_hertz_contact():
     brick = kt.ContactGeometry.Brick(HALF)
     for local in ([0.2 + 0.03, 0.05 + 0.04, 0.0], [0.2 + 0.02, 0.05 + 0.03, 0.15 + 0.02],
                   [0.19, 0.0, 0.1], [0.0, 0.03, 0.0]):
-        centre = X_GB.p + X_GB.R.as_matrix() @ (np.array(local) + rng.normal(0, 1e-3, 3))
-        X = kt.Transform(kt.Rotation(), centre)
-        ball.set_q_to_fit_transform(state, X)
-        s.system.realize(state, kt.Stage.DYNAMICS)
-        found = kt.contact.closest_points(X, kt.ContactGeometry.Sphere(r), X_GB, brick)
-        assert found.distance < 0.0
-        (cf,) = _forces(s, state)
+        cf, found = _ball_near(s, ball, state, r, X_GB, brick, local, rng)
         assert cf.depth == pytest.approx(-found.distance, abs=1e-10)
         assert cf.normal == pytest.approx(found.normal, abs=1e-9)
         assert cf.normal_force == pytest.approx(4 / 3 * E * math.sqrt(r) * cf.depth ** 1.5,
@@ -321,13 +329,7 @@ def test_a_sphere_on_a_cylinder_is_a_hertz_contact():
     solid = kt.ContactGeometry.Cylinder(RADIUS, HALF_LENGTH)
     for local in ([0.1 + 0.02, 0.0, 0.15 + 0.02], [-0.08, 0.06, -0.15 - 0.025]):
         # beyond a rim: closest_points' exact closest points
-        centre = X_GC.p + R @ (np.array(local) + rng.normal(0, 1e-3, 3))
-        X = kt.Transform(kt.Rotation(), centre)
-        ball.set_q_to_fit_transform(state, X)
-        s.system.realize(state, kt.Stage.DYNAMICS)
-        found = kt.contact.closest_points(X, kt.ContactGeometry.Sphere(r), X_GC, solid)
-        assert found.distance < 0.0
-        (cf,) = _forces(s, state)
+        cf, found = _ball_near(s, ball, state, r, X_GC, solid, local, rng)
         assert cf.depth == pytest.approx(-found.distance, abs=1e-12)
         assert cf.normal == pytest.approx(found.normal, abs=1e-12)
     for local in ([0.0, 0.09, 0.1], [0.01, 0.0, 0.14], [0.02, 0.01, 0.0]):
