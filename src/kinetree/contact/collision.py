@@ -346,7 +346,8 @@ class ContactSearch:
     """Whether a half space meets an ellipsoid with the radii of Simbody's older contact
     API (:func:`section_curvatures`) instead of the surface's curvatures."""
     _balls_meet_solids = False
-    """Whether a sphere or a capsule meets a Brick as a box (SurfaceTable.build)."""
+    """Whether a sphere or a capsule meets a Brick as a box and a Cylinder as a cylinder
+    (SurfaceTable.build)."""
 
     def engine_fields(self, state) -> dict:
         """The contact search's buffers, fields of the compiled realization's data
@@ -765,9 +766,10 @@ def point_contacts(kind, radius, size, R_GS, p_GS, pairs, n_pairs, surf, normal,
     """The exact contact of each candidate pair of half spaces, spheres and capsules (a
     capsule is a sphere swept along its segment: it touches as the ball about its
     segment's nearest point; on a half space, as the ball about each end inside it, so
-    that one lying flat rests on both ends), and of a sphere or a capsule on a box (a
-    mesh with half lengths in ``size``); returns (contacts written, candidates of other
-    kinds written to ``rest``); -1 contacts if the buffers are too small."""
+    that one lying flat rests on both ends), and of a sphere or a capsule on a box or a
+    cylinder (a mesh whose ``size`` is set, ``_nearest_in_solid``); returns (contacts
+    written, candidates of other kinds written to ``rest``); -1 contacts if the buffers
+    are too small."""
     m = 0
     n_rest = 0
     for k in range(n_pairs):

@@ -132,14 +132,11 @@ def warm_start(keys, frame, last_keys, last_normal, last_friction, start):
             if keys[c] != last_keys[c]:
                 same = False
                 break
-    by_key = np.arange(n_last) if same else np.argsort(last_keys)
+    by_key = last_keys if same else np.argsort(last_keys)     # unused when the same
     for c in range(keys.shape[0]):
-        if same:
-            at = c
-        else:
-            at = _search(last_keys, by_key, keys[c])
-            if at < 0:
-                continue
+        at = c if same else _search(last_keys, by_key, keys[c])
+        if at < 0:
+            continue
         start[c, 0] = last_normal[at]
         for r in range(1, 3):
             start[c, r] = (frame[c, r, 0] * last_friction[at, 0]
