@@ -2,7 +2,8 @@
 capsule touches as the ball about its segment's nearest point, a floor as the ball about
 each end inside it), the compliant force against Hertz's (crossed cylinders of one radius
 press as a sphere of that radius on a plane), the elastic foundation's springs against a
-capsule's surface, a capsule on an ellipsoid against ``closest_points``."""
+capsule's surface, a capsule on an ellipsoid against ``closest_points``; spheres, capsules
+and ellipsoids on boxes, cylinders and hulls met as solids (Hertz point contacts)."""
 
 import math
 
@@ -387,3 +388,132 @@ def test_a_capsule_across_a_cylinder_presses_as_crossed_cylinders():
     for f in forces:
         assert f.depth == pytest.approx(x, rel=1e-9)
         assert f.normal_force == pytest.approx(_hertz(x, 2 / RADIUS, 1 / RADIUS), rel=1e-9)
+
+
+# ------------------------------------------------------------ hulls, ellipsoids on solids
+CORNERS = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * HALF
+"""The Brick's corners: their Convex hull is the same box, met by another algorithm."""
+
+
+def _hull_and_brick(shape):
+    """For the Convex of CORNERS and for the Brick of HALF, each posed as in _box_scene:
+    (scene, solid body, shape's body, State realized to POSITION)."""
+    scenes = []
+    for solid in (kt.ContactGeometry.Convex(CORNERS), kt.ContactGeometry.Brick(HALF)):
+        s = Scene(gravity=None)
+        box = s.body(solid, frictionless(), mobilizer="Weld",
+                     X_PF=kt.Transform(kt.Rotation.about_y(0.4), [0.1, -0.2, 0.3]))
+        body = s.body(shape, frictionless())
+        state = s.system.realize_topology()
+        s.system.realize(state, kt.Stage.POSITION)
+        scenes.append((s, box, body, state))
+    return scenes
+
+
+def test_a_sphere_on_a_hull_is_a_hertz_contact_as_on_the_same_box():
+    """A sphere pressed x into a hull's face gets Hertz's force of a sphere on a plane,
+    along the face's normal (not the elastic foundation of the hull's triangles). Near
+    edges and corners, and deep inside, the hull (by ``closest_points``) and the Brick
+    (by the compiled box kernel) give the same contact."""
+    r, x = 0.06, 1.5e-3
+    (s, box, ball, state), (s2, _, ball2, state2) = _hull_and_brick(
+        kt.ContactGeometry.Sphere(r))
+    X_GB = box.get_body_transform(state)
+    up = X_GB.R.as_matrix()[:, 1]
+    ball.set_q_to_fit_transform(state, kt.Transform(
+        kt.Rotation(), X_GB.p + X_GB.R.as_matrix() @ [0.05, 0.0, -0.04]
+        + (HALF[1] + r - x) * up))
+    s.system.realize(state, kt.Stage.DYNAMICS)
+    (cf,) = _forces(s, state)
+    assert cf.depth == pytest.approx(x, rel=1e-12)
+    assert cf.normal == pytest.approx(-up, abs=1e-15)
+    assert cf.normal_force == pytest.approx(4 / 3 * E * math.sqrt(r) * x ** 1.5, rel=1e-12)
+    rng = np.random.default_rng(11)
+    for local in ([0.2 + 0.03, 0.05 + 0.04, 0.0], [0.2 + 0.02, 0.05 + 0.03, 0.15 + 0.02],
+                  [0.19, 0.0, 0.1], [0.0, 0.03, 0.0], [-0.1, -0.02, 0.14]):
+        centre = X_GB.p + X_GB.R.as_matrix() @ (np.array(local) + rng.normal(0, 1e-3, 3))
+        for scene, body, st in ((s, ball, state), (s2, ball2, state2)):
+            body.set_q_to_fit_transform(st, kt.Transform(kt.Rotation(), centre))
+            scene.system.realize(st, kt.Stage.DYNAMICS)
+        (on_hull,), (on_brick,) = _forces(s, state), _forces(s2, state2)
+        assert on_hull.depth == pytest.approx(on_brick.depth, abs=1e-10)
+        assert on_hull.normal == pytest.approx(on_brick.normal, abs=1e-9)
+        assert on_hull.normal_force == pytest.approx(on_brick.normal_force, rel=1e-7)
+
+
+def test_a_capsule_on_a_hull_rests_on_its_ends_and_rides_an_edge():
+    """Lying tilted on a face, the capsule touches at each end; laid across an edge, at
+    its point nearest the edge: the same contacts as on the Brick of the same box, each
+    the Hertz force of a ball of the capsule's radius."""
+    r, h = 0.03, 0.12
+    scenes = _hull_and_brick(kt.ContactGeometry.Capsule(r, h))
+    X_GB = scenes[0][1].get_body_transform(scenes[0][3])
+    R = X_GB.R.as_matrix()
+    tilt = math.asin(1e-3 / (2 * h))
+    lying = kt.Transform(X_GB.R @ kt.Rotation.about_y(math.pi / 2) @ kt.Rotation.about_x(tilt),
+                         X_GB.p + R @ [0.0, HALF[1] + r - 2e-3, 0.0])
+    diagonal = np.array([1.0, 1.0, 0.0]) / math.sqrt(2)
+    across = kt.Transform(
+        X_GB.R @ kt.Rotation.about_z(-math.pi / 4) @ kt.Rotation.about_y(math.pi / 2),
+        X_GB.p + R @ ([0.2, 0.05, 0.02] + (r - 2e-3) * diagonal))
+    for X, depths in ((lying, [1.5e-3, 2.5e-3]), (across, [2e-3])):
+        found = []
+        for s, _, body, state in scenes:
+            body.set_q_to_fit_transform(state, X)
+            s.system.realize(state, kt.Stage.DYNAMICS)
+            found.append(sorted(_forces(s, state), key=lambda f: f.depth))
+        on_hull, on_brick = found
+        assert [f.depth for f in on_hull] == pytest.approx(depths, rel=1e-9)
+        for a, b in zip(on_hull, on_brick, strict=True):
+            assert a.depth == pytest.approx(b.depth, abs=1e-10)
+            assert a.normal == pytest.approx(b.normal, abs=1e-9)
+            assert a.normal_force == pytest.approx(4 / 3 * E * math.sqrt(r) * a.depth ** 1.5,
+                                                   rel=1e-9)
+
+
+def test_an_ellipsoid_on_a_solid_is_an_elliptic_hertz_contact():
+    """An ellipsoid of semi-axes (a, b, c) pressed x into a box's face along its b axis
+    touches at (0, b, 0), where its surface curves b/a² and b/c²: Hertz's force for the
+    ellipse of those curvatures, on the Brick and on its hull alike. On a cylinder's
+    round side, with the a axis along the side's turning, the cylinder's 1/R adds to
+    b/a²; on a cap, the face is flat."""
+    radii = np.array([0.05, 0.03, 0.08])
+    a, b, c = radii
+    x = 1.5e-3
+    k_a, k_c = b / a ** 2, b / c ** 2
+    for s, box, body, state in _hull_and_brick(kt.ContactGeometry.Ellipsoid(radii)):
+        X_GB = box.get_body_transform(state)
+        R = X_GB.R.as_matrix()
+        # below the face y = -HALF[1], the ellipsoid's axes along the box's
+        body.set_q_to_fit_transform(state, kt.Transform(
+            X_GB.R, X_GB.p + R @ [-0.1, -(HALF[1] + b - x), 0.0]))
+        s.system.realize(state, kt.Stage.DYNAMICS)
+        (cf,) = _forces(s, state)
+        contacts = s.tracker.get_active_contacts(state)
+        assert cf.depth == pytest.approx(x, rel=1e-9)
+        assert cf.normal == pytest.approx(R[:, 1], abs=1e-9)      # from the ellipsoid, up
+        assert (contacts.kmax[0], contacts.kmin[0]) == pytest.approx((k_a, k_c), rel=1e-6)
+        assert abs(contacts.kdir[0] @ R[:, 0]) == pytest.approx(1, abs=1e-6)
+        assert cf.normal_force == pytest.approx(_hertz(x, k_a, k_c), rel=1e-6)
+
+    s, _, body, state, X_GC = _cylinder_scene(kt.ContactGeometry.Ellipsoid(radii))
+    R = X_GC.R.as_matrix()
+    # its b axis along the cylinder's x (a radius) and its c axis along the cylinder's
+    # axis, so that its a axis lies along the side's turning direction
+    turned = kt.Rotation(np.column_stack((R[:, 1], R[:, 0], -R[:, 2])))
+    body.set_q_to_fit_transform(state, kt.Transform(
+        turned, X_GC.p + R @ [RADIUS + b - x, 0.0, 0.05]))
+    s.system.realize(state, kt.Stage.DYNAMICS)
+    (cf,) = _forces(s, state)
+    assert cf.depth == pytest.approx(x, rel=1e-9)
+    # two curved surfaces: closest_points' search settles the normal to about 1e-7
+    assert cf.normal == pytest.approx(-R[:, 0], abs=1e-7)
+    assert cf.normal_force == pytest.approx(_hertz(x, k_a + 1 / RADIUS, k_c), rel=1e-6)
+    # on the cap at +z, its b axis along the cylinder's: flat
+    capped = kt.Rotation(np.column_stack((R[:, 0], R[:, 2], -R[:, 1])))
+    body.set_q_to_fit_transform(state, kt.Transform(
+        capped, X_GC.p + R @ [0.02, 0.0, HALF_LENGTH + b - x]))
+    s.system.realize(state, kt.Stage.DYNAMICS)
+    (cf,) = _forces(s, state)
+    assert cf.normal == pytest.approx(-R[:, 2], abs=1e-9)
+    assert cf.normal_force == pytest.approx(_hertz(x, k_a, k_c), rel=1e-6)

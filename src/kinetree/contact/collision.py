@@ -48,6 +48,9 @@ import numpy as np
 
 from kinetree.contact import geometry as geo
 from kinetree.contact.capsule import Capsule
+from kinetree.contact.convex import POINT as POINT_CORE
+from kinetree.contact.convex import core_of, pair_kernel
+from kinetree.contact.convex_hull import Convex
 from kinetree.contact.mesh import Brick, Cylinder, TriangleMesh, find_nearest_points
 from kinetree.errors import InvalidArgumentError
 from kinetree.jit import helper
@@ -99,16 +102,19 @@ class SurfaceTable:
     centre_S: np.ndarray    # (n, 3) m: bounding-sphere centre in S
     size: np.ndarray        # (n, 3) m: a sphere's (radius, 0, 0), a capsule's (radius,
                             # half length along S's z, 0); where balls meet solids
-                            # (``solids``), a Brick's half lengths and a Cylinder's
-                            # (radius, half length along S's z, 0); else 0
+                            # (``solids``), a Brick's half lengths, a Cylinder's
+                            # (radius, half length along S's z, 0) and a Convex's
+                            # (-1, 0, 0); else 0
     group: np.ndarray       # (n,) int64: only surfaces of one group meet
     clique: np.ndarray      # (n,) int64 bit mask: surfaces sharing a bit never meet
+    cores: dict = field(default_factory=dict)   # {surface: convex.core_of}, as needed
 
     @classmethod
     def build(cls, entries, where: str, solids: bool = False) -> SurfaceTable:
         """``entries``: (body index, X_BS, geometry, group, clique ids) per surface. With
-        ``solids`` a sphere or a capsule meets a Brick as a box and a Cylinder as a
-        cylinder (a Hertz point contact), not as the elastic foundation of its mesh."""
+        ``solids`` a sphere, a capsule or an ellipsoid meets a Brick as a box, a Cylinder
+        as a cylinder and a Convex as its hull (Hertz point contacts), not as the
+        elastic foundation of its mesh."""
         n = len(entries)
         table = cls([], np.zeros(n, np.int64), np.zeros((n, 3, 3)), np.zeros((n, 3)),
                     np.zeros(n, np.int64), np.zeros(n), np.zeros((n, 3)), np.zeros((n, 3)),
@@ -135,6 +141,8 @@ class SurfaceTable:
                     table.size[i] = geometry.get_half_lengths()
                 elif solids and isinstance(geometry, Cylinder):
                     table.size[i, :2] = geometry.get_radius(), geometry.get_half_length()
+                elif solids and isinstance(geometry, Convex):
+                    table.size[i, 0] = -1.0
             for c in cliques:
                 bit = clique_bits.setdefault(c, len(clique_bits))
                 if bit >= 63:
@@ -346,8 +354,8 @@ class ContactSearch:
     """Whether a half space meets an ellipsoid with the radii of Simbody's older contact
     API (:func:`section_curvatures`) instead of the surface's curvatures."""
     _balls_meet_solids = False
-    """Whether a sphere or a capsule meets a Brick as a box and a Cylinder as a cylinder
-    (SurfaceTable.build)."""
+    """Whether a sphere, a capsule or an ellipsoid meets a Brick, a Cylinder or a Convex
+    as that solid (SurfaceTable.build)."""
 
     def engine_fields(self, state) -> dict:
         """The contact search's buffers, fields of the compiled realization's data
@@ -365,9 +373,10 @@ class ContactSearch:
         """Build the table of ``entries`` (see SurfaceTable.build) and allocate the
         buffers; called from realize_topology."""
         self._table = SurfaceTable.build(entries, where, self._balls_meet_solids)
-        # The Python pass runs for ellipsoids, and for meshes that may meet each other.
+        # The Python pass runs for ellipsoids, hulls, and meshes that may meet each other.
         kinds = self._table.kind
-        self._has_python_kinds = bool(np.any(kinds == ELLIPSOID) or np.sum(kinds == MESH) > 1)
+        self._has_python_kinds = bool(np.any(kinds == ELLIPSOID) or np.sum(kinds == MESH) > 1
+                                      or np.any(self._table.size[:, 0] < 0.0))
         self._buffers_index = self.allocate_cache_entry(
             state, Stage.TOPOLOGY, Stage.TOPOLOGY, ContactBuffers(self._table, material))
 
@@ -870,6 +879,87 @@ def _convex_contact(Xa: Transform, ga, Xb: Transform, gb) -> geo.Contact:
                        sides[0][0], sides[0][1], sides[1][0], sides[1][1])
 
 
+def _around(K, t1, t2, n, axis, k):
+    """K (the gap's curvature tensor on the tangent basis t1, t2 of n, as [K11, K12,
+    K22]) plus a surface curved k around ``axis`` only (a capsule's or a cylinder's side):
+    k in the direction axis × n."""
+    d = (axis[1] * n[2] - axis[2] * n[1], axis[2] * n[0] - axis[0] * n[2],
+         axis[0] * n[1] - axis[1] * n[0])
+    u, v = d[0] * t1[0] + d[1] * t1[1] + d[2] * t1[2], d[0] * t2[0] + d[1] * t2[1] + d[2] * t2[2]
+    norm2 = u * u + v * v
+    if norm2 > 0.0:
+        K[0] += k * u * u / norm2
+        K[1] += k * u * v / norm2
+        K[2] += k * v * v / norm2
+
+
+def _principal(K, t1, t2) -> tuple[float, float, np.ndarray]:
+    """(kmax, kmin, kmax's direction in G) of the symmetric 2 x 2 tensor K on t1, t2."""
+    mean, half = 0.5 * (K[0] + K[2]), 0.5 * (K[0] - K[2])
+    spread = math.hypot(half, K[1])
+    angle = 0.5 * math.atan2(K[1], half)
+    return mean + spread, mean - spread, math.cos(angle) * t1 + math.sin(angle) * t2
+
+
+def _solid_contacts(table: SurfaceTable, d: ContactData, a: int, b: int) -> list:
+    """The contacts of a sphere, a capsule or an ellipsoid (surface a) with a Brick, a
+    Cylinder or a Convex (surface b) met as a solid, each (normal, depth, origin, kmax,
+    kmin, kmax direction) in G: at their deepest points (``convex.pair_kernel``); a
+    capsule as the ball about each end, and about its segment's point nearest the solid
+    where that is deeper than both ends, as on a box. The gap curves as the shape does
+    (a capsule's ball as a sphere of its radius, but along a cylinder's round side) plus
+    a cylinder's round side; faces, edges, corners and rims are taken flat (an edge's
+    own curvature is unbounded: the rounder surface shapes the contact)."""
+    ga, solid = table.geometries[a], table.geometries[b]
+    for s in (a, b):
+        if s not in table.cores:
+            table.cores[s] = core_of(table.geometries[s])
+    R_a, p_a, R_b, p_b = d.R_GS[a], d.p_GS[a], d.R_GS[b], d.p_GS[b]
+    kb, db, mb, vb, fb, eb = table.cores[b]
+    out = np.empty(10)
+    cylinder = isinstance(solid, Cylinder)
+
+    def contact(core, p, ball):
+        ka, da, ma, va, fa, ea = core
+        pair_kernel(ka, da, ma, va, fa, ea, R_a, p, kb, db, mb, vb, fb, eb, R_b, p_b, out)
+        n, point_a = out[7:10].copy(), out[1:4].copy()
+        point_b = point_a + out[0] * n
+        t1, t2 = geo._tangent_basis(n)
+        K = [0.0, 0.0, 0.0]
+        round_side = cylinder and abs(R_b[:, 2] @ n) < 1e-6 \
+            and abs(R_b[:, 2] @ (point_b - p_b)) < solid.get_half_length()
+        if isinstance(ga, geo.Ellipsoid):
+            # the second fundamental form of f = Σ (x_i / r_i)² - 1: the Hessian of f on
+            # the tangent plane over |∇f|
+            inverse = 1.0 / ga.get_radii() ** 2
+            along1, along2 = R_a.T @ t1, R_a.T @ t2
+            gradient = float(np.linalg.norm(inverse * (R_a.T @ (point_a - p_a))))
+            K[0] = float(inverse @ (along1 * along1)) / gradient
+            K[1] = float(inverse @ (along1 * along2)) / gradient
+            K[2] = float(inverse @ (along2 * along2)) / gradient
+        elif ball or not round_side:
+            K[0] = K[2] = 1.0 / ga.get_radius()
+        else:
+            _around(K, t1, t2, n, R_a[:, 2], 1.0 / ga.get_radius())
+        if round_side:
+            _around(K, t1, t2, -n, R_b[:, 2], 1.0 / solid.get_radius())
+        kmax, kmin, kdir = _principal(K, t1, t2)
+        return n, -out[0], 0.5 * (point_a + point_b), kmax, kmin, kdir
+
+    if not isinstance(ga, Capsule):
+        return [contact(table.cores[a], p_a, False)]
+    r, h = ga.get_radius(), ga.get_half_length()
+    ball = (POINT_CORE, np.zeros(3), r, *table.cores[a][3:])
+    axis = R_a[:, 2]
+    found = [contact(ball, p_a + sign * h * axis, True) for sign in (1.0, -1.0)]
+    middle = contact(table.cores[a], p_a, False)
+    # the segment's point under the capsule's deepest one
+    t = float((middle[2] + 0.5 * middle[1] * middle[0] - r * middle[0] - p_a) @ axis)
+    if abs(t) < h and middle[1] > max(c[1] for c in found) + 1e-12 * (r + h):
+        found.append(middle)
+    return found
+
+
 def _analytic_contact(table: SurfaceTable, d: ContactData, a: int, b: int):
     ga, gb = table.geometries[a], table.geometries[b]
     Xa, Xb = _pose(d, a), _pose(d, b)
@@ -927,14 +1017,15 @@ def springs_in_simple_surface(centroids_M, R_GM, p_GM, R_GO, p_GO, other_kind, r
 def mesh_springs(kind, size, R_GS, p_GS, pairs, rest, n_rest, face_start, centroid_S,
                  spring_surf, spring_face, spring_G, nearest_G):
     """The springs of every mesh-half space, mesh-sphere and mesh-capsule candidate among
-    the first ``n_rest`` of ``rest``, which keeps the others; returns (candidates kept,
-    springs written), the springs -1 if their buffers were too small."""
+    the first ``n_rest`` of ``rest``, which keeps the others (a sphere or a capsule on a
+    hull met as a solid, ``size`` -1, among them); returns (candidates kept, springs
+    written), the springs -1 if their buffers were too small."""
     count = 0
     kept = 0
     for r in range(n_rest):
         k = rest[r]
         a, b = pairs[k, 0], pairs[k, 1]
-        if kind[b] != MESH or kind[a] > CAPSULE:
+        if kind[b] != MESH or kind[a] > CAPSULE or (kind[a] > HALF_SPACE and size[b, 0] < 0.0):
             rest[kept] = k
             kept += 1
             continue
@@ -1032,6 +1123,15 @@ def finish_search(table: SurfaceTable, d: ContactData, section_radii: bool = Fal
     m = int(d.header[_M])
     for k in d.rest[:int(d.header[_N_REST])]:
         a, b = d.pairs[k]
+        if table.kind[b] == MESH and table.size[b, 0] != 0.0 \
+                and HALF_SPACE < table.kind[a] < MESH:
+            for normal, depth, origin, kmax, kmin, kdir in _solid_contacts(table, d, a, b):
+                if depth > 0.0:
+                    d.surf[m] = a, b
+                    d.normal[m], d.depth[m], d.origin[m] = normal, depth, origin
+                    d.kmax[m], d.kmin[m], d.kdir[m] = kmax, kmin, kdir
+                    m += 1
+            continue
         if table.kind[b] == MESH:
             for mesh, other in ((b, a), (a, b)) if table.kind[a] == MESH else ((b, a),):
                 springs = _mesh_springs(table, d, mesh, other)

@@ -57,6 +57,7 @@ class Convex(TriangleMesh):
         self._edges = np.unique(edges, axis=0)
         self._edges.flags.writeable = False
         super().__init__(vertices, faces)
+        self._polygons = _polygons(vertices, faces)
 
     @classmethod
     def from_mesh(cls, mesh) -> Convex:
@@ -76,8 +77,41 @@ class Convex(TriangleMesh):
         """Its triangles' edges ((k, 2) vertex indices, each once)."""
         return self._edges
 
+    def get_polygons(self) -> list[np.ndarray]:
+        """Its faces as polygons: the triangles of each plane merged, each polygon's
+        vertex indices counter-clockwise seen from outside (a box's hull has six
+        quadrilaterals)."""
+        return self._polygons
+
     def __repr__(self) -> str:
         return f"ContactGeometry.Convex(<{len(self._vertices)} vertices>)"
+
+
+def _polygons(vertices: np.ndarray, faces: np.ndarray) -> list[np.ndarray]:
+    """The polygons of a convex hull's triangles (outward-wound): the triangles whose
+    planes agree to 1e-9 of the hull's size merged, each polygon's vertices ordered by
+    their angle about its centre, counter-clockwise seen from outside."""
+    a, b, c = (vertices[faces[:, k]] for k in range(3))
+    normals = np.cross(b - a, c - a)
+    normals /= np.linalg.norm(normals, axis=1)[:, None]
+    offsets = np.einsum("ij,ij->i", normals, a)
+    size = float(np.ptp(vertices, axis=0).max())
+    group = np.full(len(faces), -1)
+    polygons = []
+    for t in range(len(faces)):
+        if group[t] >= 0:
+            continue
+        same = (np.abs(normals - normals[t]).max(axis=1) < 1e-9) \
+            & (np.abs(offsets - offsets[t]) < 1e-9 * size) & (group < 0)
+        group[same] = len(polygons)
+        corners = np.unique(faces[same])
+        n = normals[t]
+        u = vertices[corners[0]] - vertices[corners].mean(axis=0)
+        u /= np.linalg.norm(u)
+        w = np.cross(n, u)
+        d = vertices[corners] - vertices[corners].mean(axis=0)
+        polygons.append(corners[np.argsort(np.arctan2(d @ w, d @ u))])
+    return polygons
 
 
 ContactGeometry.Convex = Convex

@@ -11,7 +11,9 @@ Narrow phase, by the pair's cores (``convex.py``):
 - a half space and a sphere or an ellipsoid: the deepest point; a capsule: its two end
   spheres; a box or a hull: each corner; a cylinder: four points of each rim, starting at
   the rim's deepest, so that it stands on its end, lies on its side or tips on its rim;
-- two boxes: the contact patch of ``box_manifold``;
+- two boxes: the contact patch of ``box_manifold``; a hull and a box or another hull,
+  where they touch face to face (or a face on an edge or a corner), the patch of
+  ``polytope_manifold``;
 - any other pair: the closest (or deepest) points of the shapes; a capsule against it
   adds its two end spheres', so that it lies along a face.
 
@@ -31,6 +33,7 @@ import numba
 import numpy as np
 
 from kinetree.contact import box_manifold as bm
+from kinetree.contact import polytope_manifold as pm
 from kinetree.contact.convex import (
     BOX,
     CYLINDER,
@@ -185,6 +188,33 @@ def _box_patch(R, p, dims, a, b, margin, out, work):
     return bm.manifold(R[a], p[a], dims[a], R[b], p[b], dims[b], margin, out, work)
 
 
+@numba.njit(cache=True, _nrt=False)
+def _polytope_patch(a, b, kind, dims, vert_start, verts, poly_start, poly_vstart, poly_verts,
+                    poly_normal, R, p, margin, result, out, work):
+    """``polytope_manifold.manifold`` of shapes a and b at the normal of their pair query
+    ``result``, called, not inlined."""
+    return pm.manifold(a, b, kind, dims, vert_start, verts, poly_start, poly_vstart,
+                       poly_verts, poly_normal, R, p, margin,
+                       (result[7], result[8], result[9]), out, work)
+
+
+@numba.njit(cache=True, _nrt=False)
+def _emit_patch(patch, count, a, b, mu, key, out_i, out_f, k):
+    """Write the ``count`` rows of a patch (``box_manifold``'s columns) as contacts."""
+    for m in range(count):
+        q = (patch[m, bm.POINT], patch[m, bm.POINT + 1], patch[m, bm.POINT + 2])
+        under = (patch[m, bm.BENEATH], patch[m, bm.BENEATH + 1], patch[m, bm.BENEATH + 2])
+        nn = (patch[m, bm.NORMAL], patch[m, bm.NORMAL + 1], patch[m, bm.NORMAL + 2])
+        feature = int(patch[m, bm.FEATURE])
+        if patch[m, bm.ON_A] > 0.5:
+            k = _emit(out_i, out_f, k, a, b, under, q, nn, patch[m, bm.GAP], mu[a], mu[b],
+                      key + feature)
+        else:
+            k = _emit(out_i, out_f, k, a, b, q, under, scale3(-1.0, nn), patch[m, bm.GAP],
+                      mu[a], mu[b], key + feature)
+    return k
+
+
 @numba.njit(cache=True)
 def _pair(a, b, ka, da, ma, va, fa, ea, Ra, pa, kb, db, mb, vb, fb, eb, Rb, pb, limit, mu,
           key, out_i, out_f, k, result):
@@ -204,7 +234,7 @@ class Scratch(NamedTuple):
     by their low x, last call's order as the next's start; ``result`` (10,) a pair
     query's, ``ends`` (3,) a capsule end's centre; ``point_kind`` (1,) the core kind of a
     sphere (read from an array: as a literal constant it would compile the pair query
-    once more, for that constant); ``work``, ``patch`` a box patch's."""
+    once more, for that constant); ``work``, ``patch`` a box's or a hull's patch's."""
 
     R: np.ndarray
     p: np.ndarray
@@ -222,8 +252,8 @@ class Scratch(NamedTuple):
         return cls(np.zeros((ns, 3, 3)), np.zeros((ns, 3)), np.zeros((ns, 3)),
                    np.zeros((ns, 3)), np.arange(ns, dtype=np.int64), np.zeros(10),
                    np.zeros(3), np.full(1, POINT, np.int64),
-                   np.zeros((2, bm.MAX_POINTS, bm.WORK_COLUMNS)),
-                   np.zeros((bm.MAX_POINTS, bm.COLUMNS)))
+                   np.zeros((3, pm.MAX_POINTS, bm.WORK_COLUMNS)),
+                   np.zeros((pm.MAX_POINTS, bm.COLUMNS)))
 
 
 @numba.njit(cache=True, _nrt=False)
@@ -241,13 +271,14 @@ def _sort_by_low_x(order, lo):
 
 @numba.njit(cache=True)
 def find(R_GB, p_GB, body, R_BS, p_BS, kind, dims, margin, vert_start, verts, face_start,
-         faces, edge_start, edges, mu, allowed, limit, out_i, out_f, R, p, lo, hi, order,
-         result, ends, point_kind, work, patch):
+         faces, edge_start, edges, poly_start, poly_vstart, poly_verts, poly_normal, mu,
+         allowed, limit, out_i, out_f, R, p, lo, hi, order, result, ends, point_kind, work,
+         patch):
     """The contacts (module docstring) into out_i (capacity, 3: shape a, shape b, key) and
     out_f (capacity, 16: point, normal, tangents, separation, friction); returns their
     number, which may exceed the capacity (then only the first are written). It
     allocates nothing (R ... patch are a Scratch's arrays, passed one by one: numba types
-    a tuple in Python at each call); its loops over shapes and box pairs run in functions
+    a tuple in Python at each call); its loops over shapes and its patches run in functions
     without reference counting, where taking a view of an array costs nothing."""
     ns = body.shape[0]
     _poses_and_bounds(R_GB, p_GB, body, R_BS, p_BS, kind, dims, margin, vert_start, verts,
@@ -293,24 +324,28 @@ def find(R_GB, p_GB, body, R_BS, p_BS, kind, dims, margin, vert_start, verts, fa
             key = (a * ns + b) * FEATURES
             if kind[a] == BOX and kind[b] == BOX:
                 count = _box_patch(R, p, dims, a, b, limit, patch, work)
-                for m in range(count):
-                    on_a = patch[m, bm.ON_A] > 0.5
-                    q = (patch[m, bm.POINT], patch[m, bm.POINT + 1], patch[m, bm.POINT + 2])
-                    under = (patch[m, bm.BENEATH], patch[m, bm.BENEATH + 1],
-                             patch[m, bm.BENEATH + 2])
-                    nn = (patch[m, bm.NORMAL], patch[m, bm.NORMAL + 1],
-                          patch[m, bm.NORMAL + 2])
-                    feature = int(patch[m, bm.FEATURE])
-                    if on_a:
-                        k = _emit(out_i, out_f, k, a, b, under, q, nn, patch[m, bm.GAP],
-                                  mu[a], mu[b], key + feature)
-                    else:
-                        k = _emit(out_i, out_f, k, a, b, q, under, scale3(-1.0, nn),
-                                  patch[m, bm.GAP], mu[a], mu[b], key + feature)
+                k = _emit_patch(patch, count, a, b, mu, key, out_i, out_f, k)
                 continue
             va, vb = verts[vert_start[a]:vert_start[a + 1]], verts[vert_start[b]:vert_start[b + 1]]
             fa, fb = faces[face_start[a]:face_start[a + 1]], faces[face_start[b]:face_start[b + 1]]
             ea, eb = edges[edge_start[a]:edge_start[a + 1]], edges[edge_start[b]:edge_start[b + 1]]
+            if (kind[a] == HULL or kind[b] == HULL) and (kind[a] == BOX or kind[a] == HULL) \
+                    and (kind[b] == BOX or kind[b] == HULL):
+                pair_kernel(kind[a], dims[a], margin[a], va, fa, ea, R[a], p[a], kind[b],
+                            dims[b], margin[b], vb, fb, eb, R[b], p[b], result)
+                if result[0] > limit:
+                    continue
+                count = _polytope_patch(a, b, kind, dims, vert_start, verts, poly_start,
+                                        poly_vstart, poly_verts, poly_normal, R, p, limit,
+                                        result, patch, work)
+                if count >= 0:
+                    k = _emit_patch(patch, count, a, b, mu, key, out_i, out_f, k)
+                else:
+                    k = _emit(out_i, out_f, k, a, b, (result[1], result[2], result[3]),
+                              (result[4], result[5], result[6]),
+                              (result[7], result[8], result[9]), result[0], mu[a], mu[b],
+                              key)
+                continue
             k = _pair(a, b, kind[a], dims[a], margin[a], va, fa, ea, R[a], p[a], kind[b],
                       dims[b], margin[b], vb, fb, eb, R[b], p[b], limit, mu, key, out_i, out_f,
                       k, result)
@@ -363,6 +398,25 @@ class ShapeContacts:
         self.vert_start, self.verts = packed([c[3] for c in cores], 3, float)
         self.face_start, self.faces = packed([c[4] for c in cores], 3, np.int64)
         self.edge_start, self.edges = packed([c[5] for c in cores], 2, np.int64)
+        # a hull's faces as polygons: poly_start per shape into the polygons, poly_vstart
+        # per polygon into poly_verts (vertex numbers of its shape), poly_normal (S)
+        polygons = [s.get_shape().get_polygons() if k == HULL else []
+                    for (_, _, s), k in zip(surfaces, self.kind)]
+        self.poly_start = np.concatenate(([0], np.cumsum([len(x) for x in polygons]))
+                                         ).astype(np.int64)
+        flat = [poly for shape in polygons for poly in shape]
+        self.poly_vstart = np.concatenate(([0], np.cumsum([len(x) for x in flat]))
+                                          ).astype(np.int64)
+        self.poly_verts = np.concatenate([np.asarray(x, np.int64) for x in flat]
+                                         + [np.zeros(0, np.int64)])
+        self.poly_normal = np.zeros((len(flat), 3))
+        at = 0
+        for (_, _, s), shape in zip(surfaces, polygons):
+            for poly in shape:
+                v = s.get_shape().get_vertices()[poly]
+                n = np.sum(np.cross(v, np.roll(v, -1, axis=0)), axis=0)
+                self.poly_normal[at] = n / np.linalg.norm(n)
+                at += 1
         self.mu = np.array([[m.get_static_friction(), m.get_dynamic_friction(),
                              m.get_viscous_friction()] for m in
                             (s.get_material() for _, _, s in surfaces)],
@@ -391,7 +445,9 @@ class ShapeContacts:
         while True:
             count = find(R_GB, p_GB, self.body, self.R_BS, self.p_BS, self.kind, self.dims,
                          self.margin, self.vert_start, self.verts, self.face_start,
-                         self.faces, self.edge_start, self.edges, self.mu, self.allowed,
+                         self.faces, self.edge_start, self.edges, self.poly_start,
+                         self.poly_vstart, self.poly_verts, self.poly_normal, self.mu,
+                         self.allowed,
                          float(margin), self._out_i, self._out_f, *self._scratch)
             if count <= len(self._out_i):
                 break
