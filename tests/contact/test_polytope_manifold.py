@@ -1,8 +1,9 @@
 """The contact patch of a convex hull on a box or another hull (``polytope_manifold``), in
 the rigid-contact pass: a hull of a box's corners makes the patch two boxes make (the box
 manifold, another algorithm) on and under a box or a hull; a tetrahedron stands on its
-face's three corners; crossed edges meet at the pair query's one point; a resting patch
-keeps its points and their names when the shapes move by round-off."""
+face's three corners; crossed edges meet at their crossing, the pair query's
+separation; a resting patch keeps its points and their names when the shapes move by
+round-off; a cylinder stands, lies and carries a box on its rim points over a face."""
 
 import numpy as np
 import pytest
@@ -101,3 +102,41 @@ def test_a_resting_patch_keeps_its_points_and_names():
             moved = kt.Transform(tilt @ X.R, X.p + shift)
             _, _, _, again = _patch(_box(LOWER, True), _box(UPPER, True), moved)
             assert sorted(again) == sorted(keys)
+
+
+@pytest.mark.parametrize("hull", [False, True])
+def test_a_cylinder_stands_and_lies_on_a_face_on_its_rim_points(hull):
+    """A cylinder standing 0.1 mm into a box's (or a hull's) top touches at four points
+    of its lower rim; lying on its side, at the two ends of the line it lies along; a box
+    resting on a standing cylinder, at four points of its upper rim. Half over an edge,
+    only the rim points over the face are kept."""
+    r, h = 0.04, 0.06
+    cylinder = kt.ContactGeometry.Cylinder(r, h)
+    lower = _box(LOWER, hull)
+    standing = kt.Rotation.about_x(-np.pi / 2)                  # its axis along y
+    points, normals, gaps, keys = _patch(
+        lower, cylinder, kt.Transform(standing, [0.05, LOWER[1] + h - 1e-4, 0.02]))
+    assert len(points) == 4 and gaps == pytest.approx([-1e-4] * 4, abs=1e-15)
+    np.testing.assert_allclose(normals, np.tile([0.0, 1.0, 0.0], (4, 1)), atol=1e-15)
+    radial = np.hypot(points[:, 0] - 0.05, points[:, 2] - 0.02)
+    np.testing.assert_allclose(radial, r, rtol=1e-12)
+    np.testing.assert_allclose(points[:, 1], LOWER[1] - 5e-5, rtol=0, atol=1e-15)
+    assert len(set(keys)) == 4
+    # lying along x
+    points, _, gaps, _ = _patch(lower, cylinder, kt.Transform(
+        kt.Rotation.about_y(np.pi / 2), [0.05, LOWER[1] + r - 1e-4, 0.02]))
+    np.testing.assert_allclose(points, [[0.05 - h, LOWER[1] - 5e-5, 0.02],
+                                        [0.05 + h, LOWER[1] - 5e-5, 0.02]], atol=1e-14)
+    assert gaps == pytest.approx([-1e-4, -1e-4], abs=1e-15)
+    # a box on a standing cylinder
+    contacts, state, _ = _scene([cylinder, lower], [
+        kt.Transform(standing, [0.0, 0.0, 0.0]),
+        kt.Transform(kt.Rotation(), [0.01, h + LOWER[1] - 1e-4, 0.0])])
+    found = contacts.find(state, 0.01)
+    assert len(found.separation) == 4
+    assert found.separation == pytest.approx([-1e-4] * 4, abs=1e-15)
+    np.testing.assert_allclose(found.frame[:, 0], np.tile([0.0, 1.0, 0.0], (4, 1)), atol=1e-15)
+    # half over the edge x = 0.2: the rim points beyond it are dropped
+    points, _, _, _ = _patch(lower, cylinder,
+                             kt.Transform(standing, [0.2, LOWER[1] + h - 1e-4, 0.02]))
+    assert 0 < len(points) < 4 and np.all(points[:, 0] <= 0.2 + 1e-12)

@@ -335,6 +335,37 @@ def test_a_stack_of_boxes_stands_on_its_contact_patches(hulls):
     assert np.abs(heights - half[1] * (2 * np.arange(n) + 1)).max() <= n * tolerance
 
 
+@pytest.mark.parametrize("lying", [False, True])
+def test_a_cylinder_rests_on_a_box_standing_or_lying(lying):
+    """A 1 kg cylinder standing on a box on the floor (its lower rim's points over the
+    box's top), or lying on it along x (the two ends of the line it lies along), each
+    dropped from 2 mm: both come to rest and stay still for 1 s, at their stacked
+    heights within the constraint tolerance."""
+    r, h, half, tolerance = 0.04, 0.06, np.array([0.2, 0.05, 0.15]), 1e-6
+    system, (box,), _ = _boxes_on_a_floor(1, half)
+    matter = system.get_matter_subsystem()
+    material = kt.ContactMaterial(1e6, 0.0, 0.8, 0.6, 0.0)
+    body = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(
+        (3 * r * r + 4 * h * h) / 12, (3 * r * r + 4 * h * h) / 12, r * r / 2)))
+    body.add_contact_surface(kt.Transform(), kt.ContactSurface(
+        kt.ContactGeometry.Cylinder(r, h), material))
+    cylinder = kt.MobilizedBody.Free(matter.Ground(), body)
+    kt.contact.generate_unilateral_contacts(matter)
+    state = system.realize_topology()
+    box.set_q_to_fit_transform(state, kt.Transform(kt.Rotation(), [0, half[1], 0]))
+    turn, height = (kt.Rotation.about_y(math.pi / 2), r) if lying \
+        else (kt.Rotation.about_x(-math.pi / 2), h)
+    rest = 2 * half[1] + height
+    cylinder.set_q_to_fit_transform(state, kt.Transform(turn, [0.03, rest + 2e-3, -0.02]))
+    out = _run(system, state, 2e-3, 1.2, tolerance=tolerance, read=lambda s: np.concatenate(
+        (cylinder.get_body_origin_location(s), cylinder.get_body_origin_velocity(s),
+         cylinder.get_body_angular_velocity(s))))
+    still = out[100:]                    # from 0.2 s on, well after the landing
+    # the solver's stop, 1e-9 m/s, at the points (a rim's 4 cm from the axis)
+    assert np.abs(still[:, 3:6]).max() < 1e-9 and np.abs(still[:, 6:]).max() < 1e-9 / r
+    assert np.abs(still[:, 1] - rest).max() <= 3 * tolerance
+
+
 def test_a_capsule_lies_on_the_floor_on_both_ends_and_rolls_about_its_axis():
     """A capsule dropped lying flat rests on its two end spheres at its radius's height;
     spun about its axis where it lies, friction trades spin for speed until it rolls

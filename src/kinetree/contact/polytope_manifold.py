@@ -10,6 +10,11 @@ sides, and its corners below the reference plane, or within the margin above it,
 the contact points, four of them kept (``box_manifold._reduce``). An edge on an edge
 gives a normal across both: one point, where the edges pass nearest each other.
 
+A cylinder on a box's or a hull's face (standing, lying on its side, or tipped on its
+rim) touches at the points of its rims a half space would meet (``rim_point``: four on
+each, from the rim's point deepest toward the face) that lie over the face: the face's
+side planes keep them.
+
 A box's faces are its six rectangles; a hull's are its polygons (``Convex.get_polygons``:
 its coplanar triangles merged). Each point is named by the two edges meeting there, an
 incident face's edge (numbered from 0) or a reference face's side (from SIDES), and the
@@ -22,7 +27,7 @@ from __future__ import annotations
 import math
 
 from kinetree.contact import box_manifold as bm
-from kinetree.contact.convex import BOX
+from kinetree.contact.convex import BOX, CYLINDER
 from kinetree.jit import helper
 from kinetree.multibody.kernels.small import add3, column3, cross3, dot3, scale3, sub3
 
@@ -209,3 +214,64 @@ def manifold(a, b, kind, dims, vert_start, verts, poly_start, poly_vstart, poly_
     first = add3(scale3(bm.FIRST_DIRECTION[0], u),
                  scale3(bm.FIRST_DIRECTION[1], cross3(ref_n, u)))
     return bm._reduce(out, found, ref_n, first)
+
+
+@helper
+def rim_point(R, p, dims, n, cap, e):
+    """Point e (0-3) of rim ``cap`` (0 at +z, 1 at -z) of a cylinder (radius dims[0], half
+    length dims[1] along its z, posed R, p in G) facing a plane of outward unit normal n
+    (G): the rim's point deepest into the plane, then a quarter turn at a time (a rim
+    square to n starts at the cylinder's x)."""
+    axis = column3(R, 2)
+    down = sub3(scale3(-1.0, n), scale3(-dot3(n, axis), axis))
+    size = math.sqrt(dot3(down, down))
+    down = scale3(1.0 / size, down) if size > 1e-12 else column3(R, 0)
+    side = cross3(axis, down)
+    c = add3((p[0], p[1], p[2]), scale3(dims[1] * (1.0 if cap == 0 else -1.0), axis))
+    ce, se = (1.0, 0.0, -1.0, 0.0)[e], (0.0, 1.0, 0.0, -1.0)[e]
+    return add3(c, add3(scale3(dims[0] * ce, down), scale3(dims[0] * se, side)))
+
+
+@helper
+def cylinder_on_face(a, b, kind, dims, vert_start, verts, poly_start, poly_vstart,
+                     poly_verts, poly_normal, R, p, margin, normal, out, work):
+    """The patch of a cylinder and a box or a hull (a and b, either way round) whose pair
+    query found the unit ``normal`` (G, from a toward b): where that is the normal of a
+    face of the box or hull, the cylinder's rim points (``rim_point``) within ``margin``
+    of that face and over it, in the rows of out (``box_manifold``'s columns, the face
+    the reference); -1 where the normal is no face's, or no rim point is over the face
+    (the pair's point stands). ``work`` as ``manifold``'s."""
+    cyl, q = (a, b) if kind[a] == CYLINDER else (b, a)
+    toward_cyl = normal if q == a else scale3(-1.0, normal)
+    face, cosine = _face_toward(kind[q], poly_start, poly_normal, q, R[q], toward_cyl)
+    if cosine < FACE_COSINE:
+        return -1
+    corners = _write_face(kind[q], dims[q], verts, vert_start, poly_start, poly_vstart,
+                          poly_verts, q, R[q], p[q], face, work[2])
+    if corners == 0:
+        return -1
+    n_f = (0.0, 0.0, 0.0)
+    for k in range(corners):
+        n_f = add3(n_f, cross3(_corner_of(work, 2, k), _corner_of(work, 2, (k + 1) % corners)))
+    n_f = scale3(1.0 / math.sqrt(dot3(n_f, n_f)), n_f)
+    v0 = _corner_of(work, 2, 0)
+    slack = bm.CLIP_SLACK * dims[cyl, 0]
+    base = 4096 * (1 + face % FACE_NAMES)
+    found = 0
+    for cap in range(2):
+        for e in range(4):
+            x = rim_point(R[cyl], p[cyl], dims[cyl], n_f, cap, e)
+            gap = dot3(n_f, sub3(x, v0))
+            if gap > margin:
+                continue
+            over = True
+            for k in range(corners):
+                u, w = _corner_of(work, 2, k), _corner_of(work, 2, (k + 1) % corners)
+                side = cross3(sub3(w, u), n_f)
+                if dot3(side, sub3(x, u)) > slack * math.sqrt(dot3(side, side)):
+                    over = False
+            if over:
+                bm._write(out, found, q == a, x, sub3(x, scale3(gap, n_f)), n_f, gap,
+                          base + 4 * cap + e)
+                found += 1
+    return found if found > 0 else -1

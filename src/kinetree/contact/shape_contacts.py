@@ -12,8 +12,8 @@ Narrow phase, by the pair's cores (``convex.py``):
   spheres; a box or a hull: each corner; a cylinder: four points of each rim, starting at
   the rim's deepest, so that it stands on its end, lies on its side or tips on its rim;
 - two boxes: the contact patch of ``box_manifold``; a hull and a box or another hull,
-  where they touch face to face (or a face on an edge or a corner), the patch of
-  ``polytope_manifold``;
+  where they touch face to face (or a face on an edge or a corner), and a cylinder on a
+  box's or a hull's face, the patch of ``polytope_manifold``;
 - any other pair: the closest (or deepest) points of the shapes; a capsule against it
   adds its two end spheres', so that it lies along a face.
 
@@ -26,7 +26,6 @@ compliant contact combines them), and a key that names the same contact at the n
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numba
@@ -50,7 +49,6 @@ from kinetree.contact.geometry import HalfSpace
 from kinetree.multibody.kernels.small import (
     add3,
     column3,
-    cross3,
     dot3,
     rotate3,
     scale3,
@@ -127,19 +125,9 @@ def _plane_contacts(a, b, kind, dims, margin_b, verts, R, p, n, o, limit, mu, ke
                           mu[a], mu[b], key + e)
         return k
     if kind == CYLINDER:
-        axis = column3(R, 2)
-        down = sub3(scale3(-1.0, n), scale3(-dot3(n, axis), axis))
-        size = math.sqrt(dot3(down, down))
-        if size > 1e-12:
-            down = scale3(1.0 / size, down)
-        else:
-            down = column3(R, 0)
-        side = cross3(axis, down)
         for cap in range(2):
-            c = add3((p[0], p[1], p[2]), scale3(dims[1] * (1.0 if cap == 0 else -1.0), axis))
             for e in range(4):
-                ce, se = (1.0, 0.0, -1.0, 0.0)[e], (0.0, 1.0, 0.0, -1.0)[e]
-                x = add3(c, add3(scale3(dims[0] * ce, down), scale3(dims[0] * se, side)))
+                x = pm.rim_point(R, p, dims, n, cap, e)
                 gap = dot3(n, sub3(x, o))
                 if gap <= limit:
                     k = _emit(out_i, out_f, k, a, b, sub3(x, scale3(gap, n)), x, n, gap,
@@ -191,11 +179,16 @@ def _box_patch(R, p, dims, a, b, margin, out, work):
 @numba.njit(cache=True, _nrt=False)
 def _polytope_patch(a, b, kind, dims, vert_start, verts, poly_start, poly_vstart, poly_verts,
                     poly_normal, R, p, margin, result, out, work):
-    """``polytope_manifold.manifold`` of shapes a and b at the normal of their pair query
-    ``result``, called, not inlined."""
+    """The patch of ``polytope_manifold`` of shapes a and b at the normal of their pair
+    query ``result`` (a cylinder on a face, or two boxes or hulls), called, not
+    inlined."""
+    normal = (result[7], result[8], result[9])
+    if kind[a] == CYLINDER or kind[b] == CYLINDER:
+        return pm.cylinder_on_face(a, b, kind, dims, vert_start, verts, poly_start,
+                                   poly_vstart, poly_verts, poly_normal, R, p, margin,
+                                   normal, out, work)
     return pm.manifold(a, b, kind, dims, vert_start, verts, poly_start, poly_vstart,
-                       poly_verts, poly_normal, R, p, margin,
-                       (result[7], result[8], result[9]), out, work)
+                       poly_verts, poly_normal, R, p, margin, normal, out, work)
 
 
 @numba.njit(cache=True, _nrt=False)
@@ -329,8 +322,10 @@ def find(R_GB, p_GB, body, R_BS, p_BS, kind, dims, margin, vert_start, verts, fa
             va, vb = verts[vert_start[a]:vert_start[a + 1]], verts[vert_start[b]:vert_start[b + 1]]
             fa, fb = faces[face_start[a]:face_start[a + 1]], faces[face_start[b]:face_start[b + 1]]
             ea, eb = edges[edge_start[a]:edge_start[a + 1]], edges[edge_start[b]:edge_start[b + 1]]
-            if (kind[a] == HULL or kind[b] == HULL) and (kind[a] == BOX or kind[a] == HULL) \
-                    and (kind[b] == BOX or kind[b] == HULL):
+            solid_a = kind[a] == BOX or kind[a] == HULL
+            solid_b = kind[b] == BOX or kind[b] == HULL
+            if (solid_a and solid_b and (kind[a] == HULL or kind[b] == HULL)) \
+                    or (solid_a and kind[b] == CYLINDER) or (solid_b and kind[a] == CYLINDER):
                 pair_kernel(kind[a], dims[a], margin[a], va, fa, ea, R[a], p[a], kind[b],
                             dims[b], margin[b], vb, fb, eb, R[b], p[b], result)
                 if result[0] > limit:
