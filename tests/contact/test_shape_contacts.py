@@ -95,6 +95,33 @@ def test_a_half_space_meets_a_tilted_box_at_its_corners_within_the_margin():
     assert found.frame[:, 0] == pytest.approx(np.tile([0, 1, 0], (len(near), 1)))
 
 
+def test_a_contact_set_keeps_its_values_after_the_next_find():
+    """``find`` returns arrays of its own: a later call at another pose leaves them."""
+    half = np.array([0.1, 0.05, 0.08])
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    material = kt.ContactMaterial(1e6, 0.0, 0.5, 0.4, 0.0)
+    matter.Ground().upd_body().add_contact_surface(
+        kt.Transform(kt.Rotation.about_z(-math.pi / 2)),
+        kt.ContactSurface(kt.ContactGeometry.HalfSpace(), material))
+    body = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(0.01)))
+    body.add_contact_surface(kt.Transform(), kt.ContactSurface(
+        kt.ContactGeometry.Brick(half), material))
+    box = kt.MobilizedBody.Free(matter.Ground(), body)
+    contacts = kt.contact.generate_unilateral_contacts(matter)
+    state = system.realize_topology()
+    box.set_q_to_fit_transform(state, kt.Transform(kt.Rotation(), [0, half[1] - 1e-4, 0]))
+    system.realize(state, kt.Stage.POSITION)
+    first = contacts.find(state, 0.01)
+    kept = [np.array(x) for x in first]
+    box.set_q_to_fit_transform(state, kt.Transform(kt.Rotation(), [0, half[1] - 5e-5, 0]))
+    system.realize(state, kt.Stage.POSITION)
+    second = contacts.find(state, 0.01)
+    assert second.separation == pytest.approx([-5e-5] * 4, abs=1e-15)
+    for a, b in zip(first, kept):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_non_convex_surfaces_and_bad_restitution_are_refused():
     system = kt.MultibodySystem()
     matter = kt.SimbodyMatterSubsystem(system)

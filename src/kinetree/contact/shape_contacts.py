@@ -430,13 +430,16 @@ class ShapeContacts:
         self._scratch = Scratch.allocate(ns)
 
     def find(self, state, margin: float) -> ShapeContactSet:
-        """The contacts within ``margin`` (m) of touching at ``state`` (POSITION)."""
+        """The contacts within ``margin`` (m) of touching at ``state`` (POSITION), arrays
+        of their own (the next call does not change them)."""
         from kinetree.multibody.unilateral.unilateral_contact import body_poses
 
         R_GB, p_GB = body_poses(self._matter, state, "ShapeContacts.find")
-        return self._find(R_GB, p_GB, margin)
+        return ShapeContactSet(*(x.copy() for x in self._find(R_GB, p_GB, margin)))
 
     def _find(self, R_GB, p_GB, margin: float) -> ShapeContactSet:
+        """``find`` for the stepper: some of its arrays are views of the pass's buffers,
+        good until the next call."""
         while True:
             count = find(R_GB, p_GB, self.body, self.R_BS, self.p_BS, self.kind, self.dims,
                          self.margin, self.vert_start, self.verts, self.face_start,
