@@ -191,3 +191,44 @@ def test_loops_the_articulated_method_cannot_hold_are_solved_through_the_mass_ma
     scale = (np.linalg.norm(M, 2) * np.linalg.norm(udot)
              + np.linalg.norm(G.T @ lam) + np.linalg.norm(bias))
     assert np.linalg.norm(residual) <= 1e-12 * scale
+
+
+def test_a_free_bodys_quaternion_alone_is_normalized_where_its_norm_is_off():
+    """Without constraints, projecting q leaves it where every quaternion's norm is
+    within the tolerance of 1 (unless forced), and where one is off by more scales every
+    quaternion to unit length, as the compiled projection does, leaving the
+    translations and the orientations."""
+    system = kt.MultibodySystem()
+    matter = kt.SimbodyMatterSubsystem(system)
+    bodies = [kt.MobilizedBody.Free(matter.Ground(), kt.Body.Rigid(
+        kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(0.1)))) for _ in range(2)]
+    state = system.realize_topology()
+    rotation = kt.Rotation.about_x(0.3) @ kt.Rotation.about_z(-1.1)
+    for body in bodies:
+        body.set_q_to_fit_transform(state, kt.Transform(rotation, [0.1, 0.2, 0.3]))
+    q = state.get_q().copy()
+    q[7:11] *= 1 + 1e-9                    # the second body's quaternion off by 1e-9
+    state.set_q(q)
+    system.realize(state, kt.Stage.TIME)
+    assert matter.project_q(state, 1e-6)["q_change"] == 0.0
+    np.testing.assert_array_equal(state.get_q(), q)
+    q[0:4] *= 1 + 1e-3                     # the first's by 1e-3
+    state.set_q(q)
+    system.realize(state, kt.Stage.TIME)
+    report = matter.project_q(state, 1e-6)
+    after = state.get_q()
+    for block in (slice(0, 4), slice(7, 11)):
+        assert np.linalg.norm(after[block]) == pytest.approx(1.0, abs=1e-15)
+        np.testing.assert_allclose(after[block], q[block] / np.linalg.norm(q[block]),
+                                   rtol=0, atol=1e-16)
+    np.testing.assert_array_equal(after[4:7], q[4:7])
+    np.testing.assert_array_equal(after[11:14], q[11:14])
+    assert report["q_change"] == np.max(np.abs(after - q))
+    system.realize(state, kt.Stage.POSITION)
+    for body in bodies:
+        assert body.get_body_rotation(state).is_same_rotation(rotation, 1e-15)
+    q[7:11] *= 1 + 1e-9
+    state.set_q(q)
+    system.realize(state, kt.Stage.TIME)
+    matter.project_q(state, 1e-6, force=True)
+    assert np.linalg.norm(state.get_q()[7:11]) == pytest.approx(1.0, abs=1e-15)

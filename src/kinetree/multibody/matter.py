@@ -22,6 +22,7 @@ corrected by the multipliers (constraint_solver.py).
 from __future__ import annotations
 
 import copy
+import math
 import warnings
 from dataclasses import dataclass, field
 
@@ -1159,6 +1160,8 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         tolerance (q put back if no better)."""
         if self._nothing_to_project(state, "project_q", quaternions=True):
             return {"q_iterations": 0, "q_change": 0.0}
+        if self._constraint_data(state).mp == 0:
+            return self._project_quaternions(state, tolerance, force)
         q0 = np.array(self.get_q(state))
         control_i, _ = self._project(state, tolerance, project.DO_Q, "project_q", u_weights,
                                      qerr_weights, force, local, infinity_norm)
@@ -1180,6 +1183,22 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
                                              infinity_norm)
         return {"u_iterations": int(control_i[project.U_ITERATIONS]),
                 "u_change": float(control_f[project.U_CHANGE])}
+
+    def _project_quaternions(self, state, tolerance: float, force: bool) -> dict:
+        """``project_q`` of a State whose only position errors are its quaternions' norms,
+        as the compiled projection does it, without its set-up: every quaternion scaled
+        to unit length where one's norm is off 1 by more than ``tolerance`` (or, with
+        ``force``, always)."""
+        d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.project_q")
+        q = self.get_q(state)
+        if not force and all(abs(math.sqrt(q[a] * q[a] + q[b] * q[b] + q[c] * q[c]
+                                           + q[e] * q[e]) - 1.0) <= tolerance
+                             for a, b, c, e in d.quaternion_q):
+            return {"q_iterations": 0, "q_change": 0.0}
+        q0 = np.array(q)
+        self._normalize_quaternions(state, d)
+        return {"q_iterations": 0,
+                "q_change": float(np.max(np.abs(self.get_q(state) - q0)))}
 
     def _nothing_to_project(self, state, where: str, quaternions: bool) -> bool:
         """Whether ``state`` has no constraint equations enabled (and, for q, no
