@@ -185,13 +185,11 @@ def _box_scene(ball):
     return s, box, body, s.system.realize_topology()
 
 
-def test_a_sphere_on_a_brick_is_a_hertz_contact():
-    """Pressed x into the middle of a face, the force is Hertz's for a sphere of its
-    radius on a plane, along the face's normal; over an edge and a corner, and deep
-    inside, the depth and normal are those of ``closest_points``."""
-    r, x = 0.06, 1.5e-3
-    s, box, ball, state = _box_scene(kt.ContactGeometry.Sphere(r))
-    X_GB = box.get_body_transform(s.system.realize(state, kt.Stage.POSITION) or state)
+def _pressed_into_the_top(s, box, ball, state, r, x):
+    """(the contact force, the top face's normal in G) of the sphere of radius r pressed x
+    into the middle of the box's top face (y = HALF[1]): Hertz's force of a sphere on a
+    plane, down the face's normal (from the sphere, surface 1, into the box)."""
+    X_GB = box.get_body_transform(state)
     up = X_GB.R.as_matrix()[:, 1]
     ball.set_q_to_fit_transform(state, kt.Transform(
         kt.Rotation(), X_GB.p + X_GB.R.as_matrix() @ [0.05, 0.0, -0.04]
@@ -200,8 +198,19 @@ def test_a_sphere_on_a_brick_is_a_hertz_contact():
     (cf,) = _forces(s, state)
     assert cf.depth == pytest.approx(x, rel=1e-12)
     assert cf.normal_force == pytest.approx(4 / 3 * E * math.sqrt(r) * x ** 1.5, rel=1e-12)
-    # from the sphere (surface 1) into the box: down the face's normal
     assert cf.normal == pytest.approx(-up, abs=1e-15)
+    return cf, up
+
+
+def test_a_sphere_on_a_brick_is_a_hertz_contact():
+    """Pressed x into the middle of a face, the force is Hertz's for a sphere of its
+    radius on a plane, along the face's normal; over an edge and a corner, and deep
+    inside, the depth and normal are those of ``closest_points``."""
+    r, x = 0.06, 1.5e-3
+    s, box, ball, state = _box_scene(kt.ContactGeometry.Sphere(r))
+    s.system.realize(state, kt.Stage.POSITION)
+    X_GB = box.get_body_transform(state)
+    cf, up = _pressed_into_the_top(s, box, ball, state, r, x)
     F = s.matter.upd_body_forces(state)[ball.get_mobilized_body_index()]
     np.testing.assert_allclose(F[3:], cf.normal_force * up, rtol=0, atol=1e-12)
     a, b = (s.tracker.get_surface_index(ball, 0), s.tracker.get_surface_index(box, 0))
@@ -419,15 +428,7 @@ def test_a_sphere_on_a_hull_is_a_hertz_contact_as_on_the_same_box():
     (s, box, ball, state), (s2, _, ball2, state2) = _hull_and_brick(
         kt.ContactGeometry.Sphere(r))
     X_GB = box.get_body_transform(state)
-    up = X_GB.R.as_matrix()[:, 1]
-    ball.set_q_to_fit_transform(state, kt.Transform(
-        kt.Rotation(), X_GB.p + X_GB.R.as_matrix() @ [0.05, 0.0, -0.04]
-        + (HALF[1] + r - x) * up))
-    s.system.realize(state, kt.Stage.DYNAMICS)
-    (cf,) = _forces(s, state)
-    assert cf.depth == pytest.approx(x, rel=1e-12)
-    assert cf.normal == pytest.approx(-up, abs=1e-15)
-    assert cf.normal_force == pytest.approx(4 / 3 * E * math.sqrt(r) * x ** 1.5, rel=1e-12)
+    _pressed_into_the_top(s, box, ball, state, r, x)
     rng = np.random.default_rng(11)
     for local in ([0.2 + 0.03, 0.05 + 0.04, 0.0], [0.2 + 0.02, 0.05 + 0.03, 0.15 + 0.02],
                   [0.19, 0.0, 0.1], [0.0, 0.03, 0.0], [-0.1, -0.02, 0.14]):

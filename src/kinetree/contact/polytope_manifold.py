@@ -151,6 +151,17 @@ def _corner_of(work, face, k):
 
 
 @helper
+def _face_normal(work, corners):
+    """The outward unit normal of the face in work[2] (``corners`` corners,
+    counter-clockwise seen from outside), by Newell's sum: corners on a line do not
+    upset it."""
+    n = (0.0, 0.0, 0.0)
+    for k in range(corners):
+        n = add3(n, cross3(_corner_of(work, 2, k), _corner_of(work, 2, (k + 1) % corners)))
+    return scale3(1.0 / math.sqrt(dot3(n, n)), n)
+
+
+@helper
 def manifold(a, b, kind, dims, vert_start, verts, poly_start, poly_vstart, poly_verts,
              poly_normal, R, p, margin, normal, out, work):
     """The patch of shapes a and b (boxes or hulls, posed R[s], p[s] in G) whose pair
@@ -169,11 +180,7 @@ def manifold(a, b, kind, dims, vert_start, verts, poly_start, poly_vstart, poly_
                         poly_verts, ref, R[ref], p[ref], ref_face, work[2])
     if n_ref == 0:
         return -1
-    # its outward normal by Newell's sum, which corners on a line do not upset
-    ref_n = (0.0, 0.0, 0.0)
-    for k in range(n_ref):
-        ref_n = add3(ref_n, cross3(_corner_of(work, 2, k), _corner_of(work, 2, (k + 1) % n_ref)))
-    ref_n = scale3(1.0 / math.sqrt(dot3(ref_n, ref_n)), ref_n)
+    ref_n = _face_normal(work, n_ref)
     v0, v1 = _corner_of(work, 2, 0), _corner_of(work, 2, 1)
     inc_face, _ = _face_toward(kind[inc], poly_start, poly_normal, inc, R[inc],
                                scale3(-1.0, ref_n))
@@ -250,10 +257,7 @@ def cylinder_on_face(a, b, kind, dims, vert_start, verts, poly_start, poly_vstar
                           poly_verts, q, R[q], p[q], face, work[2])
     if corners == 0:
         return -1
-    n_f = (0.0, 0.0, 0.0)
-    for k in range(corners):
-        n_f = add3(n_f, cross3(_corner_of(work, 2, k), _corner_of(work, 2, (k + 1) % corners)))
-    n_f = scale3(1.0 / math.sqrt(dot3(n_f, n_f)), n_f)
+    n_f = _face_normal(work, corners)
     v0 = _corner_of(work, 2, 0)
     slack = bm.CLIP_SLACK * dims[cyl, 0]
     base = 4096 * (1 + face % FACE_NAMES)
