@@ -22,7 +22,6 @@ corrected by the multipliers (constraint_solver.py).
 from __future__ import annotations
 
 import copy
-import math
 import warnings
 from dataclasses import dataclass, field
 
@@ -1191,9 +1190,9 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         ``force``, always)."""
         d = self.get_tree_data(state, Stage.MODEL, "SimbodyMatterSubsystem.project_q")
         q = self.get_q(state)
-        if not force and all(abs(math.sqrt(q[a] * q[a] + q[b] * q[b] + q[c] * q[c]
-                                           + q[e] * q[e]) - 1.0) <= tolerance
-                             for a, b, c, e in d.quaternion_q):
+        blocks = q[d.quaternion_q]                      # (k, 4), one call for all bodies
+        if not force and np.max(np.abs(np.sqrt(np.einsum("ij,ij->i", blocks, blocks))
+                                       - 1.0)) <= tolerance:
             return {"q_iterations": 0, "q_change": 0.0}
         q0 = np.array(q)
         self._normalize_quaternions(state, d)
