@@ -882,7 +882,8 @@ def _convex_contact(Xa: Transform, ga, Xb: Transform, gb) -> geo.Contact:
 def _around(K, t1, t2, n, axis, k):
     """K (the gap's curvature tensor on the tangent basis t1, t2 of n, as [K11, K12,
     K22]) plus a surface curved k around ``axis`` only (a capsule's or a cylinder's side):
-    k in the direction axis × n."""
+    k in the direction axis × n. ``_add_curvature``'s arithmetic for the Python pass,
+    where calling the kernel would compile an entry of its own at run time."""
     d = (axis[1] * n[2] - axis[2] * n[1], axis[2] * n[0] - axis[0] * n[2],
          axis[0] * n[1] - axis[1] * n[0])
     u, v = d[0] * t1[0] + d[1] * t1[1] + d[2] * t1[2], d[0] * t2[0] + d[1] * t2[1] + d[2] * t2[2]
