@@ -82,14 +82,10 @@ def _write_face(kind, half, verts, vert_start, poly_start, poly_vstart, poly_ver
     first, count = poly_vstart[f], poly_vstart[f + 1] - poly_vstart[f]
     if count > MAX_CORNERS:
         return 0
-    v0 = vert_start[s]
     for k in range(count):
-        v = poly_verts[first + k] + v0
-        x = (verts[v, 0], verts[v, 1], verts[v, 2])
-        x_G = (R[0, 0] * x[0] + R[0, 1] * x[1] + R[0, 2] * x[2] + p[0],
-               R[1, 0] * x[0] + R[1, 1] * x[1] + R[1, 2] * x[2] + p[1],
-               R[2, 0] * x[0] + R[2, 1] * x[1] + R[2, 2] * x[2] + p[2])
-        bm._corner(out, k, x_G, (k + count - 1) % count, k)
+        bm._corner(out, k, _vertex(kind, half, verts, vert_start, s, R, p,
+                                   poly_verts[first + k]),
+                   (k + count - 1) % count, k)
     return count
 
 
