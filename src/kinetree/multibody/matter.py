@@ -1192,12 +1192,12 @@ class SimbodyMatterSubsystem(MatterOperators, Subsystem):
         q = self.get_q(state)
         blocks = q[d.quaternion_q]                      # (k, 4), one call for all bodies
         if not force and np.max(np.abs(np.sqrt(np.einsum("ij,ij->i", blocks, blocks))
-                                       - 1.0)) <= tolerance:
+                                       - 1.0), initial=0.0) <= tolerance:
             return {"q_iterations": 0, "q_change": 0.0}
         q0 = np.array(q)
         self._normalize_quaternions(state, d)
         return {"q_iterations": 0,
-                "q_change": float(np.max(np.abs(self.get_q(state) - q0)))}
+                "q_change": float(np.max(np.abs(self.get_q(state) - q0), initial=0.0))}
 
     def _nothing_to_project(self, state, where: str, quaternions: bool) -> bool:
         """Whether ``state`` has no constraint equations enabled (and, for q, no
