@@ -10,9 +10,11 @@ reports.
    per second per core of each, the best of each engine's runs, taken in turn.
 3. Dask: 200 members on a LocalCluster of 2 single-threaded worker processes: the wall
    time over the ideal (200 lone runs shared by 2 cores), after a first ensemble that
-   loads the System and its compiled code on each worker. Then the same 200 with a
-   store, one worker killed once 40 members are stored: what the call returns, and a
-   rerun with the store, which runs only what was left.
+   loads the System and its compiled code on each worker; once with the workers'
+   statistical profiler off (``distributed.worker.profile.enabled``), once with Dask's
+   defaults. Then the same 200 with a store, one worker killed once 40 members are
+   stored: what the call returns, and a rerun with the store, which runs only what was
+   left.
 
 Run: ``.venv/bin/python bench/ensemble.py`` (the ``bench`` and ``ensemble`` extras).
 """
@@ -103,20 +105,42 @@ def mujoco_rollout(system, state, model_parts, n: int, kinetree_two: float) -> N
           f"({best / kinetree_two:.2f} of MuJoCo's rate, target >= 1)")
 
 
+def dask_overhead(client, system, state, lone: float, label: str) -> kt.Ensemble:
+    """One ensemble of 200 members on ``client``'s cluster, after a first that readies
+    each worker: its wall time over the ideal, and where the CPU outside the members went."""
+    n = 200
+    ensemble_seconds(system, state, 4, executor=client)          # each worker ready
+    workers, client_cpu = client.run(cpu_seconds), cpu_seconds()
+    wall, ensemble = ensemble_seconds(system, state, n, executor=client)
+    client_cpu = cpu_seconds() - client_cpu
+    workers = sum(client.run(cpu_seconds).values()) - sum(workers.values())
+    ideal = n * lone / 2
+    inside = sum(traj.stats["wall_time_s"] for traj in ensemble.trajectories)
+    print(f"[3] Dask ({label}), {n} members on 2 worker processes: {wall:.2f} s, the ideal "
+          f"{ideal:.2f} s: overhead {100 * (wall / ideal - 1):.1f}% (target <= 5%); "
+          f"stepping and reports (wall_time_s) took {inside / n * 1e3:.2f} ms a member; "
+          f"CPU: the workers {workers:.2f} s, the client, scheduler and nannies {client_cpu:.2f} s")
+    return ensemble
+
+
+def cpu_seconds() -> float:
+    """This process's CPU time (s), all its threads."""
+    times = os.times()
+    return times.user + times.system
+
+
 def dask_runs(system, state, lone: float) -> None:
+    import dask
     from distributed import Client, LocalCluster
 
     n = 200
+    with dask.config.set({"distributed.worker.profile.enabled": False}), \
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                         dashboard_address=None) as cluster, Client(cluster) as client:
+        dask_overhead(client, system, state, lone, "workers' profiler off")
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster, Client(cluster) as client:
-        ensemble_seconds(system, state, 4, executor=client)          # each worker ready
-        wall, ensemble = ensemble_seconds(system, state, n, executor=client)
-        ideal = n * lone / 2
-        inside = sum(traj.stats["wall_time_s"] for traj in ensemble.trajectories)
-        print(f"[3] Dask, {n} members on 2 worker processes: {wall:.2f} s, the ideal "
-              f"{ideal:.2f} s: overhead {100 * (wall / ideal - 1):.1f}% (target <= 5%); "
-              f"stepping and reports (wall_time_s) took {inside / n * 1e3:.2f} ms a member, "
-              f"{100 * (1 - inside / (2 * wall)):.0f}% of the workers' time went elsewhere")
+        ensemble = dask_overhead(client, system, state, lone, "default settings")
         with tempfile.TemporaryDirectory() as folder:
             store = Path(folder) / "store"
             outcome = {}

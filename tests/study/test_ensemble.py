@@ -139,6 +139,34 @@ def test_a_failing_member_is_recorded_and_the_others_go_on():
     assert np.isfinite(failure.trajectory.q).all()
 
 
+def test_failures_and_last_states_come_back_from_processes_as_threads_have_them():
+    system, state, spring, _ = pendulum()
+    # Member 1 diverges (a spring far too stiff for the fixed step); member 2 cannot
+    # start (its q is NaN), so it has no reports at all.
+    parameters = {spring.set_stiffness: [5.0, 1e9, 5.0, 20.0],
+                  "Pin1.q0": [0.1, 0.2, float("nan"), 0.3]}
+    runs = {executor: kt.simulate_ensemble(system, state, T_FINAL, parameters=parameters,
+                                           fixed_step_size=1e-3, executor=executor,
+                                           max_workers=2, progress=False)
+            for executor in ("threads", "processes")}
+    threads, processes = runs["threads"], runs["processes"]
+    assert sorted(processes.failures) == sorted(threads.failures) == [1, 2]
+    assert processes.trajectories[2] is None and threads.trajectories[2] is None
+    for member in (0, 1, 3):
+        assert_same(processes[member], threads[member])
+        # The member's last State, rebuilt from what came back: its time, variables
+        # and its own spring stiffness.
+        got, want = processes[member].state(-1), threads[member].state(-1)
+        assert got.get_time() == want.get_time()
+        assert got.get_y().tobytes() == want.get_y().tobytes()
+        assert spring.get_stiffness(got) == parameters[spring.set_stiffness][member]
+    for member in (1, 2):
+        got, want = processes.failures[member], threads.failures[member]
+        assert got.error == want.error
+        assert got.state.get_time() == want.state.get_time()
+        assert got.state.get_y().tobytes() == want.state.get_y().tobytes()
+
+
 def test_bad_input_is_refused_before_any_member_runs():
     system, state, spring, _ = pendulum()
     other, other_state, _, _ = pendulum()

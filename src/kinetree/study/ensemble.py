@@ -24,6 +24,7 @@ import pickle
 import sys
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -144,20 +145,20 @@ def simulate_ensemble(system, states, t_final: float, *, parameters=None, integr
     if not math.isfinite(t_final):
         raise InvalidArgumentError(f"simulate_ensemble: t_final must be a finite time (s), "
                                    f"got {t_final!r}.")
-    late = [i for i, s in enumerate(members.states) if not t_final > s.get_time()]
+    late = [i for i, s in enumerate(members.bases) if not t_final > s.get_time()]
     if late:
         raise InvalidArgumentError(
             f"simulate_ensemble: member {late[0]}'s State is at t = "
-            f"{members.states[late[0]].get_time()!r} s, not before t_final = {t_final!r} s; "
+            f"{members.bases[late[0]].get_time()!r} s, not before t_final = {t_final!r} s; "
             f"ask for a later t_final.")
     settings = dict(t_final=t_final, integrator=integrator, accuracy=accuracy,
                     report_interval=report_interval, outputs=outputs, **options)
     wall = time.perf_counter()
-    kind = _executor_kind(system, members.states[0], executor)
+    kind = _executor_kind(system, members.bases[0], executor)
     saved = _Store(store, system, members, settings) if store is not None else None
     results: dict[int, tuple] = saved.load() if saved is not None else {}
-    pending = [i for i in range(len(members.states)) if i not in results]
-    bar = tqdm(total=len(members.states), initial=len(results), desc="ensemble",
+    pending = [i for i in range(len(members)) if i not in results]
+    bar = tqdm(total=len(members), initial=len(results), desc="ensemble",
                unit="member", file=sys.stderr, disable=not progress)
 
     def finished(member: int, result: tuple) -> None:
@@ -169,35 +170,83 @@ def simulate_ensemble(system, states, t_final: float, *, parameters=None, integr
     with bar:
         if pending:
             if kind == "threads":
-                _run_threads(system, members.states, pending, settings, executor,
+                _run_threads(system, members, pending, settings, executor,
                              max_workers, finished)
             elif kind == "dask":
-                _run_dask(system, members.states, pending, settings, executor, finished)
+                _run_dask(system, members, pending, settings, executor, finished)
             else:
-                _run_pickled(system, members.states, pending, settings, executor,
+                _run_pickled(system, members, pending, settings, executor,
                              max_workers, finished)
     trajectories, failures = [], {}
-    names = coordinate_labels(system, members.states[0])
-    for member in range(len(members.states)):
+    names = coordinate_labels(system, members.bases[0])
+    for member in range(len(members)):
         trajectory, failure = _unpack(system, names, results[member])
         trajectories.append(trajectory)
         if failure is not None:
             failures[member] = failure
     stats = {"executor": kind, "wall_time_s": time.perf_counter() - wall,
              "members_run": len(pending),
-             "members_from_store": len(members.states) - len(pending)}
+             "members_from_store": len(members) - len(pending)}
     return Ensemble(trajectories, failures, members.columns, stats)
 
 
 # ------------------------------------------------------------------ members
 @dataclass
 class _Members:
-    states: list
+    """The members' initial States, made when a member is sent: ``bases[i]`` (its
+    setters' parameters applied) with row i of each coordinate column set. One State
+    given for all stays one base, so no copy is made before a member needs it."""
+
+    bases: list
+    coordinates: list[tuple[str, int, np.ndarray]]
+    """(``"q"`` or ``"u"``, its index in the State's q or u, the members' values)."""
     columns: dict[str, np.ndarray]
+
+    def __len__(self) -> int:
+        return len(self.bases)
+
+    def state(self, i: int):
+        """Member ``i``'s initial State, a State of its own."""
+        s = self.bases[i].copy()
+        for kind, k, values in self.coordinates:
+            (s.upd_q() if kind == "q" else s.upd_u())[k] = values[i]
+        return s
+
+    def packed(self, i: int):
+        """Member ``i``'s initial State as it travels (``_packed``). The base is packed
+        once and shared by the members, each with its own copy of the few lists its
+        coordinates change."""
+        base = self.bases[i]
+        cached = self._packed_bases.get(id(base))
+        if cached is None:
+            cached = self._packed_bases[id(base)] = (base, _packed(base))
+        packed = cached[1]
+        if not isinstance(packed, _PackedState):       # it travels whole
+            return self.state(i)
+        if not self.coordinates:
+            return packed
+        parts = list(packed.parts)
+        for kind, k, values in self.coordinates:
+            j, at = self._place(kind, k)
+            if parts[j] is packed.parts[j]:
+                parts[j] = dict(parts[j])
+            if parts[j][kind] is packed.parts[j][kind]:
+                parts[j][kind] = list(parts[j][kind])
+            parts[j][kind][at] = float(values[i])
+        return _PackedState(packed.t, parts)
+
+    def _place(self, kind: str, k: int) -> tuple[int, int]:
+        """(subsystem, index within its part) of the State's q or u number ``k``."""
+        spans = [(j, p.q_slice if kind == "q" else p.u_slice)
+                 for j, p in enumerate(self.bases[0]._parts)]
+        return next((j, k - span.start) for j, span in spans if span.start <= k < span.stop)
+
+    def __post_init__(self):
+        self._packed_bases: dict[int, tuple] = {}
 
 
 def _members(system, states, parameters) -> _Members:
-    """Each member's initial State, its parameters applied, checked before any runs."""
+    """The members' bases and parameters, every value checked before any member runs."""
     table = _table(parameters)
     rows = None if not table else len(next(iter(table.values())))
     if isinstance(states, (list, tuple)):
@@ -230,7 +279,7 @@ def _members(system, states, parameters) -> _Members:
     labels = coordinate_labels(system, given[0])
     where = {label: ("q", k) for k, label in enumerate(labels["q"])}
     where.update({label: ("u", k) for k, label in enumerate(labels["u"])})
-    prepared, columns = [], {}
+    columns, coordinates, setters = {}, [], {}
     for key in table:
         if isinstance(key, str):
             if key not in where:
@@ -239,7 +288,10 @@ def _members(system, states, parameters) -> _Members:
                     f"simulate_ensemble: the parameters' column {key!r} names no q or u of "
                     f"this System (its q are {some}); name a coordinate by its Trajectory "
                     f"label, or give a setter such as spring.set_stiffness as the column.")
-        elif not callable(key):
+            coordinates.append((*where[key], _numbers(key, table[key])))
+        elif callable(key):
+            setters[key] = table[key]
+        else:
             raise InvalidArgumentError(
                 f"simulate_ensemble: the parameters' column {key!r} is neither a q or u "
                 f"label nor a setter(state, value); give one of those.")
@@ -248,23 +300,36 @@ def _members(system, states, parameters) -> _Members:
         raise InvalidArgumentError(
             f"simulate_ensemble: two parameters' columns have the same name "
             f"({sorted(columns)}); give each setter of its own element.")
-    for i, s in enumerate(given):
-        s = s.copy()
-        for key, values in table.items():
-            value = values[i]
-            try:
-                if isinstance(key, str):
-                    kind, k = where[key]
-                    (s.upd_q() if kind == "q" else s.upd_u())[k] = float(value)
-                else:
-                    key(s, value)
-            except Exception as error:
-                raise InvalidArgumentError(
-                    f"simulate_ensemble: member {i}: setting {_column_name(key)} to "
-                    f"{value!r} failed: {type(error).__name__}: {error}; fix that row's "
-                    f"value.") from None
-        prepared.append(s)
-    return _Members(prepared, columns)
+    if setters:
+        given = [_set(i, s.copy(), setters) for i, s in enumerate(given)]
+    return _Members(given, coordinates, columns)
+
+
+def _numbers(label: str, values) -> np.ndarray:
+    """A coordinate column's values as floats, or the member whose value is not one."""
+    out = np.empty(len(values))
+    for i, value in enumerate(values):
+        try:
+            out[i] = float(value)
+        except Exception as error:
+            raise InvalidArgumentError(
+                f"simulate_ensemble: member {i}: setting {label} to {value!r} failed: "
+                f"{type(error).__name__}: {error}; fix that row's value.") from None
+    return out
+
+
+def _set(i: int, state, setters: dict):
+    """``state`` with member ``i``'s value of each setter column applied."""
+    for key, values in setters.items():
+        value = values[i]
+        try:
+            key(state, value)
+        except Exception as error:
+            raise InvalidArgumentError(
+                f"simulate_ensemble: member {i}: setting {_column_name(key)} to "
+                f"{value!r} failed: {type(error).__name__}: {error}; fix that row's "
+                f"value.") from None
+    return state
 
 
 def _table(parameters) -> dict:
@@ -373,11 +438,15 @@ def _run_member(system, state, settings: dict) -> tuple:
         return ("failed", str(error), error.state, error.trajectory)
 
 
-def _run_threads(system, states, pending, settings, executor, max_workers, finished):
+def _run_threads(system, members, pending, settings, executor, max_workers, finished):
     pool = executor if isinstance(executor, cf.Executor) else cf.ThreadPoolExecutor(
         max_workers=max_workers or os.cpu_count())
+
+    def run(i: int) -> tuple:
+        return _run_member(system, members.state(i), settings)
+
     try:
-        futures = {pool.submit(_run_member, system, states[i], settings): i for i in pending}
+        futures = {pool.submit(run, i): i for i in pending}
         for future in cf.as_completed(futures):
             finished(futures[future], future.result())
     finally:
@@ -418,20 +487,74 @@ def prepare_worker(payload: bytes, digest: str, state, settings: dict) -> None:
     _run_member(system, state, {**settings, "t_final": state.get_time() + 1e-6})
 
 
-def run_chunk(payload: bytes, digest: str, states: list, settings: dict) -> list:
-    """In a worker: run each of ``states`` (a chunk of members) on the pickled System,
-    returning what travels back: (status, rows..., final State)."""
+def run_chunk(payload: bytes, digest: str, states: list, settings: dict) -> _Chunk:
+    """In a worker: run each of ``states`` (a chunk of members, packed) on the pickled
+    System, returning what travels back."""
     system = _worker_system(payload, digest)
-    return [_portable(_run_member(system, _unpacked(system, s), settings)) for s in states]
+    return _Chunk.of([_run_member(system, _unpacked(system, s), settings) for s in states])
 
 
-def _portable(result: tuple) -> tuple:
-    """A member's result without its System: the rows and the last State."""
-    if result[0] == "done":
-        traj = result[1]
-        return ("done", _rows(traj), _packed(traj._template))
-    _, message, state, traj = result
-    return ("failed", message, _packed(state), None if traj is None else _rows(traj))
+@dataclass
+class _Chunk:
+    """A chunk's results as they travel back: every member's rows laid end to end in a
+    few arrays (a Dask message carries each array as a frame of its own, some 90 µs
+    apiece), and per member its outcome, statistics and last State, packed."""
+
+    messages: list
+    """Per member: None for one that reached t_final, else its error message."""
+    finals: list
+    counts: list[int]
+    """Per member: its number of rows; -1 for a failed member with no Trajectory."""
+    t: np.ndarray
+    q: np.ndarray
+    u: np.ndarray
+    z: np.ndarray
+    columns: dict[str, np.ndarray]
+    """The extra columns, which every member of one ensemble has alike."""
+    stats: list[dict]
+
+    @classmethod
+    def of(cls, results: list[tuple]) -> _Chunk:
+        """The chunk of ``_run_member``'s results."""
+        messages, finals, trajs = [], [], []
+        for result in results:
+            if result[0] == "done":
+                messages.append(None)
+                finals.append(_packed(result[1]._template))
+                trajs.append(result[1])
+            else:
+                _, message, state, traj = result
+                messages.append(message)
+                finals.append(_packed(state))
+                trajs.append(traj)
+        made = [traj for traj in trajs if traj is not None]
+        if made:
+            t, q, u, z = (np.concatenate([getattr(traj, k) for traj in made])
+                          for k in ("t", "q", "u", "z"))
+            columns = {label: np.concatenate([traj.columns[label] for traj in made])
+                       for label in made[0].columns}
+        else:
+            t, q, u, z, columns = np.empty(0), None, None, None, {}
+        return cls(messages, finals, [-1 if traj is None else len(traj) for traj in trajs],
+                   t, q, u, z, columns, [None if traj is None else dict(traj.stats)
+                                         for traj in trajs])
+
+    def results(self) -> list[tuple]:
+        """Per member: ("done", rows, last State) or ("failed", message, last State,
+        rows or None); the rows are views of the chunk's arrays."""
+        out, at = [], 0
+        for message, final, count, stats in zip(self.messages, self.finals, self.counts,
+                                                self.stats):
+            rows = None
+            if count >= 0:
+                span = slice(at, at + count)
+                at += count
+                rows = {"t": self.t[span], "q": self.q[span], "u": self.u[span],
+                        "z": self.z[span], "stats": stats,
+                        "columns": {k: v[span] for k, v in self.columns.items()}}
+            out.append(("done", rows, final) if message is None else
+                       ("failed", message, final, rows))
+        return out
 
 
 def _rows(traj: Trajectory) -> dict:
@@ -453,7 +576,7 @@ def _picklable(settings: dict, where: str) -> None:
                 f"or run in threads (executor='threads').") from None
 
 
-def _run_pickled(system, states, pending, settings, executor, max_workers, finished):
+def _run_pickled(system, members, pending, settings, executor, max_workers, finished):
     _picklable(settings, "worker processes")
     payload = pickle.dumps(system)
     digest = hashlib.sha256(payload).hexdigest()
@@ -461,20 +584,20 @@ def _run_pickled(system, states, pending, settings, executor, max_workers, finis
     pool = executor if isinstance(executor, cf.Executor) else cf.ProcessPoolExecutor(
         max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
         initializer=prepare_worker,
-        initargs=(payload, digest, _packed(states[pending[0]]), settings))
+        initargs=(payload, digest, members.packed(pending[0]), settings))
     try:
         futures = {pool.submit(run_chunk, payload, digest,
-                               [_packed(states[i]) for i in chunk], settings): chunk
+                               [members.packed(i) for i in chunk], settings): chunk
                    for chunk in _chunks(pending, workers)}
         for future in cf.as_completed(futures):
-            for member, result in zip(futures[future], future.result()):
+            for member, result in zip(futures[future], future.result().results()):
                 finished(member, result)
     finally:
         if pool is not executor:
             pool.shutdown(cancel_futures=True)
 
 
-def _run_dask(system, states, pending, settings, client, finished):
+def _run_dask(system, members, pending, settings, client, finished):
     from distributed import as_completed
 
     _picklable(settings, "Dask workers")
@@ -482,26 +605,27 @@ def _run_dask(system, states, pending, settings, client, finished):
     digest = hashlib.sha256(payload).hexdigest()
     # Every worker ready before the members go out, so that none waits on another's
     # start; a worker that joins (or restarts) later gets the System with its first chunk.
-    client.run(prepare_worker, payload, digest, _packed(states[pending[0]]), settings)
+    client.run(prepare_worker, payload, digest, members.packed(pending[0]), settings)
     shared = client.scatter(payload, broadcast=True, hash=False)
     workers = len(client.scheduler_info().get("workers", {})) or 1
     chunks = _chunks(pending, workers)
     futures = client.map(run_chunk, [shared] * len(chunks), [digest] * len(chunks),
-                         [[_packed(states[i]) for i in chunk] for chunk in chunks],
+                         [[members.packed(i) for i in chunk] for chunk in chunks],
                          [settings] * len(chunks), pure=False)
     chunk_of = {future.key: chunk for future, chunk in zip(futures, chunks)}
-    for future in as_completed(futures):
-        for member, result in zip(chunk_of[future.key], future.result()):
+    for future, chunk in as_completed(futures, with_results=True):
+        for member, result in zip(chunk_of[future.key], chunk.results()):
             finished(member, result)
 
 
 def _unpack(system, names: dict, result: tuple) -> tuple:
     """(the member's Trajectory, its Failure or None) from a result in any form;
-    ``names`` are the System's q, u and z labels."""
+    ``names`` are the System's q, u and z labels. A member's last State that came
+    packed is rebuilt only when its Trajectory's States are asked for."""
     if result[0] == "done":
         traj = result[1]
         if not isinstance(traj, Trajectory):
-            traj = _trajectory(system, names, traj, _unpacked(system, result[2]))
+            traj = _trajectory(system, names, traj, result[2])
         return traj, None
     _, message, state, rows = result
     state = _unpacked(system, state)
@@ -513,8 +637,12 @@ def _unpack(system, names: dict, result: tuple) -> tuple:
 def _trajectory(system, names: dict, rows: dict, final) -> Trajectory:
     traj = Trajectory(rows["t"], rows["q"], rows["u"], rows["z"], q_names=names["q"],
                       u_names=names["u"], z_names=names["z"], columns=rows["columns"],
-                      stats=rows["stats"], name=system.get_name(), system=system)
-    traj._template = final      # rebuilt for this Trajectory alone: no copy needed
+                      stats=rows["stats"], name=system.get_name(), system=system,
+                      copy_template=False)
+    if isinstance(final, _PackedState):
+        traj._template_loader = partial(_unpacked, system, final)
+    else:
+        traj._template = final      # rebuilt for this Trajectory alone: no copy needed
     return traj
 
 
@@ -540,7 +668,7 @@ class _Store:
             self.folder.mkdir(parents=True, exist_ok=True)
             manifest.write_text(json.dumps({"format": STORE_FORMAT,
                                             "version": STORE_VERSION, "key": self.key,
-                                            "members": len(members.states)}))
+                                            "members": len(members)}))
 
     @staticmethod
     def _key(members: _Members, settings: dict) -> str:
@@ -548,7 +676,7 @@ class _Store:
         holds it (the System's structure, t, q, u, z and the discrete variables, per-State
         parameters included), the parameters and the settings."""
         h = hashlib.sha256()
-        for s in members.states:
+        for s in map(members.state, range(len(members))):
             encoder = state_file.Encoder()
             try:
                 header = state_file.encode_state(encoder, s._signature, s._t,
@@ -578,7 +706,8 @@ class _Store:
         if done:
             traj = result[1]
             rows = _rows(traj) if isinstance(traj, Trajectory) else traj
-            final = traj._template if isinstance(traj, Trajectory) else result[2]
+            final = traj._recorded_template() if isinstance(traj, Trajectory) \
+                else result[2]
             message = ""
         else:
             _, message, final, traj = result
@@ -598,12 +727,12 @@ class _Store:
 
     def load(self) -> dict[int, tuple]:
         found = {}
-        for member, start in enumerate(self.members.states):
+        for member in range(len(self.members)):
             path = self._path(member)
             if not path.exists():
                 continue
             with np.load(path, allow_pickle=False) as f:
-                final = start.copy()
+                final = self.members.state(member)
                 final.set_time(float(f["final_t"]))
                 final.set_y(f["final_y"])
                 rows = None

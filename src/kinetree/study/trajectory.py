@@ -17,6 +17,7 @@ file (``knee_angle_r``), angles in degrees where the file says ``inDegrees=yes``
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import warnings
@@ -88,7 +89,7 @@ class Trajectory:
                     f"times.")
             self._columns[label] = _readonly(v)
         labels = self.get_labels()
-        if len(set(labels)) != len(labels) or any(re.search(r"[,\s]", s) for s in labels):
+        if not _distinct_and_plain(tuple(labels)):
             raise InvalidArgumentError(
                 f"Trajectory: column labels must be distinct, without commas or white space "
                 f"(they head CSV and .sto columns), got {labels}.")
@@ -102,6 +103,9 @@ class Trajectory:
         self.name = str(name)
         self._template = template.copy() if template is not None and copy_template \
             else template
+        self._template_loader = None
+        """Where the template comes packed (an ensemble member's last State): the
+        function that rebuilds it, called on first use (``_recorded_template``)."""
         self.system = system
 
     # ------------------------------------------------------------ contents
@@ -181,9 +185,15 @@ class Trajectory:
         template = self._checked_template(template, "Trajectory.state")
         return self._row_state(template, int(i) % n)
 
+    def _recorded_template(self):
+        """The State recorded with the rows (None for rows read from a file)."""
+        if self._template_loader is not None:
+            self._template, self._template_loader = self._template_loader(), None
+        return self._template
+
     def _checked_template(self, template, where: str):
         """``template`` (by default the recorded one), checked to fit the rows."""
-        template = self._template if template is None else template
+        template = self._recorded_template() if template is None else template
         if template is None:
             raise InvalidArgumentError(
                 f"{where}: this Trajectory holds no State to copy (it was read from a "
@@ -586,13 +596,26 @@ def _labels(kind: str, labels, n: int) -> list[str]:
     """The labels of n columns of ``kind``: given ones (checked), or ``<kind>0``, ..."""
     if labels is None:
         return [f"{kind}{i}" for i in range(n)]
-    labels = [str(s) for s in labels]
+    return list(_checked_labels(kind, tuple(str(s) for s in labels), n))
+
+
+@functools.lru_cache(maxsize=256)
+def _checked_labels(kind: str, labels: tuple, n: int) -> tuple:
+    """``labels`` checked to name n columns of ``kind``; kept, since the Trajectories of
+    one System (an ensemble's members, every run of a study) share their labels."""
     if len(labels) != n or any(_kind_of(s) != kind and not (
             kind == "z" and _ACTUATOR_STATE.match(s)) for s in labels):
         raise InvalidArgumentError(
             f"Trajectory: expected {n} {kind} labels each ending in '{kind}<k>' (as "
-            f"'Pin1.{kind}0'), got {labels}.")
+            f"'Pin1.{kind}0'), got {list(labels)}.")
     return labels
+
+
+@functools.lru_cache(maxsize=256)
+def _distinct_and_plain(labels: tuple) -> bool:
+    """Whether every label differs from the others and holds no comma or white space."""
+    return len(set(labels)) == len(labels) and not any(
+        re.search(r"[,\s]", s) for s in labels)
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:

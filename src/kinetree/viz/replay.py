@@ -47,7 +47,7 @@ def write_replay(traj, path, system=None, *, frame_rate: float = 30.0,
     if len(traj) == 0:
         raise InvalidArgumentError(f"{where}: the Trajectory has no rows to replay.")
     template = traj._checked_template(
-        system.get_default_state() if traj._template is None else None, where)
+        system.get_default_state() if traj._recorded_template() is None else None, where)
     rows = frame_rows(np.asarray(traj.t), float(frame_rate))
     server = start_server("127.0.0.1", 0)
     try:
