@@ -115,8 +115,13 @@ def test_a_dask_cluster_runs_the_same_members():
         ensemble = kt.simulate_ensemble(system, state, T_FINAL, parameters=parameters,
                                         accuracy=1e-6, executor=client, progress=False)
     assert ensemble.stats["executor"] == "dask"
-    for got, want in zip(ensemble.trajectories, expected(system, state, spring, parameters)):
+    for k, got, want in zip(parameters[spring.set_stiffness], ensemble.trajectories,
+                            expected(system, state, spring, parameters)):
         assert_same(got, want)
+        # The last State, rebuilt from what the worker sent: its own spring stiffness.
+        final = got.state(-1)
+        assert final.get_y().tobytes() == want.state(-1).get_y().tobytes()
+        assert spring.get_stiffness(final) == k
 
 
 def test_a_failing_member_is_recorded_and_the_others_go_on():
