@@ -422,8 +422,8 @@ def _hull_and_brick(shape):
 def test_a_sphere_on_a_hull_is_a_hertz_contact_as_on_the_same_box():
     """A sphere pressed x into a hull's face gets Hertz's force of a sphere on a plane,
     along the face's normal (not the elastic foundation of the hull's triangles). Near
-    edges and corners, and deep inside, the hull (by ``closest_points``) and the Brick
-    (by the compiled box kernel) give the same contact."""
+    edges and corners, and deep inside, the hull (by its triangles) and the Brick (by
+    the box's own nearest points) give the same contact."""
     r, x = 0.06, 1.5e-3
     (s, box, ball, state), (s2, _, ball2, state2) = _hull_and_brick(
         kt.ContactGeometry.Sphere(r))
@@ -470,6 +470,60 @@ def test_a_capsule_on_a_hull_rests_on_its_ends_and_rides_an_edge():
             assert a.normal == pytest.approx(b.normal, abs=1e-9)
             assert a.normal_force == pytest.approx(4 / 3 * E * math.sqrt(r) * a.depth ** 1.5,
                                                    rel=1e-9)
+
+
+def test_spheres_and_capsules_on_a_hull_agree_with_closest_points_and_run_compiled():
+    """On a hull of 40 random points, a sphere's contact at random poses (near the
+    surface, across edges and corners, deep inside) has the depth, normal and origin of
+    ``closest_points`` (GJK and EPA, another algorithm), and a capsule's deepest contact
+    the depth of its own query. No Python runs per pair: the scene's
+    realization is compiled throughout."""
+    from kinetree.contact.convex import closest_points
+
+    rng = np.random.default_rng(5)
+    points = rng.normal(size=(40, 3)) * [0.12, 0.08, 0.1]
+    hull = kt.ContactGeometry.Convex(points)
+    for shape in (kt.ContactGeometry.Sphere(0.04), kt.ContactGeometry.Capsule(0.03, 0.06)):
+        s = Scene(gravity=None)
+        solid = s.body(hull, frictionless(), mobilizer="Weld",
+                       X_PF=kt.Transform(kt.Rotation.about_y(0.4), [0.1, -0.2, 0.3]))
+        body = s.body(shape, frictionless())
+        state = s.system.realize_topology()
+        s.system.realize(state, kt.Stage.INSTANCE)
+        assert s.system._compiled_stepper(state.copy()) is not None
+        s.system.realize(state, kt.Stage.POSITION)
+        X_GH = solid.get_body_transform(state)
+        checked = 0
+        R_GH = X_GH.R.as_matrix()
+        for _ in range(80):
+            direction = rng.normal(size=3)
+            direction /= np.linalg.norm(direction)
+            # from halfway to the hull's surface along the direction to 8 cm beyond it
+            reach = max(hull.get_vertices() @ (R_GH.T @ direction))
+            X = kt.Transform(kt.Rotation.from_quaternion(rng.normal(size=4)),
+                             X_GH.p + rng.uniform(0.5 * reach, reach + 0.08) * direction)
+            body.set_q_to_fit_transform(state, X)
+            s.system.realize(state, kt.Stage.DYNAMICS)
+            found = closest_points(body.get_body_transform(state), shape, X_GH, hull)
+            forces = _forces(s, state)
+            if found.distance >= 0.0:
+                assert not forces
+                continue
+            if isinstance(shape, kt.ContactGeometry.Capsule) and -found.distance >= 0.03:
+                # Its segment inside the hull: the query's depth moves the whole segment
+                # out, the contacts' each ball by its own way (as on a Brick).
+                continue
+            deepest = max(forces, key=lambda f: f.depth)
+            assert deepest.depth == pytest.approx(-found.distance, abs=1e-10)
+            if isinstance(shape, kt.ContactGeometry.Sphere):
+                contacts = s.tracker.get_active_contacts(state)
+                assert deepest.normal == pytest.approx(found.normal, abs=1e-8)
+                # halfway from the sphere's deepest point to the hull's face under it
+                # (the search's witness on a flat side may lie anywhere along it)
+                assert contacts.origin[0] == pytest.approx(
+                    found.point_a + 0.5 * found.distance * found.normal, abs=1e-9)
+            checked += 1
+        assert checked >= 15
 
 
 def test_an_ellipsoid_on_a_solid_is_an_elliptic_hertz_contact():

@@ -18,17 +18,18 @@ passes, inside the one compiled realization of a MultibodySystem (or on its own 
    capsules (a capsule touching as the ball about its segment's nearest point, a half
    space as the ball about each end inside it, a capsule lying side by side with it as
    the balls about the ends of their overlap), and of a sphere or a capsule on a
-   Brick or a Cylinder in a ContactTrackerSubsystem: the ball about the nearest point of
-   the solid (a capsule's ends each, and the deepest point between them where it
-   crosses an edge or lies across), a Hertz contact of a sphere of the ball's radius on
-   a plane, or on a cylinder's round side.
+   Brick, a Cylinder or a Convex in a ContactTrackerSubsystem: the ball about the
+   nearest point of the solid (a capsule's ends each, and the deepest point between them
+   where it crosses an edge or lies across), a Hertz contact of a sphere of the ball's
+   radius on a plane, or on a cylinder's round side. A hull's nearest point is found
+   over its triangles, and a point inside it leaves through its nearest face's plane.
 4. ``mesh_springs``: for a triangle mesh against a half space, a sphere or a capsule, the
    mesh's face centroids inside the other surface (the elastic foundation's springs).
 5. Python, per remaining candidate: ellipsoid pairs (with a half space, a sphere or another
    ellipsoid) through the analytic functions of
-   :mod:`~kinetree.contact.geometry`, a capsule and an ellipsoid through
-   :func:`~kinetree.contact.convex.closest_points`, and a mesh against an ellipsoid or
-   another mesh, both ways when both are meshes.
+   :mod:`~kinetree.contact.geometry`; a capsule and an ellipsoid, and an ellipsoid on a
+   solid, through :func:`~kinetree.contact.convex.closest_points`; a mesh against an
+   ellipsoid or another mesh, both ways when both are meshes.
 
 Point contacts report, in G: the normal (unit, from surface 1 into surface 2), the
 overlap depth x (m), the origin O halfway between the undeformed surfaces, the relative
@@ -48,7 +49,6 @@ import numpy as np
 
 from kinetree.contact import geometry as geo
 from kinetree.contact.capsule import Capsule
-from kinetree.contact.convex import POINT as POINT_CORE
 from kinetree.contact.convex import core_of, pair_kernel
 from kinetree.contact.convex_hull import Convex
 from kinetree.contact.mesh import Brick, Cylinder, TriangleMesh, find_nearest_points
@@ -58,6 +58,7 @@ from kinetree.math import Rotation, Transform
 from kinetree.multibody.kernels.small import (
     add3,
     column3,
+    cross3,
     dot3,
     rotate3,
     rotate3_transpose,
@@ -188,9 +189,10 @@ class ContactList:
 
 
 ContactData = namedtuple("ContactData", [
-    "header",      # (11,) int64: n surfaces, n finite, pair capacity, contact capacity,
+    "header",      # (13,) int64: n surfaces, n finite, pair capacity, contact capacity,
                    # pairs found, point contacts m, candidates left for Python, overflow,
-                   # mesh faces, spring capacity, springs found
+                   # mesh faces, spring capacity, springs found, hull vertices, hull
+                   # triangles
     "body", "kind", "group", "clique",   # (n,) int64: the SurfaceTable's integers
     "order",       # (n finite,) int64: the finite surfaces in sweep order (persists)
     "pairs",       # (pair capacity, 2) int64: broad-phase candidates
@@ -212,13 +214,19 @@ ContactData = namedtuple("ContactData", [
     "spring_face",  # (spring capacity,) int64: its face, numbered within the mesh
     "spring_G", "nearest_G",     # (spring capacity, 3) m: the face centroid inside the
                                  # other surface, and that surface's nearest point, in G
+    "hull_start",   # (n + 1, 2) int64: surface s's hull vertices and triangles begin at
+                    # row hull_start[s, 0] of hull_vertices and hull_start[s, 1] of
+                    # hull_faces (a Convex meeting balls as a solid; others have none)
+    "hull_vertices",  # (hull vertices, 3) m in S
+    "hull_faces",   # (hull triangles, 3) int64: vertex numbers within the hull,
+                    # counter-clockwise seen from outside
 ])
 """The contact search's per-State arrays, views of two flat buffers (``contact_i``,
 ``contact_f``) that the compiled realization receives as they are."""
 
-_HEADER = 11
+_HEADER = 13
 _N, _N_FINITE, _CAP_PAIRS, _CAP, _N_PAIRS, _M, _N_REST, _OVERFLOW = range(8)
-_FACES, _CAP_SPRINGS, _N_SPRINGS = 8, 9, 10
+_FACES, _CAP_SPRINGS, _N_SPRINGS, _HULL_VERTICES, _HULL_FACES = 8, 9, 10, 11, 12
 
 
 @numba.njit(cache=True, inline="always")
@@ -227,6 +235,7 @@ def unpack_contacts(contact_i, contact_f):
     header, at = take_view(contact_i, 0, (_HEADER,))
     n, nf, cp, cap = header[0], header[1], header[2], header[3]
     faces, cs = header[8], header[9]
+    hull_vertices_n, hull_faces_n = header[11], header[12]
     body, at = take_view(contact_i, at, (n,))
     kind, at = take_view(contact_i, at, (n,))
     group, at = take_view(contact_i, at, (n,))
@@ -238,6 +247,8 @@ def unpack_contacts(contact_i, contact_f):
     face_start, at = take_view(contact_i, at, (n + 1,))
     spring_surf, at = take_view(contact_i, at, (cs, 2))
     spring_face, at = take_view(contact_i, at, (cs,))
+    hull_start, at = take_view(contact_i, at, (n + 1, 2))
+    hull_faces, at = take_view(contact_i, at, (hull_faces_n, 3))
     R_BS, at = take_view(contact_f, 0, (n, 3, 3))
     p_BS, at = take_view(contact_f, at, (n, 3))
     radius, at = take_view(contact_f, at, (n,))
@@ -260,10 +271,12 @@ def unpack_contacts(contact_i, contact_f):
     face_area, at = take_view(contact_f, at, (faces,))
     spring_G, at = take_view(contact_f, at, (cs, 3))
     nearest_G, at = take_view(contact_f, at, (cs, 3))
+    hull_vertices, at = take_view(contact_f, at, (hull_vertices_n, 3))
     return ContactData(header, body, kind, group, clique, order, pairs, surf, rest, R_BS,
                        p_BS, radius, centre_S, size, R_GS, p_GS, centre_G, normal, depth,
                        origin, kmax, kmin, kdir, point, force, report, material, face_start,
-                       centroid_S, face_area, spring_surf, spring_face, spring_G, nearest_G)
+                       centroid_S, face_area, spring_surf, spring_face, spring_G, nearest_G,
+                       hull_start, hull_vertices, hull_faces)
 
 
 def contact_views(contact_i: np.ndarray, contact_f: np.ndarray):
@@ -288,12 +301,22 @@ class ContactBuffers:
         # at once. A scene that finds more grows the buffers.
         cap = capacity or 16 + halves * finite.size + 8 * finite.size
         cs = spring_capacity or 2 * faces
-        ints = _HEADER + 4 * n + finite.size + 2 * cap + 3 * cap + n + 1 + 3 * cs
+        # The hulls a ball meets as solids (SurfaceTable.build), their vertices and faces.
+        hulls = [g if table.size[s, 0] < 0.0 else None
+                 for s, g in enumerate(table.geometries)]
+        hull_start = np.zeros((n + 1, 2), np.int64)
+        for s, g in enumerate(hulls):
+            counts = (0, 0) if g is None else (len(g.get_vertices()), len(g.get_faces()))
+            hull_start[s + 1] = hull_start[s] + counts
+        hv, hf = int(hull_start[-1, 0]), int(hull_start[-1, 1])
+        ints = _HEADER + 4 * n + finite.size + 2 * cap + 3 * cap + n + 1 + 3 * cs \
+            + 2 * (n + 1) + 3 * hf
         floats = n * (9 + 3 + 1 + 3 + 3 + 9 + 3 + 3 + 8) \
-            + cap * (3 + 1 + 3 + 1 + 1 + 3 + 3 + 3 + 8) + 4 * faces + 6 * cs
+            + cap * (3 + 1 + 3 + 1 + 1 + 3 + 3 + 3 + 8) + 4 * faces + 6 * cs + 3 * hv
         self.contact_i, self.contact_f = np.zeros(ints, np.int64), np.zeros(floats)
         self.contact_i[:4] = n, finite.size, cap, cap
         self.contact_i[_FACES], self.contact_i[_CAP_SPRINGS] = faces, cs
+        self.contact_i[_HULL_VERTICES], self.contact_i[_HULL_FACES] = hv, hf
         d = self.data = contact_views(self.contact_i, self.contact_f)
         d.body[:], d.kind[:], d.group[:], d.clique[:] = (table.body, table.kind, table.group,
                                                          table.clique)
@@ -306,6 +329,11 @@ class ContactBuffers:
             if g is not None:
                 d.centroid_S[face_start[s]:face_start[s + 1]] = g.face_centroids()
                 d.face_area[face_start[s]:face_start[s + 1]] = g.face_areas()
+        d.hull_start[:] = hull_start
+        for s, g in enumerate(hulls):
+            if g is not None:
+                d.hull_vertices[hull_start[s, 0]:hull_start[s + 1, 0]] = g.get_vertices()
+                d.hull_faces[hull_start[s, 1]:hull_start[s + 1, 1]] = g.get_faces()
         if material is not None:
             d.material[:, :material.shape[1]] = material
         self.python_meshes: list = []   # MeshContact the Python part of the last search found
@@ -373,10 +401,9 @@ class ContactSearch:
         """Build the table of ``entries`` (see SurfaceTable.build) and allocate the
         buffers; called from realize_topology."""
         self._table = SurfaceTable.build(entries, where, self._balls_meet_solids)
-        # The Python pass runs for ellipsoids, hulls, and meshes that may meet each other.
+        # The Python pass runs for ellipsoids, and meshes that may meet each other.
         kinds = self._table.kind
-        self._has_python_kinds = bool(np.any(kinds == ELLIPSOID) or np.sum(kinds == MESH) > 1
-                                      or np.any(self._table.size[:, 0] < 0.0))
+        self._has_python_kinds = bool(np.any(kinds == ELLIPSOID) or np.sum(kinds == MESH) > 1)
         self._buffers_index = self.allocate_cache_entry(
             state, Stage.TOPOLOGY, Stage.TOPOLOGY, ContactBuffers(self._table, material))
 
@@ -641,10 +668,74 @@ def _side_by_side(m, a, b, pa, axis_a, ra, ha, pb, axis_b, rb, hb, surf, normal,
 
 
 @kernel
-def _nearest_in_solid(x_B, size):
+def _on_triangle(x, a, b, c):
+    """The point of the triangle (a, b, c) nearest x, all in one frame: by the region of
+    the triangle's plane x projects into (a vertex's, an edge's or the face's)."""
+    ab, ac, ax = sub3(b, a), sub3(c, a), sub3(x, a)
+    d1, d2 = dot3(ab, ax), dot3(ac, ax)
+    if d1 <= 0.0 and d2 <= 0.0:
+        return a
+    bx = sub3(x, b)
+    d3, d4 = dot3(ab, bx), dot3(ac, bx)
+    if d3 >= 0.0 and d4 <= d3:
+        return b
+    vc = d1 * d4 - d3 * d2
+    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
+        return add3(a, scale3(d1 / (d1 - d3), ab))
+    cx = sub3(x, c)
+    d5, d6 = dot3(ab, cx), dot3(ac, cx)
+    if d6 >= 0.0 and d5 <= d6:
+        return c
+    vb = d5 * d2 - d1 * d6
+    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
+        return add3(a, scale3(d2 / (d2 - d6), ac))
+    va = d3 * d6 - d5 * d4
+    if va <= 0.0 and d4 - d3 >= 0.0 and d5 - d6 >= 0.0:
+        return add3(b, scale3((d4 - d3) / ((d4 - d3) + (d5 - d6)), sub3(c, b)))
+    scale = 1.0 / (va + vb + vc)
+    return add3(a, add3(scale3(vb * scale, ab), scale3(vc * scale, ac)))
+
+
+@kernel
+def _triangle(hull, f):
+    """The corners of triangle f of ``hull`` (vertices, faces), in the hull's frame."""
+    vertices, faces = hull
+    return (_row3(vertices, faces[f, 0]), _row3(vertices, faces[f, 1]),
+            _row3(vertices, faces[f, 2]))
+
+
+@kernel
+def _hull_side(x, hull):
+    """(the largest signed distance (m) of x from the planes of ``hull``'s triangles, > 0
+    outside, and that triangle's outward unit normal), in the hull's frame."""
+    best, best_n = -np.inf, (0.0, 0.0, 1.0)
+    for f in range(hull[1].shape[0]):
+        a, b, c = _triangle(hull, f)
+        n = cross3(sub3(b, a), sub3(c, a))
+        n = scale3(1.0 / np.sqrt(dot3(n, n)), n)
+        gap = dot3(n, sub3(x, a))
+        if gap > best:
+            best, best_n = gap, n
+    return best, best_n
+
+
+@kernel
+def _nearest_in_solid(x_B, size, hull):
     """The point of the solid nearest x_B (both in the solid's frame B): a box of half
-    lengths ``size`` (all three > 0), or a cylinder of radius size[0] and half length
-    size[1] along B's z (size[2] = 0)."""
+    lengths ``size`` (all three > 0), a cylinder of radius size[0] and half length
+    size[1] along B's z (size[2] = 0), or a convex hull (size[0] < 0) of ``hull``'s
+    vertices and outward-wound triangles."""
+    if size[0] < 0.0:
+        if _hull_side(x_B, hull)[0] <= 0.0:
+            return x_B
+        best, nearest = np.inf, x_B
+        for f in range(hull[1].shape[0]):
+            a, b, c = _triangle(hull, f)
+            y = _on_triangle(x_B, a, b, c)
+            g = sub3(x_B, y)
+            if dot3(g, g) < best:
+                best, nearest = dot3(g, g), y
+        return nearest
     if size[2] > 0.0:
         return (min(max(x_B[0], -size[0]), size[0]), min(max(x_B[1], -size[1]), size[1]),
                 min(max(x_B[2], -size[2]), size[2]))
@@ -654,9 +745,12 @@ def _nearest_in_solid(x_B, size):
 
 
 @kernel
-def _way_out(x_B, size):
+def _way_out(x_B, size, hull):
     """For x_B inside the solid (``_nearest_in_solid``): (the distance to its nearest
     side, that side's outward unit normal in B)."""
+    if size[0] < 0.0:
+        gap, n = _hull_side(x_B, hull)
+        return -gap, n
     if size[2] > 0.0:
         face, gap = 0, np.inf
         for i in range(3):
@@ -674,31 +768,32 @@ def _way_out(x_B, size):
 
 
 @outlined
-def _ball_on_solid(m, a, b, c, r, along, axis, R_GB, p_GB, size, surf, normal, depth,
+def _ball_on_solid(m, a, b, c, r, along, axis, R_GB, p_GB, size, hull, surf, normal, depth,
                    origin, kmax, kmin, kdir):
     """The contact of the ball of radius r about c (surface a: a sphere, or a ball of a
-    capsule, ``along`` its side of unit ``axis`` or at an end) with a box or a cylinder
-    (surface b, posed R_GB, p_GB; ``size`` as ``_nearest_in_solid``): along the line from
+    capsule, ``along`` its side of unit ``axis`` or at an end) with a box, a cylinder or
+    a convex hull (surface b, posed R_GB, p_GB; ``size`` and ``hull`` as
+    ``_nearest_in_solid``): along the line from
     c to the solid's nearest point, or, with c inside it, out through the nearest side.
     On a cylinder's round side the gap curves as the two surfaces do (a capsule's side
     around its axis only); on a face, an edge or a rim, as a sphere of radius r does, the
     solid taken flat (an edge's own curvature is unbounded). Returns the contacts written
     (0 or 1)."""
     c_B = rotate3_transpose(R_GB, sub3(c, p_GB))
-    near_B = _nearest_in_solid(c_B, size)
+    near_B = _nearest_in_solid(c_B, size, hull)
     out = sub3(c_B, near_B)
     d = np.sqrt(dot3(out, out))
     if d > 0.0:
         x = r - d
         n = scale3(-1.0 / d, rotate3(R_GB, out))
     else:
-        gap, side = _way_out(c_B, size)
+        gap, side = _way_out(c_B, size, hull)
         x = r + gap
         n = scale3(-1.0, rotate3(R_GB, side))       # into the solid, through that side
     if x <= 0.0:
         return 0
     e1, e2 = tangent_basis(n)
-    if size[2] == 0.0 and abs(c_B[2]) < size[1] \
+    if size[0] > 0.0 and size[2] == 0.0 and abs(c_B[2]) < size[1] \
             and c_B[0] * c_B[0] + c_B[1] * c_B[1] > size[0] * size[0]:
         # nearest the round side
         K = _add_curvature((0.0, 0.0, 0.0), n, e1, e2, 1.0 / r, along, axis)
@@ -711,45 +806,51 @@ def _ball_on_solid(m, a, b, c, r, along, axis, R_GB, p_GB, size, surf, normal, d
 
 
 @kernel
-def _solid_distance(R_GB, p_GB, size, x):
-    """The signed distance (m) of the point x (G) from a box or a cylinder
+def _solid_distance(R_GB, p_GB, size, hull, x):
+    """The signed distance (m) of the point x (G) from a box, a cylinder or a convex hull
     (``_nearest_in_solid``): < 0 inside."""
     x_B = rotate3_transpose(R_GB, sub3(x, p_GB))
-    out = sub3(x_B, _nearest_in_solid(x_B, size))
+    out = sub3(x_B, _nearest_in_solid(x_B, size, hull))
     d = np.sqrt(dot3(out, out))
     if d > 0.0:
         return d
-    gap, _ = _way_out(x_B, size)
+    gap, _ = _way_out(x_B, size, hull)
     return -gap
 
 
 @outlined
-def _capsule_on_solid(m, a, b, p, axis, r, h, R_GB, p_GB, size, surf, normal, depth,
+def _capsule_on_solid(m, a, b, p, axis, r, h, R_GB, p_GB, size, hull, surf, normal, depth,
                       origin, kmax, kmin, kdir):
-    """A capsule (radius r about p ± h axis, surface a) on a box or a cylinder (surface
-    b): the ball about each end, and where the segment crosses an edge or lies across
+    """A capsule (radius r about p ± h axis, surface a) on a box, a cylinder or a convex
+    hull (surface b): the ball about each end, and where the segment crosses an edge or lies across
     the solid, the ball about its point nearest the solid, if that is deeper than both
     ends. The distance along a segment from a convex body is convex, so a golden-section
     search finds that point. Returns the contacts written."""
     top, bottom = add3(p, scale3(h, axis)), sub3(p, scale3(h, axis))
-    ends_distance = min(_solid_distance(R_GB, p_GB, size, top),
-                        _solid_distance(R_GB, p_GB, size, bottom))
+    ends_distance = min(_solid_distance(R_GB, p_GB, size, hull, top),
+                        _solid_distance(R_GB, p_GB, size, hull, bottom))
     lo, hi = -h, h
     ratio = 0.5 * (np.sqrt(5.0) - 1.0)
-    for _ in range(100):
-        t1 = hi - ratio * (hi - lo)
-        t2 = lo + ratio * (hi - lo)
-        if _solid_distance(R_GB, p_GB, size, add3(p, scale3(t1, axis))) \
-                < _solid_distance(R_GB, p_GB, size, add3(p, scale3(t2, axis))):
-            hi = t2
+    t1, t2 = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+    f1 = _solid_distance(R_GB, p_GB, size, hull, add3(p, scale3(t1, axis)))
+    f2 = _solid_distance(R_GB, p_GB, size, hull, add3(p, scale3(t2, axis)))
+    for _ in range(100):            # to 1e-12 of the length in some 60
+        if not hi - lo > 1e-12 * h:
+            break
+        if f1 < f2:                 # the minimum is left of t2: t1 becomes the new t2
+            hi, t2, f2 = t2, t1, f1
+            t1 = hi - ratio * (hi - lo)
+            f1 = _solid_distance(R_GB, p_GB, size, hull, add3(p, scale3(t1, axis)))
         else:
-            lo = t1
+            lo, t1, f1 = t1, t2, f2
+            t2 = lo + ratio * (hi - lo)
+            f2 = _solid_distance(R_GB, p_GB, size, hull, add3(p, scale3(t2, axis)))
     t = 0.5 * (lo + hi)
     # The search meets a smooth minimum only to √ε; alternate projections (the solid's
     # nearest point, then its projection on the segment) settle it to round-off.
     for _ in range(100):
         x_B = rotate3_transpose(R_GB, sub3(add3(p, scale3(t, axis)), p_GB))
-        near_B = _nearest_in_solid(x_B, size)
+        near_B = _nearest_in_solid(x_B, size, hull)
         if near_B == x_B:                    # the segment's point is inside the solid
             break
         near = add3(p_GB, rotate3(R_GB, near_B))
@@ -760,23 +861,25 @@ def _capsule_on_solid(m, a, b, p, axis, r, h, R_GB, p_GB, size, surf, normal, de
             break
     c = add3(p, scale3(t, axis))
     written = 0
-    if _solid_distance(R_GB, p_GB, size, c) < ends_distance - 1e-12 * (r + h):
-        written += _ball_on_solid(m, a, b, c, r, abs(t) < h, axis, R_GB, p_GB, size, surf,
-                                  normal, depth, origin, kmax, kmin, kdir)
+    if _solid_distance(R_GB, p_GB, size, hull, c) < ends_distance - 1e-12 * (r + h):
+        written += _ball_on_solid(m, a, b, c, r, abs(t) < h, axis, R_GB, p_GB, size, hull,
+                                  surf, normal, depth, origin, kmax, kmin, kdir)
     for end in (top, bottom):
         written += _ball_on_solid(m + written, a, b, end, r, False, axis, R_GB, p_GB, size,
-                                  surf, normal, depth, origin, kmax, kmin, kdir)
+                                  hull, surf, normal, depth, origin, kmax, kmin, kdir)
     return written
 
 
 @kernel
-def point_contacts(kind, radius, size, R_GS, p_GS, pairs, n_pairs, surf, normal, depth,
-                   origin, kmax, kmin, kdir, rest):
+def point_contacts(kind, radius, size, hull_start, hull_vertices, hull_faces, R_GS, p_GS,
+                   pairs, n_pairs, surf, normal, depth, origin, kmax, kmin, kdir, rest):
     """The exact contact of each candidate pair of half spaces, spheres and capsules (a
     capsule is a sphere swept along its segment: it touches as the ball about its
     segment's nearest point; on a half space, as the ball about each end inside it, so
-    that one lying flat rests on both ends), and of a sphere or a capsule on a box or a
-    cylinder (a mesh whose ``size`` is set, ``_nearest_in_solid``); returns (contacts
+    that one lying flat rests on both ends), and of a sphere or a capsule on a box, a
+    cylinder or a convex hull (a mesh whose ``size`` is set, ``_nearest_in_solid``; hull
+    s has the vertices hull_vertices[hull_start[s, 0]:hull_start[s + 1, 0]] and the
+    triangles hull_faces[hull_start[s, 1]:hull_start[s + 1, 1]]); returns (contacts
     written, candidates of other kinds written to ``rest``); -1 contacts if the buffers
     are too small."""
     m = 0
@@ -829,14 +932,16 @@ def point_contacts(kind, radius, size, R_GS, p_GS, pairs, n_pairs, surf, normal,
                                  along_b, axis_b, surf, normal, depth, origin, kmax, kmin,
                                  kdir)
             m += written
-        elif (ka == 1 or ka == 2) and kb == 4 and size[b, 0] > 0.0:
+        elif (ka == 1 or ka == 2) and kb == 4 and size[b, 0] != 0.0:
             R_B, solid = R_GS[b], _row3(size, b)
+            hull = (hull_vertices[hull_start[b, 0]:hull_start[b + 1, 0]],
+                    hull_faces[hull_start[b, 1]:hull_start[b + 1, 1]])
             if ka == 1:
-                m += _ball_on_solid(m, a, b, pa, size[a, 0], False, pa, R_B, pb, solid, surf,
-                                    normal, depth, origin, kmax, kmin, kdir)
+                m += _ball_on_solid(m, a, b, pa, size[a, 0], False, pa, R_B, pb, solid, hull,
+                                    surf, normal, depth, origin, kmax, kmin, kdir)
             else:
                 m += _capsule_on_solid(m, a, b, pa, _column3(R_GS, a, 2), size[a, 0],
-                                       size[a, 1], R_B, pb, solid, surf, normal, depth,
+                                       size[a, 1], R_B, pb, solid, hull, surf, normal, depth,
                                        origin, kmax, kmin, kdir)
         else:
             rest[n_rest] = k
@@ -902,63 +1007,36 @@ def _principal(K, t1, t2) -> tuple[float, float, np.ndarray]:
     return mean + spread, mean - spread, math.cos(angle) * t1 + math.sin(angle) * t2
 
 
-def _solid_contacts(table: SurfaceTable, d: ContactData, a: int, b: int) -> list:
-    """The contacts of a sphere, a capsule or an ellipsoid (surface a) with a Brick, a
-    Cylinder or a Convex (surface b) met as a solid, each (normal, depth, origin, kmax,
-    kmin, kmax direction) in G: at their deepest points (``convex.pair_kernel``); a
-    capsule as the ball about each end, and about its segment's point nearest the solid
-    where that is deeper than both ends, as on a box. The gap curves as the shape does
-    (a capsule's ball as a sphere of its radius, but along a cylinder's round side) plus
-    a cylinder's round side; faces, edges, corners and rims are taken flat (an edge's
-    own curvature is unbounded: the rounder surface shapes the contact)."""
+def _ellipsoid_on_solid(table: SurfaceTable, d: ContactData, a: int, b: int) -> tuple:
+    """The contact of an ellipsoid (surface a) with a Brick, a Cylinder or a Convex
+    (surface b) met as a solid, as (normal, depth, origin, kmax, kmin, kmax direction) in
+    G: at their deepest points (``convex.pair_kernel``). The gap curves as the ellipsoid
+    does there, plus a cylinder's round side; faces, edges, corners and rims are taken
+    flat (an edge's own curvature is unbounded: the rounder surface shapes the
+    contact)."""
     ga, solid = table.geometries[a], table.geometries[b]
     for s in (a, b):
         if s not in table.cores:
             table.cores[s] = core_of(table.geometries[s])
     R_a, p_a, R_b, p_b = d.R_GS[a], d.p_GS[a], d.R_GS[b], d.p_GS[b]
-    kb, db, mb, vb, fb, eb = table.cores[b]
     out = np.empty(10)
-    cylinder = isinstance(solid, Cylinder)
-
-    def contact(core, p, ball):
-        ka, da, ma, va, fa, ea = core
-        pair_kernel(ka, da, ma, va, fa, ea, R_a, p, kb, db, mb, vb, fb, eb, R_b, p_b, out)
-        n, point_a = out[7:10].copy(), out[1:4].copy()
-        point_b = point_a + out[0] * n
-        t1, t2 = geo._tangent_basis(n)
-        K = [0.0, 0.0, 0.0]
-        round_side = cylinder and abs(R_b[:, 2] @ n) < 1e-6 \
-            and abs(R_b[:, 2] @ (point_b - p_b)) < solid.get_half_length()
-        if isinstance(ga, geo.Ellipsoid):
-            # the second fundamental form of f = Σ (x_i / r_i)² - 1: the Hessian of f on
-            # the tangent plane over |∇f|
-            inverse = 1.0 / ga.get_radii() ** 2
-            along1, along2 = R_a.T @ t1, R_a.T @ t2
-            gradient = float(np.linalg.norm(inverse * (R_a.T @ (point_a - p_a))))
-            K[0] = float(inverse @ (along1 * along1)) / gradient
-            K[1] = float(inverse @ (along1 * along2)) / gradient
-            K[2] = float(inverse @ (along2 * along2)) / gradient
-        elif ball or not round_side:
-            K[0] = K[2] = 1.0 / ga.get_radius()
-        else:
-            _around(K, t1, t2, n, R_a[:, 2], 1.0 / ga.get_radius())
-        if round_side:
-            _around(K, t1, t2, -n, R_b[:, 2], 1.0 / solid.get_radius())
-        kmax, kmin, kdir = _principal(K, t1, t2)
-        return n, -out[0], 0.5 * (point_a + point_b), kmax, kmin, kdir
-
-    if not isinstance(ga, Capsule):
-        return [contact(table.cores[a], p_a, False)]
-    r, h = ga.get_radius(), ga.get_half_length()
-    ball = (POINT_CORE, np.zeros(3), r, *table.cores[a][3:])
-    axis = R_a[:, 2]
-    found = [contact(ball, p_a + sign * h * axis, True) for sign in (1.0, -1.0)]
-    middle = contact(table.cores[a], p_a, False)
-    # the segment's point under the capsule's deepest one
-    t = float((middle[2] + 0.5 * middle[1] * middle[0] - r * middle[0] - p_a) @ axis)
-    if abs(t) < h and middle[1] > max(c[1] for c in found) + 1e-12 * (r + h):
-        found.append(middle)
-    return found
+    pair_kernel(*table.cores[a], R_a, p_a, *table.cores[b], R_b, p_b, out)
+    n, point_a = out[7:10].copy(), out[1:4].copy()
+    point_b = point_a + out[0] * n
+    t1, t2 = geo._tangent_basis(n)
+    # the second fundamental form of f = Σ (x_i / r_i)² - 1: the Hessian of f on the
+    # tangent plane over |∇f|
+    inverse = 1.0 / ga.get_radii() ** 2
+    along1, along2 = R_a.T @ t1, R_a.T @ t2
+    gradient = float(np.linalg.norm(inverse * (R_a.T @ (point_a - p_a))))
+    K = [float(inverse @ (along1 * along1)) / gradient,
+         float(inverse @ (along1 * along2)) / gradient,
+         float(inverse @ (along2 * along2)) / gradient]
+    if isinstance(solid, Cylinder) and abs(R_b[:, 2] @ n) < 1e-6 \
+            and abs(R_b[:, 2] @ (point_b - p_b)) < solid.get_half_length():
+        _around(K, t1, t2, -n, R_b[:, 2], 1.0 / solid.get_radius())
+    kmax, kmin, kdir = _principal(K, t1, t2)
+    return n, -out[0], 0.5 * (point_a + point_b), kmax, kmin, kdir
 
 
 def _analytic_contact(table: SurfaceTable, d: ContactData, a: int, b: int):
@@ -1077,7 +1155,8 @@ def search_contacts(d, R_GB, p_GB):
     if n_pairs > h[_CAP_PAIRS] or n_pairs > h[_CAP]:
         h[_OVERFLOW] = 1
         return
-    m, n_rest = point_contacts(d.kind, d.radius, d.size, d.R_GS, d.p_GS, d.pairs, n_pairs,
+    m, n_rest = point_contacts(d.kind, d.radius, d.size, d.hull_start, d.hull_vertices,
+                               d.hull_faces, d.R_GS, d.p_GS, d.pairs, n_pairs,
                                d.surf, d.normal, d.depth, d.origin, d.kmax, d.kmin, d.kdir,
                                d.rest)
     if m < 0:
@@ -1124,14 +1203,13 @@ def finish_search(table: SurfaceTable, d: ContactData, section_radii: bool = Fal
     m = int(d.header[_M])
     for k in d.rest[:int(d.header[_N_REST])]:
         a, b = d.pairs[k]
-        if table.kind[b] == MESH and table.size[b, 0] != 0.0 \
-                and HALF_SPACE < table.kind[a] < MESH:
-            for normal, depth, origin, kmax, kmin, kdir in _solid_contacts(table, d, a, b):
-                if depth > 0.0:
-                    d.surf[m] = a, b
-                    d.normal[m], d.depth[m], d.origin[m] = normal, depth, origin
-                    d.kmax[m], d.kmin[m], d.kdir[m] = kmax, kmin, kdir
-                    m += 1
+        if table.kind[b] == MESH and table.size[b, 0] != 0.0 and table.kind[a] == ELLIPSOID:
+            normal, depth, origin, kmax, kmin, kdir = _ellipsoid_on_solid(table, d, a, b)
+            if depth > 0.0:
+                d.surf[m] = a, b
+                d.normal[m], d.depth[m], d.origin[m] = normal, depth, origin
+                d.kmax[m], d.kmin[m], d.kdir[m] = kmax, kmin, kdir
+                m += 1
             continue
         if table.kind[b] == MESH:
             for mesh, other in ((b, a), (a, b)) if table.kind[a] == MESH else ((b, a),):

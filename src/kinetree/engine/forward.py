@@ -138,8 +138,9 @@ def _finite_rows(values):
 
 
 def _contact_data_type():
-    """numba's type of the ContactData compiled code unpacks (every field a C array)."""
-    return numba.typeof(unpack_contacts.py_func(np.zeros(_HEADER + 1, dtype=np.int64),
+    """numba's type of the ContactData compiled code unpacks (every field a C array): of
+    buffers for no surfaces, which hold the header, one face start and one hull start."""
+    return numba.typeof(unpack_contacts.py_func(np.zeros(_HEADER + 3, dtype=np.int64),
                                                 np.zeros(0)))
 
 
