@@ -114,10 +114,15 @@ def test_a_dask_cluster_runs_the_same_members():
             distributed.Client(cluster) as client:
         ensemble = kt.simulate_ensemble(system, state, T_FINAL, parameters=parameters,
                                         accuracy=1e-6, executor=client, progress=False)
+        # again on the same workers, which keep the System: nothing is sent ahead
+        again = kt.simulate_ensemble(system, state, T_FINAL, parameters=parameters,
+                                     accuracy=1e-6, executor=client, progress=False)
     assert ensemble.stats["executor"] == "dask"
-    for k, got, want in zip(parameters[spring.set_stiffness], ensemble.trajectories,
-                            expected(system, state, spring, parameters)):
+    for k, got, second, want in zip(parameters[spring.set_stiffness], ensemble.trajectories,
+                                    again.trajectories,
+                                    expected(system, state, spring, parameters)):
         assert_same(got, want)
+        assert_same(second, want)
         # The last State, rebuilt from what the worker sent: its own spring stiffness.
         final = got.state(-1)
         assert final.get_y().tobytes() == want.state(-1).get_y().tobytes()

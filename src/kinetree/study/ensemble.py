@@ -23,6 +23,7 @@ import os
 import pickle
 import sys
 import time
+import weakref
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -603,10 +604,7 @@ def _run_dask(system, members, pending, settings, client, finished):
     _picklable(settings, "Dask workers")
     payload = pickle.dumps(system)
     digest = hashlib.sha256(payload).hexdigest()
-    # Every worker ready before the members go out, so that none waits on another's
-    # start; a worker that joins (or restarts) later gets the System with its first chunk.
-    client.run(prepare_worker, payload, digest, members.packed(pending[0]), settings)
-    shared = client.scatter(payload, broadcast=True, hash=False)
+    shared = _shared_system(client, payload, digest, members.packed(pending[0]), settings)
     workers = len(client.scheduler_info().get("workers", {})) or 1
     chunks = _chunks(pending, workers)
     futures = client.map(run_chunk, [shared] * len(chunks), [digest] * len(chunks),
@@ -616,6 +614,25 @@ def _run_dask(system, members, pending, settings, client, finished):
     for future, chunk in as_completed(futures, with_results=True):
         for member, result in zip(chunk_of[future.key], chunk.results()):
             finished(member, result)
+
+
+_SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""{Dask Client: (the digest of the System its workers hold, the future of its pickle)}:
+a later ensemble of the same System on the same cluster sends nothing ahead."""
+
+
+def _shared_system(client, payload: bytes, digest: str, state, settings: dict):
+    """The future of the pickled System on every worker of ``client``'s cluster, each
+    worker ready (``prepare_worker``) before the members go out, so that none waits on
+    another's start; a worker that joins (or restarts) later gets the System with its
+    first chunk."""
+    known = _SHARED.get(client)
+    if known is not None and known[0] == digest and known[1].status == "finished":
+        return known[1]
+    client.run(prepare_worker, payload, digest, state, settings)
+    shared = client.scatter(payload, broadcast=True, hash=False)
+    _SHARED[client] = (digest, shared)
+    return shared
 
 
 def _unpack(system, names: dict, result: tuple) -> tuple:
