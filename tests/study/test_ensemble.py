@@ -97,6 +97,23 @@ def test_a_model_with_python_in_it_runs_in_processes_and_equals_lone_runs():
         assert_same(got, lone(system, s, accuracy=1e-6))
 
 
+def test_members_differing_in_q_and_u_alone_equal_lone_runs_in_one_worker_process():
+    """A worker copies the members that differ from the last only in t, q, u and z from
+    that one's State (realized to INSTANCE): each still equals its lone run."""
+    system, state, spring, _ = pendulum()
+    parameters = {"Pin1.q0": [0.1, 0.5, -0.4, 0.9], "Pin3.u0": [0.0, 1.0, -2.0, 0.5]}
+    ensemble = kt.simulate_ensemble(system, state, T_FINAL, parameters=parameters,
+                                    accuracy=1e-6, executor="processes", max_workers=1,
+                                    progress=False)
+    for q, u, got in zip(parameters["Pin1.q0"], parameters["Pin3.u0"],
+                         ensemble.trajectories):
+        s = state.copy()
+        s.upd_q()[0], s.upd_u()[2] = q, u
+        want = lone(system, s, accuracy=1e-6)
+        assert_same(got, want)
+        assert got.state(-1).get_y().tobytes() == want.state(-1).get_y().tobytes()
+
+
 def test_an_executor_given_is_used():
     system, state, spring, parameters = members()
     with cf.ThreadPoolExecutor(2) as pool:

@@ -472,12 +472,48 @@ _WORKER_SYSTEMS: dict[str, object] = {}
 so that each worker unpickles (and loads the compiled code of) its System once."""
 
 
+_WORKER_TEMPLATE: dict[str, tuple] = {}
+"""In a worker process: {the digest of the System: (the discrete parts of a member's
+packed State, that State realized to INSTANCE)}, from which members with the same
+discrete variables are copied (``_member_state``)."""
+
+
 def _worker_system(payload: bytes, digest: str):
     system = _WORKER_SYSTEMS.get(digest)
     if system is None:
         _WORKER_SYSTEMS.clear()
+        _WORKER_TEMPLATE.clear()
         system = _WORKER_SYSTEMS[digest] = pickle.loads(payload)
     return system
+
+
+def _member_state(system, digest: str, item):
+    """A member's State in a worker, from what was sent (``_packed``): a copy of the
+    last member's State with this one's t, q, u and z where their discrete variables
+    are the same, which is then realized to INSTANCE already (as a State loaded from its
+    parts would be when simulate begins); else rebuilt from its parts."""
+    if not isinstance(item, _PackedState):
+        return item
+    known = _WORKER_TEMPLATE.get(digest)
+    if known is not None and all(
+            mine["discrete"] is theirs["discrete"]
+            or state_file.same(mine["discrete"], theirs["discrete"])
+            for mine, theirs in zip(item.parts, known[0], strict=True)):
+        state = known[1].copy()
+        state.set_time(item.t)
+        q, u, z = state.upd_q(), state.upd_u(), state.upd_z()
+        for mine, part in zip(item.parts, state._parts):
+            q[part.q_slice], u[part.u_slice] = mine["q"], mine["u"]
+            z[part.z_slice] = mine["z"]
+        return state
+    state = _unpacked(system, item)
+    template = state.copy()
+    try:
+        system.realize(template, Stage.INSTANCE)
+    except Exception:
+        return state                # its run says what is wrong
+    _WORKER_TEMPLATE[digest] = (item.parts, template)
+    return state
 
 
 def prepare_worker(payload: bytes, digest: str, state, settings: dict) -> None:
@@ -492,7 +528,8 @@ def run_chunk(payload: bytes, digest: str, states: list, settings: dict) -> _Chu
     """In a worker: run each of ``states`` (a chunk of members, packed) on the pickled
     System, returning what travels back."""
     system = _worker_system(payload, digest)
-    return _Chunk.of([_run_member(system, _unpacked(system, s), settings) for s in states])
+    return _Chunk.of([_run_member(system, _member_state(system, digest, s), settings)
+                      for s in states])
 
 
 @dataclass
