@@ -476,8 +476,9 @@ def test_spheres_and_capsules_on_a_hull_agree_with_closest_points_and_run_compil
     """On a hull of 40 random points, a sphere's contact at random poses (near the
     surface, across edges and corners, deep inside) has the depth, normal and origin of
     ``closest_points`` (GJK and EPA, another algorithm), and a capsule's deepest contact
-    the depth of its own query. No Python runs per pair: the scene's
-    realization is compiled throughout."""
+    the depth of its own query; the tracker's separation of the two, a trigger for the
+    onset of contact, is that query's. No Python runs per pair: the scene's realization
+    is compiled throughout."""
     from kinetree.contact.convex import closest_points
 
     rng = np.random.default_rng(5)
@@ -506,6 +507,9 @@ def test_spheres_and_capsules_on_a_hull_agree_with_closest_points_and_run_compil
             s.system.realize(state, kt.Stage.DYNAMICS)
             found = closest_points(body.get_body_transform(state), shape, X_GH, hull)
             forces = _forces(s, state)
+            surfaces = (s.tracker.get_surface_index(body, 0),
+                        s.tracker.get_surface_index(solid, 0))
+            assert s.tracker.calc_separation(state, *surfaces) == found.distance
             if found.distance >= 0.0:
                 assert not forces
                 continue

@@ -128,7 +128,8 @@ class ContactTrackerSubsystem(ContactSearch, Subsystem):
         when apart, minus the overlap depth when they overlap. A trigger function for the
         onset of contact. With a mesh it is measured at the mesh's vertices (exact for a
         mesh against a half space; against a curved surface a face can touch between
-        vertices first), except for a sphere or a capsule on a Brick or a Cylinder: exact."""
+        vertices first), except for a sphere, a capsule or an ellipsoid on a Brick, a
+        Cylinder or a Convex met as a solid: exact."""
         a = self._checked(surface1, "calc_separation")
         b = self._checked(surface2, "calc_separation")
         table = self._table
@@ -141,7 +142,7 @@ class ContactTrackerSubsystem(ContactSearch, Subsystem):
             raise InvalidArgumentError(
                 "ContactTrackerSubsystem.calc_separation: two half spaces have no "
                 "separation; pick a finite surface.")
-        if kb == MESH and ka in (SPHERE, CAPSULE) and table.size[b, 0] > 0.0:
+        if kb == MESH and ka in (SPHERE, CAPSULE, ELLIPSOID) and table.size[b, 0] != 0.0:
             from kinetree.contact.convex import closest_points
             return closest_points(Xa, ga, Xb, gb).distance        # a ball on a solid
         if kb == MESH:
