@@ -58,7 +58,6 @@ from kinetree.math import Rotation, Transform
 from kinetree.multibody.kernels.small import (
     add3,
     column3,
-    cross3,
     dot3,
     rotate3,
     rotate3_transpose,
@@ -216,8 +215,11 @@ ContactData = namedtuple("ContactData", [
                                  # other surface, and that surface's nearest point, in G
     "hull_start",   # (n + 1, 2) int64: surface s's hull vertices and triangles begin at
                     # row hull_start[s, 0] of hull_vertices and hull_start[s, 1] of
-                    # hull_faces (a Convex meeting balls as a solid; others have none)
+                    # hull_planes and hull_faces (a Convex meeting balls as a solid;
+                    # others have none)
     "hull_vertices",  # (hull vertices, 3) m in S
+    "hull_planes",  # (hull triangles, 4): each triangle's outward unit normal n in S and
+                    # n · (a corner) (m)
     "hull_faces",   # (hull triangles, 3) int64: vertex numbers within the hull,
                     # counter-clockwise seen from outside
 ])
@@ -272,11 +274,12 @@ def unpack_contacts(contact_i, contact_f):
     spring_G, at = take_view(contact_f, at, (cs, 3))
     nearest_G, at = take_view(contact_f, at, (cs, 3))
     hull_vertices, at = take_view(contact_f, at, (hull_vertices_n, 3))
+    hull_planes, at = take_view(contact_f, at, (hull_faces_n, 4))
     return ContactData(header, body, kind, group, clique, order, pairs, surf, rest, R_BS,
                        p_BS, radius, centre_S, size, R_GS, p_GS, centre_G, normal, depth,
                        origin, kmax, kmin, kdir, point, force, report, material, face_start,
                        centroid_S, face_area, spring_surf, spring_face, spring_G, nearest_G,
-                       hull_start, hull_vertices, hull_faces)
+                       hull_start, hull_vertices, hull_planes, hull_faces)
 
 
 def contact_views(contact_i: np.ndarray, contact_f: np.ndarray):
@@ -312,7 +315,8 @@ class ContactBuffers:
         ints = _HEADER + 4 * n + finite.size + 2 * cap + 3 * cap + n + 1 + 3 * cs \
             + 2 * (n + 1) + 3 * hf
         floats = n * (9 + 3 + 1 + 3 + 3 + 9 + 3 + 3 + 8) \
-            + cap * (3 + 1 + 3 + 1 + 1 + 3 + 3 + 3 + 8) + 4 * faces + 6 * cs + 3 * hv
+            + cap * (3 + 1 + 3 + 1 + 1 + 3 + 3 + 3 + 8) + 4 * faces + 6 * cs + 3 * hv \
+            + 4 * hf
         self.contact_i, self.contact_f = np.zeros(ints, np.int64), np.zeros(floats)
         self.contact_i[:4] = n, finite.size, cap, cap
         self.contact_i[_FACES], self.contact_i[_CAP_SPRINGS] = faces, cs
@@ -332,8 +336,14 @@ class ContactBuffers:
         d.hull_start[:] = hull_start
         for s, g in enumerate(hulls):
             if g is not None:
-                d.hull_vertices[hull_start[s, 0]:hull_start[s + 1, 0]] = g.get_vertices()
-                d.hull_faces[hull_start[s, 1]:hull_start[s + 1, 1]] = g.get_faces()
+                vertices, faces = g.get_vertices(), g.get_faces()
+                d.hull_vertices[hull_start[s, 0]:hull_start[s + 1, 0]] = vertices
+                d.hull_faces[hull_start[s, 1]:hull_start[s + 1, 1]] = faces
+                a, b, c = (vertices[faces[:, k]] for k in range(3))
+                n = np.cross(b - a, c - a)
+                n /= np.linalg.norm(n, axis=1)[:, None]
+                planes = d.hull_planes[hull_start[s, 1]:hull_start[s + 1, 1]]
+                planes[:, :3], planes[:, 3] = n, np.einsum("ij,ij->i", n, a)
         if material is not None:
             d.material[:, :material.shape[1]] = material
         self.python_meshes: list = []   # MeshContact the Python part of the last search found
@@ -698,8 +708,8 @@ def _on_triangle(x, a, b, c):
 
 @kernel
 def _triangle(hull, f):
-    """The corners of triangle f of ``hull`` (vertices, faces), in the hull's frame."""
-    vertices, faces = hull
+    """The corners of triangle f of ``hull`` (vertices, planes, faces), in its frame."""
+    vertices, _, faces = hull
     return (_row3(vertices, faces[f, 0]), _row3(vertices, faces[f, 1]),
             _row3(vertices, faces[f, 2]))
 
@@ -708,15 +718,13 @@ def _triangle(hull, f):
 def _hull_side(x, hull):
     """(the largest signed distance (m) of x from the planes of ``hull``'s triangles, > 0
     outside, and that triangle's outward unit normal), in the hull's frame."""
-    best, best_n = -np.inf, (0.0, 0.0, 1.0)
-    for f in range(hull[1].shape[0]):
-        a, b, c = _triangle(hull, f)
-        n = cross3(sub3(b, a), sub3(c, a))
-        n = scale3(1.0 / np.sqrt(dot3(n, n)), n)
-        gap = dot3(n, sub3(x, a))
+    planes = hull[1]
+    best, best_f = -np.inf, 0
+    for f in range(planes.shape[0]):
+        gap = planes[f, 0] * x[0] + planes[f, 1] * x[1] + planes[f, 2] * x[2] - planes[f, 3]
         if gap > best:
-            best, best_n = gap, n
-    return best, best_n
+            best, best_f = gap, f
+    return best, _row3(planes, best_f)
 
 
 @kernel
@@ -724,12 +732,12 @@ def _nearest_in_solid(x_B, size, hull):
     """The point of the solid nearest x_B (both in the solid's frame B): a box of half
     lengths ``size`` (all three > 0), a cylinder of radius size[0] and half length
     size[1] along B's z (size[2] = 0), or a convex hull (size[0] < 0) of ``hull``'s
-    vertices and outward-wound triangles."""
+    vertices, its triangles' planes and its outward-wound triangles."""
     if size[0] < 0.0:
         if _hull_side(x_B, hull)[0] <= 0.0:
             return x_B
         best, nearest = np.inf, x_B
-        for f in range(hull[1].shape[0]):
+        for f in range(hull[2].shape[0]):
             a, b, c = _triangle(hull, f)
             y = _on_triangle(x_B, a, b, c)
             g = sub3(x_B, y)
@@ -871,15 +879,17 @@ def _capsule_on_solid(m, a, b, p, axis, r, h, R_GB, p_GB, size, hull, surf, norm
 
 
 @kernel
-def point_contacts(kind, radius, size, hull_start, hull_vertices, hull_faces, R_GS, p_GS,
-                   pairs, n_pairs, surf, normal, depth, origin, kmax, kmin, kdir, rest):
+def point_contacts(kind, radius, size, hull_start, hull_vertices, hull_planes, hull_faces,
+                   R_GS, p_GS, pairs, n_pairs, surf, normal, depth, origin, kmax, kmin, kdir,
+                   rest):
     """The exact contact of each candidate pair of half spaces, spheres and capsules (a
     capsule is a sphere swept along its segment: it touches as the ball about its
     segment's nearest point; on a half space, as the ball about each end inside it, so
     that one lying flat rests on both ends), and of a sphere or a capsule on a box, a
     cylinder or a convex hull (a mesh whose ``size`` is set, ``_nearest_in_solid``; hull
-    s has the vertices hull_vertices[hull_start[s, 0]:hull_start[s + 1, 0]] and the
-    triangles hull_faces[hull_start[s, 1]:hull_start[s + 1, 1]]); returns (contacts
+    s has the vertices hull_vertices[hull_start[s, 0]:hull_start[s + 1, 0]], and the
+    triangles and their planes at rows hull_start[s, 1]:hull_start[s + 1, 1] of
+    hull_faces and hull_planes); returns (contacts
     written, candidates of other kinds written to ``rest``); -1 contacts if the buffers
     are too small."""
     m = 0
@@ -935,6 +945,7 @@ def point_contacts(kind, radius, size, hull_start, hull_vertices, hull_faces, R_
         elif (ka == 1 or ka == 2) and kb == 4 and size[b, 0] != 0.0:
             R_B, solid = R_GS[b], _row3(size, b)
             hull = (hull_vertices[hull_start[b, 0]:hull_start[b + 1, 0]],
+                    hull_planes[hull_start[b, 1]:hull_start[b + 1, 1]],
                     hull_faces[hull_start[b, 1]:hull_start[b + 1, 1]])
             if ka == 1:
                 m += _ball_on_solid(m, a, b, pa, size[a, 0], False, pa, R_B, pb, solid, hull,
@@ -1156,7 +1167,7 @@ def search_contacts(d, R_GB, p_GB):
         h[_OVERFLOW] = 1
         return
     m, n_rest = point_contacts(d.kind, d.radius, d.size, d.hull_start, d.hull_vertices,
-                               d.hull_faces, d.R_GS, d.p_GS, d.pairs, n_pairs,
+                               d.hull_planes, d.hull_faces, d.R_GS, d.p_GS, d.pairs, n_pairs,
                                d.surf, d.normal, d.depth, d.origin, d.kmax, d.kmin, d.kdir,
                                d.rest)
     if m < 0:
