@@ -3,7 +3,8 @@ the rigid-contact pass: a hull of a box's corners makes the patch two boxes make
 manifold, another algorithm) on and under a box or a hull; a tetrahedron stands on its
 face's three corners; crossed edges meet at their crossing, the pair query's
 separation; a resting patch keeps its points and their names when the shapes move by
-round-off; a cylinder stands, lies and carries a box on its rim points over a face."""
+round-off; a cylinder stands, lies and carries a box on its rim points over a face, and
+a box smaller than its cap on the box's corners."""
 
 import numpy as np
 import pytest
@@ -140,3 +141,37 @@ def test_a_cylinder_stands_and_lies_on_a_face_on_its_rim_points(hull):
     points, _, _, _ = _patch(lower, cylinder,
                              kt.Transform(standing, [0.2, LOWER[1] + h - 1e-4, 0.02]))
     assert 0 < len(points) < 4 and np.all(points[:, 0] <= 0.2 + 1e-12)
+
+
+@pytest.mark.parametrize("hull", [False, True])
+def test_a_box_smaller_than_a_cap_rests_on_its_corners_over_the_disk(hull):
+    """A box (or its hull) 0.1 mm into the top cap of a wider standing cylinder touches at
+    its lower face's four corners, along the cap's normal; moved half past the rim, at
+    its corners over the disk and the rim's points under its face, four kept, none
+    outside both."""
+    r, h = 0.3, 0.06
+    cylinder = kt.ContactGeometry.Cylinder(r, h)
+    standing = kt.Rotation.about_x(-np.pi / 2)                  # its axis along y
+    top = h + UPPER[1] - 1e-4
+    contacts, state, _ = _scene([cylinder, _box(UPPER, hull)], [
+        kt.Transform(standing, [0.0, 0.0, 0.0]), kt.Transform(kt.Rotation(), [0.02, top, 0.01])])
+    found = contacts.find(state, 0.01)
+    assert len(found.separation) == 4
+    assert found.separation == pytest.approx([-1e-4] * 4, abs=1e-15)
+    np.testing.assert_allclose(np.abs(found.frame[:, 0]), np.tile([0, 1, 0], (4, 1)),
+                               atol=1e-15)
+    corners = {(0.02 + sx * UPPER[0], 0.01 + sz * UPPER[2]) for sx in (-1, 1) for sz in (-1, 1)}
+    for point in found.point:
+        assert min(np.hypot(point[0] - x, point[2] - z) for x, z in corners) < 1e-14
+        assert point[1] == pytest.approx(h - 5e-5, abs=1e-15)
+    assert len(set(found.key)) == 4
+    # half past the rim at x = r: the corners at x < r and the rim under the face
+    contacts, state, _ = _scene([cylinder, _box(UPPER, hull)], [
+        kt.Transform(standing, [0.0, 0.0, 0.0]), kt.Transform(kt.Rotation(), [r, top, 0.0])])
+    found = contacts.find(state, 0.01)
+    assert 2 <= len(found.separation) <= 4
+    assert found.separation == pytest.approx([-1e-4] * len(found.separation), abs=1e-15)
+    radial = np.hypot(found.point[:, 0], found.point[:, 2])
+    assert np.all(radial <= r * (1 + 1e-9))
+    assert np.all(np.abs(found.point[:, 0] - r) <= UPPER[0] + 1e-12)
+    assert np.all(np.abs(found.point[:, 2]) <= UPPER[2] + 1e-12)

@@ -366,6 +366,41 @@ def test_a_cylinder_rests_on_a_box_standing_or_lying(lying):
     assert np.abs(still[:, 1] - rest).max() <= 3 * tolerance
 
 
+@pytest.mark.parametrize("hull", [False, True])
+def test_a_box_rests_on_the_cap_of_a_wider_cylinder(hull):
+    """A 1 kg box (or the hull of its corners) dropped 2 mm onto the top cap of a wider
+    3 kg cylinder standing on the floor rests on its lower face's corners over the cap:
+    both stay still for 1 s, the box at its stacked height within the constraint
+    tolerance."""
+    r, h, half, tolerance = 0.2, 0.06, np.array([0.1, 0.05, 0.08]), 1e-6
+    system, matter, material = _floored(0.8, 0.6)
+    column = kt.Body.Rigid(kt.MassProperties(3.0, [0, 0, 0], kt.Inertia(
+        3 * (3 * r * r + 4 * h * h) / 12, 3 * r * r / 2, 3 * (3 * r * r + 4 * h * h) / 12)))
+    column.add_contact_surface(kt.Transform(kt.Rotation.about_x(-math.pi / 2)),
+                               kt.ContactSurface(kt.ContactGeometry.Cylinder(r, h), material))
+    cylinder = kt.MobilizedBody.Free(matter.Ground(), column)
+    corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]) * half
+    body = kt.Body.Rigid(kt.MassProperties(1.0, [0, 0, 0], kt.Inertia(
+        *(np.sum(half ** 2) - half ** 2) / 3)))
+    body.add_contact_surface(kt.Transform(), kt.ContactSurface(
+        kt.ContactGeometry.Convex(corners) if hull else kt.ContactGeometry.Brick(half),
+        material))
+    box = kt.MobilizedBody.Free(matter.Ground(), body)
+    kt.contact.generate_unilateral_contacts(matter)
+    state = system.realize_topology()
+    cylinder.set_q_to_fit_transform(state, kt.Transform(kt.Rotation(), [0, h, 0]))
+    rest = 2 * h + half[1]
+    box.set_q_to_fit_transform(state, kt.Transform(kt.Rotation.about_y(0.3),
+                                                   [0.03, rest + 2e-3, -0.02]))
+    out = _run(system, state, 2e-3, 1.2, tolerance=tolerance, read=lambda s: np.concatenate(
+        [np.concatenate((b.get_body_origin_location(s), b.get_body_origin_velocity(s),
+                         b.get_body_angular_velocity(s))) for b in (cylinder, box)]))
+    still = out[100:]                    # from 0.2 s on, well after the landing
+    assert np.abs(still[:, 3:6]).max() < 1e-9 and np.abs(still[:, 12:15]).max() < 1e-9
+    assert np.abs(still[:, 6:9]).max() < 1e-8 and np.abs(still[:, 15:18]).max() < 1e-8
+    assert np.abs(still[:, 10] - rest).max() <= 3 * tolerance
+
+
 def test_a_capsule_lies_on_the_floor_on_both_ends_and_rolls_about_its_axis():
     """A capsule dropped lying flat rests on its two end spheres at its radius's height;
     spun about its axis where it lies, friction trades spin for speed until it rolls

@@ -13,7 +13,9 @@ gives a normal across both: one point, where the edges pass nearest each other.
 A cylinder on a box's or a hull's face (standing, lying on its side, or tipped on its
 rim) touches at the points of its rims a half space would meet (``rim_point``: four on
 each, from the rim's point deepest toward the face) that lie over the face: the face's
-side planes keep them.
+side planes keep them. A face lying on a cap touches it also at its corners over the
+cap's disk, so that a box smaller than the cap, or reaching past its rim, rests on
+them.
 
 A box's faces are its six rectangles; a hull's are its polygons (``Convex.get_polygons``:
 its coplanar triangles merged). Each point is named by the two edges meeting there, an
@@ -241,9 +243,11 @@ def cylinder_on_face(a, b, kind, dims, vert_start, verts, poly_start, poly_vstar
     """The patch of a cylinder and a box or a hull (a and b, either way round) whose pair
     query found the unit ``normal`` (G, from a toward b): where that is the normal of a
     face of the box or hull, the cylinder's rim points (``rim_point``) within ``margin``
-    of that face and over it, in the rows of out (``box_manifold``'s columns, the face
-    the reference); -1 where the normal is no face's, or no rim point is over the face
-    (the pair's point stands). ``work`` as ``manifold``'s."""
+    of that face and over it (the face the reference), and where the face lies on a cap,
+    the face's corners within ``margin`` of the cap and over its disk (the cap the
+    reference), in the rows of out (``box_manifold``'s columns), four of them kept; -1
+    where the normal is no face's, or no point is found (the pair's point stands).
+    ``work`` as ``manifold``'s."""
     cyl, q = (a, b) if kind[a] == CYLINDER else (b, a)
     toward_cyl = normal if q == a else scale3(-1.0, normal)
     face, cosine = _face_toward(kind[q], poly_start, poly_normal, q, R[q], toward_cyl)
@@ -274,4 +278,24 @@ def cylinder_on_face(a, b, kind, dims, vert_start, verts, poly_start, poly_vstar
                 bm._write(out, found, q == a, x, sub3(x, scale3(gap, n_f)), n_f, gap,
                           base + 4 * cap + e)
                 found += 1
-    return found if found > 0 else -1
+    axis = column3(R[cyl], 2)
+    along = dot3(axis, n_f)
+    if abs(along) >= FACE_COSINE:
+        # The face lies on a cap (0 at +z, facing a face whose normal is along -z): a
+        # face smaller than the cap, or reaching past its rim, rests on its corners too.
+        n_cap = axis if along < 0.0 else scale3(-1.0, axis)
+        centre = add3((p[cyl, 0], p[cyl, 1], p[cyl, 2]), scale3(dims[cyl, 1], n_cap))
+        reach = dims[cyl, 0] + slack
+        for k in range(corners):
+            x = _corner_of(work, 2, k)
+            d = sub3(x, centre)
+            gap = dot3(n_cap, d)
+            radial = sub3(d, scale3(dot3(d, axis), axis))
+            if gap <= margin and dot3(radial, radial) <= reach * reach:
+                bm._write(out, found, cyl == a, x, sub3(x, scale3(gap, n_cap)), n_cap, gap,
+                          base + 8 + k)
+                found += 1
+    if found == 0:
+        return -1
+    u = column3(R[cyl], 0)
+    return bm._reduce(out, found, n_f, sub3(u, scale3(dot3(u, n_f), n_f)))
