@@ -51,7 +51,13 @@ from kinetree.contact import geometry as geo
 from kinetree.contact.capsule import Capsule
 from kinetree.contact.convex import core_of, pair_kernel
 from kinetree.contact.convex_hull import Convex
-from kinetree.contact.mesh import Brick, Cylinder, TriangleMesh, find_nearest_points
+from kinetree.contact.mesh import (
+    Brick,
+    Cylinder,
+    TriangleMesh,
+    find_nearest_points,
+    nearest_on_face,
+)
 from kinetree.errors import InvalidArgumentError
 from kinetree.jit import helper
 from kinetree.math import Rotation, Transform
@@ -678,43 +684,6 @@ def _side_by_side(m, a, b, pa, axis_a, ra, ha, pb, axis_b, rb, hb, surf, normal,
 
 
 @kernel
-def _on_triangle(x, a, b, c):
-    """The point of the triangle (a, b, c) nearest x, all in one frame: by the region of
-    the triangle's plane x projects into (a vertex's, an edge's or the face's)."""
-    ab, ac, ax = sub3(b, a), sub3(c, a), sub3(x, a)
-    d1, d2 = dot3(ab, ax), dot3(ac, ax)
-    if d1 <= 0.0 and d2 <= 0.0:
-        return a
-    bx = sub3(x, b)
-    d3, d4 = dot3(ab, bx), dot3(ac, bx)
-    if d3 >= 0.0 and d4 <= d3:
-        return b
-    vc = d1 * d4 - d3 * d2
-    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
-        return add3(a, scale3(d1 / (d1 - d3), ab))
-    cx = sub3(x, c)
-    d5, d6 = dot3(ab, cx), dot3(ac, cx)
-    if d6 >= 0.0 and d5 <= d6:
-        return c
-    vb = d5 * d2 - d1 * d6
-    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
-        return add3(a, scale3(d2 / (d2 - d6), ac))
-    va = d3 * d6 - d5 * d4
-    if va <= 0.0 and d4 - d3 >= 0.0 and d5 - d6 >= 0.0:
-        return add3(b, scale3((d4 - d3) / ((d4 - d3) + (d5 - d6)), sub3(c, b)))
-    scale = 1.0 / (va + vb + vc)
-    return add3(a, add3(scale3(vb * scale, ab), scale3(vc * scale, ac)))
-
-
-@kernel
-def _triangle(hull, f):
-    """The corners of triangle f of ``hull`` (vertices, planes, faces), in its frame."""
-    vertices, _, faces = hull
-    return (_row3(vertices, faces[f, 0]), _row3(vertices, faces[f, 1]),
-            _row3(vertices, faces[f, 2]))
-
-
-@kernel
 def _hull_side(x, hull):
     """(the largest signed distance (m) of x from the planes of ``hull``'s triangles, > 0
     outside, and that triangle's outward unit normal), in the hull's frame."""
@@ -736,13 +705,12 @@ def _nearest_in_solid(x_B, size, hull):
     if size[0] < 0.0:
         if _hull_side(x_B, hull)[0] <= 0.0:
             return x_B
+        vertices, _, faces = hull
         best, nearest = np.inf, x_B
-        for f in range(hull[2].shape[0]):
-            a, b, c = _triangle(hull, f)
-            y = _on_triangle(x_B, a, b, c)
-            g = sub3(x_B, y)
-            if dot3(g, g) < best:
-                best, nearest = dot3(g, g), y
+        for f in range(faces.shape[0]):
+            d2, x, y, z, _, _, _ = nearest_on_face(x_B[0], x_B[1], x_B[2], vertices, faces, f)
+            if d2 < best:
+                best, nearest = d2, (x, y, z)
         return nearest
     if size[2] > 0.0:
         return (min(max(x_B[0], -size[0]), size[0]), min(max(x_B[1], -size[1]), size[1]),

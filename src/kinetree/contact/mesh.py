@@ -90,7 +90,7 @@ def _closest_on_triangle(px, py, pz, ax, ay, az, bx, by, bz, cx, cy, cz):
 
 
 @numba.njit(cache=True)
-def _nearest_on_face(px, py, pz, vertices, faces, f):
+def nearest_on_face(px, py, pz, vertices, faces, f):
     """(squared distance, x, y, z, v, w, interior): face f's point nearest p, its barycentric
     (v, w) and whether it lies strictly inside the face."""
     a, b, c = faces[f, 0], faces[f, 1], faces[f, 2]
@@ -159,12 +159,12 @@ def _mesh_query(vertices, faces, face_normals, points, out_point, out_inside, ou
                 first_bound = lower[f]
                 first = f
         best_face = first
-        best_d2, qx, qy, qz, best_v, best_w, best_interior = _nearest_on_face(
+        best_d2, qx, qy, qz, best_v, best_w, best_interior = nearest_on_face(
             px, py, pz, vertices, faces, first)
         for f in range(nf):
             if f == first or (lower[f] > 0.0 and lower[f] * lower[f] >= best_d2):
                 continue
-            d2, x, y, z, v, w, interior = _nearest_on_face(px, py, pz, vertices, faces, f)
+            d2, x, y, z, v, w, interior = nearest_on_face(px, py, pz, vertices, faces, f)
             if d2 < best_d2:
                 best_d2, best_face, best_v, best_w, best_interior = d2, f, v, w, interior
                 qx, qy, qz = x, y, z
