@@ -342,14 +342,12 @@ class ContactBuffers:
         d.hull_start[:] = hull_start
         for s, g in enumerate(hulls):
             if g is not None:
-                vertices, faces = g.get_vertices(), g.get_faces()
+                vertices, faces, normals = g.get_vertices(), g.get_faces(), g.face_normals()
                 d.hull_vertices[hull_start[s, 0]:hull_start[s + 1, 0]] = vertices
                 d.hull_faces[hull_start[s, 1]:hull_start[s + 1, 1]] = faces
-                a, b, c = (vertices[faces[:, k]] for k in range(3))
-                n = np.cross(b - a, c - a)
-                n /= np.linalg.norm(n, axis=1)[:, None]
                 planes = d.hull_planes[hull_start[s, 1]:hull_start[s + 1, 1]]
-                planes[:, :3], planes[:, 3] = n, np.einsum("ij,ij->i", n, a)
+                planes[:, :3] = normals
+                planes[:, 3] = np.einsum("ij,ij->i", normals, vertices[faces[:, 0]])
         if material is not None:
             d.material[:, :material.shape[1]] = material
         self.python_meshes: list = []   # MeshContact the Python part of the last search found
@@ -749,8 +747,8 @@ def _ball_on_solid(m, a, b, c, r, along, axis, R_GB, p_GB, size, hull, surf, nor
     """The contact of the ball of radius r about c (surface a: a sphere, or a ball of a
     capsule, ``along`` its side of unit ``axis`` or at an end) with a box, a cylinder or
     a convex hull (surface b, posed R_GB, p_GB; ``size`` and ``hull`` as
-    ``_nearest_in_solid``): along the line from
-    c to the solid's nearest point, or, with c inside it, out through the nearest side.
+    ``_nearest_in_solid``): along the line from c to the solid's nearest point, or, with
+    c inside it, out through the nearest side.
     On a cylinder's round side the gap curves as the two surfaces do (a capsule's side
     around its axis only); on a face, an edge or a rim, as a sphere of radius r does, the
     solid taken flat (an edge's own curvature is unbounded). Returns the contacts written
@@ -798,9 +796,9 @@ def _solid_distance(R_GB, p_GB, size, hull, x):
 def _capsule_on_solid(m, a, b, p, axis, r, h, R_GB, p_GB, size, hull, surf, normal, depth,
                       origin, kmax, kmin, kdir):
     """A capsule (radius r about p ± h axis, surface a) on a box, a cylinder or a convex
-    hull (surface b): the ball about each end, and where the segment crosses an edge or lies across
-    the solid, the ball about its point nearest the solid, if that is deeper than both
-    ends. The distance along a segment from a convex body is convex, so a golden-section
+    hull (surface b): the ball about each end, and where the segment crosses an edge or
+    lies across the solid, the ball about its point nearest the solid, if that is deeper
+    than both ends. The distance along a segment from a convex body is convex, so a golden-section
     search finds that point. Returns the contacts written."""
     top, bottom = add3(p, scale3(h, axis)), sub3(p, scale3(h, axis))
     ends_distance = min(_solid_distance(R_GB, p_GB, size, hull, top),
@@ -857,9 +855,8 @@ def point_contacts(kind, radius, size, hull_start, hull_vertices, hull_planes, h
     cylinder or a convex hull (a mesh whose ``size`` is set, ``_nearest_in_solid``; hull
     s has the vertices hull_vertices[hull_start[s, 0]:hull_start[s + 1, 0]], and the
     triangles and their planes at rows hull_start[s, 1]:hull_start[s + 1, 1] of
-    hull_faces and hull_planes); returns (contacts
-    written, candidates of other kinds written to ``rest``); -1 contacts if the buffers
-    are too small."""
+    hull_faces and hull_planes); returns (contacts written, candidates of other kinds
+    written to ``rest``); -1 contacts if the buffers are too small."""
     m = 0
     n_rest = 0
     for k in range(n_pairs):

@@ -219,7 +219,7 @@ class _Members:
         coordinates change."""
         base = self.bases[i]
         cached = self._packed_bases.get(id(base))
-        if cached is None:
+        if cached is None:      # the base is kept with it, so that its id stays its own
             cached = self._packed_bases[id(base)] = (base, _packed(base))
         packed = cached[1]
         if not isinstance(packed, _PackedState):       # it travels whole
@@ -227,8 +227,7 @@ class _Members:
         if not self.coordinates:
             return packed
         parts = list(packed.parts)
-        for kind, k, values in self.coordinates:
-            j, at = self._place(kind, k)
+        for (kind, _, values), (j, at) in zip(self.coordinates, self._places):
             if parts[j] is packed.parts[j]:
                 parts[j] = dict(parts[j])
             if parts[j][kind] is packed.parts[j][kind]:
@@ -236,14 +235,15 @@ class _Members:
             parts[j][kind][at] = float(values[i])
         return _PackedState(packed.t, parts)
 
-    def _place(self, kind: str, k: int) -> tuple[int, int]:
-        """(subsystem, index within its part) of the State's q or u number ``k``."""
-        spans = [(j, p.q_slice if kind == "q" else p.u_slice)
-                 for j, p in enumerate(self.bases[0]._parts)]
-        return next((j, k - span.start) for j, span in spans if span.start <= k < span.stop)
-
     def __post_init__(self):
         self._packed_bases: dict[int, tuple] = {}
+        # (subsystem, index within its part) of each coordinate column's q or u
+        self._places = []
+        for kind, k, _ in self.coordinates:
+            spans = [(j, p.q_slice if kind == "q" else p.u_slice)
+                     for j, p in enumerate(self.bases[0]._parts)]
+            self._places.append(next((j, k - span.start) for j, span in spans
+                                     if span.start <= k < span.stop))
 
 
 def _members(system, states, parameters) -> _Members:
